@@ -1,0 +1,258 @@
+"""The EL functions Falcon users call, with Falcon's semantics.
+
+Date functions truncate in the context's zone, then add offsets in the order year, month, day, hour, minute:
+days and months on the calendar (wall-clock time kept across DST), hours and minutes as elapsed time - the way
+Java's ``Calendar.add`` did. In dataset context each date function's result is snapped to the feed grid.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+import pendulum
+
+from falcon_airflow.el.context import ELContext
+from falcon_airflow.el.javadate import PatternError, format_java
+from falcon_airflow.errors import DateFormatError
+from falcon_airflow.timekeeping import format_falcon_date, parse_falcon_date
+
+Value = int | float | str | pendulum.DateTime | None
+
+_WEEKDAYS = {"MON": 0, "TUE": 1, "WED": 2, "THU": 3, "FRI": 4, "SAT": 5, "SUN": 6}
+_OFFSET_UNITS = {"MINUTE": "minutes", "HOUR": "hours", "DAY": "days", "WEEK": "weeks", "MONTH": "months",
+                 "YEAR": "years"}
+_DURATION_MINUTES = {"minutes": 1, "hours": 60, "days": 1440, "months": 31 * 1440, "years": 366 * 1440}
+
+
+class ArgumentError(ValueError):
+    """An argument of the wrong type or value; ``index`` says which (0-based)."""
+
+    def __init__(self, message: str, index: int) -> None:
+        super().__init__(message)
+        self.index = index
+
+
+def _integer(value: Value, index: int, what: str) -> int:
+    if isinstance(value, bool):
+        raise ArgumentError(f"{what} must be a number", index)
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float):
+        return int(value)  # EL coerces like Java's Number.intValue(): truncation toward zero
+    if isinstance(value, str):
+        try:
+            return int(value.strip())
+        except ValueError:
+            pass
+    raise ArgumentError(f"{what} must be a number, not {_describe(value)}", index)
+
+
+def _text(value: Value, index: int, what: str) -> str:
+    if isinstance(value, str):
+        return value
+    if isinstance(value, pendulum.DateTime):
+        return format_falcon_date(value)
+    raise ArgumentError(f"{what} must be a string, not {_describe(value)}", index)
+
+
+def _moment(value: Value, index: int, what: str) -> pendulum.DateTime:
+    if isinstance(value, pendulum.DateTime):
+        return value
+    if isinstance(value, str):
+        try:
+            return pendulum.instance(parse_falcon_date(value))
+        except DateFormatError as error:
+            raise ArgumentError(f"{what}: {error.message}", index) from None
+    raise ArgumentError(f"{what} must be a date such as 2024-01-31T00:00Z, not {_describe(value)}", index)
+
+
+def _describe(value: Value) -> str:
+    if value is None:
+        return "an empty value"
+    if isinstance(value, pendulum.DateTime):
+        return f"the time {format_falcon_date(value)}"
+    return repr(value)
+
+
+def _shift(moment: pendulum.DateTime, *, years: int = 0, months: int = 0, days: int = 0, hours: int = 0,
+           minutes: int = 0) -> pendulum.DateTime:
+    if years or months:
+        moment = moment.add(years=years, months=months)
+    if days:
+        moment = moment.add(days=days)
+    if hours or minutes:
+        moment = moment.add(hours=hours, minutes=minutes)
+    return moment
+
+
+def _day_start(context: ELContext) -> pendulum.DateTime:
+    return context.local_instance_time.start_of("day")
+
+
+# -- the functions ------------------------------------------------------------------------------------------------
+
+
+def now(context: ELContext, args: list[Value]) -> Value:
+    hours, minutes = _integer(args[0], 0, "hours"), _integer(args[1], 1, "minutes")
+    return context.snap(_shift(context.local_instance_time, hours=hours, minutes=minutes))
+
+
+def today(context: ELContext, args: list[Value]) -> Value:
+    hours, minutes = _integer(args[0], 0, "hours"), _integer(args[1], 1, "minutes")
+    return context.snap(_shift(_day_start(context), hours=hours, minutes=minutes))
+
+
+def yesterday(context: ELContext, args: list[Value]) -> Value:
+    hours, minutes = _integer(args[0], 0, "hours"), _integer(args[1], 1, "minutes")
+    return context.snap(_shift(_day_start(context).subtract(days=1), hours=hours, minutes=minutes))
+
+
+def _week_start(context: ELContext, day_name: Value) -> pendulum.DateTime:
+    name = _text(day_name, 0, "day of week").strip().upper()
+    if name not in _WEEKDAYS:
+        raise ArgumentError(f"day of week must be one of {', '.join(_WEEKDAYS)}, not '{name}'", 0)
+    day = _day_start(context)
+    # Sunday-based weeks: go back to the most recent such weekday on or before the instance date.
+    back = (day.weekday() - _WEEKDAYS[name]) % 7
+    return day.subtract(days=back)
+
+
+def current_week(context: ELContext, args: list[Value]) -> Value:
+    hours, minutes = _integer(args[1], 1, "hours"), _integer(args[2], 2, "minutes")
+    return context.snap(_shift(_week_start(context, args[0]), hours=hours, minutes=minutes))
+
+
+def last_week(context: ELContext, args: list[Value]) -> Value:
+    hours, minutes = _integer(args[1], 1, "hours"), _integer(args[2], 2, "minutes")
+    return context.snap(_shift(_week_start(context, args[0]).subtract(days=7), hours=hours, minutes=minutes))
+
+
+def current_month(context: ELContext, args: list[Value]) -> Value:
+    days, hours, minutes = (_integer(args[i], i, what) for i, what in enumerate(("days", "hours", "minutes")))
+    start = context.local_instance_time.start_of("month")
+    return context.snap(_shift(start, days=days, hours=hours, minutes=minutes))
+
+
+def last_month(context: ELContext, args: list[Value]) -> Value:
+    days, hours, minutes = (_integer(args[i], i, what) for i, what in enumerate(("days", "hours", "minutes")))
+    start = context.local_instance_time.start_of("month").subtract(months=1)
+    return context.snap(_shift(start, days=days, hours=hours, minutes=minutes))
+
+
+def current_year(context: ELContext, args: list[Value]) -> Value:
+    months, days, hours, minutes = (_integer(args[i], i, what)
+                                    for i, what in enumerate(("months", "days", "hours", "minutes")))
+    start = context.local_instance_time.start_of("year")
+    return context.snap(_shift(start, months=months, days=days, hours=hours, minutes=minutes))
+
+
+def last_year(context: ELContext, args: list[Value]) -> Value:
+    months, days, hours, minutes = (_integer(args[i], i, what)
+                                    for i, what in enumerate(("months", "days", "hours", "minutes")))
+    start = context.local_instance_time.start_of("year").subtract(years=1)
+    return context.snap(_shift(start, months=months, days=days, hours=hours, minutes=minutes))
+
+
+def latest(context: ELContext, args: list[Value]) -> Value:
+    offset = _integer(args[0], 0, "instance offset")
+    if offset > 0:
+        raise ArgumentError("latest(n) takes 0 or a negative offset", 0)
+    if context.availability is None:
+        return context.snap(context.local_instance_time)
+    found = context.availability.latest(offset)
+    return pendulum.instance(found) if found is not None else None
+
+
+def future(context: ELContext, args: list[Value]) -> Value:
+    offset, limit = _integer(args[0], 0, "instance offset"), _integer(args[1], 1, "look-ahead limit")
+    if offset < 0:
+        raise ArgumentError("future(n, limit) takes 0 or a positive offset", 0)
+    if limit < 0:
+        raise ArgumentError("future(n, limit) takes a limit of 0 or more", 1)
+    if context.availability is None:
+        return context.snap(context.local_instance_time)
+    found = context.availability.future(offset, limit)
+    return pendulum.instance(found) if found is not None else None
+
+
+def instance_time(context: ELContext, args: list[Value]) -> Value:
+    return format_falcon_date(context.instance_time)
+
+
+def date_offset(context: ELContext, args: list[Value]) -> Value:
+    base = _moment(args[0], 0, "base date").in_timezone(UTC)
+    amount = _integer(args[1], 1, "offset")
+    unit = _text(args[2], 2, "unit").strip().upper()
+    if unit not in _OFFSET_UNITS:
+        raise ArgumentError(f"unit must be one of {', '.join(_OFFSET_UNITS)}, not '{unit}'", 2)
+    return format_falcon_date(base.add(**{_OFFSET_UNITS[unit]: amount}))
+
+
+def format_time(context: ELContext, args: list[Value]) -> Value:
+    moment = _moment(args[0], 0, "date").in_timezone(UTC)
+    pattern = _text(args[1], 1, "pattern")
+    try:
+        return format_java(moment, pattern)
+    except PatternError as error:
+        raise ArgumentError(f"{error} (position {error.position + 1} of the pattern)", 1) from None
+
+
+def data_in(context: ELContext, args: list[Value]) -> Value:
+    name = _text(args[0], 0, "input name")
+    partition = _text(args[1], 1, "partition") if len(args) > 1 and args[1] is not None else ""
+    if context.data_in is None:
+        raise ArgumentError("dataIn() resolves input instances and is only available when a process instance runs", 0)
+    return context.data_in(name, partition)
+
+
+def user(context: ELContext, args: list[Value]) -> Value:
+    return context.user or "${user.name}"
+
+
+def _duration(unit: str) -> Callable[[ELContext, list[Value]], Value]:
+    def duration(context: ELContext, args: list[Value]) -> Value:
+        return _integer(args[0], 0, "count") * _DURATION_MINUTES[unit] * 60_000
+
+    return duration
+
+
+@dataclass(frozen=True, slots=True)
+class Signature:
+    implementation: Callable[[ELContext, list[Value]], Value]
+    min_args: int
+    max_args: int
+    usage: str
+
+
+FUNCTIONS: dict[str, Signature] = {
+    "now": Signature(now, 2, 2, "now(hours, minutes)"),
+    "today": Signature(today, 2, 2, "today(hours, minutes)"),
+    "yesterday": Signature(yesterday, 2, 2, "yesterday(hours, minutes)"),
+    "currentWeek": Signature(current_week, 3, 3, "currentWeek('DAY', hours, minutes)"),
+    "lastWeek": Signature(last_week, 3, 3, "lastWeek('DAY', hours, minutes)"),
+    "currentMonth": Signature(current_month, 3, 3, "currentMonth(days, hours, minutes)"),
+    "lastMonth": Signature(last_month, 3, 3, "lastMonth(days, hours, minutes)"),
+    "currentYear": Signature(current_year, 4, 4, "currentYear(months, days, hours, minutes)"),
+    "lastYear": Signature(last_year, 4, 4, "lastYear(months, days, hours, minutes)"),
+    "latest": Signature(latest, 1, 1, "latest(n)"),
+    "future": Signature(future, 2, 2, "future(n, limit)"),
+    "instanceTime": Signature(instance_time, 0, 0, "instanceTime()"),
+    "dateOffset": Signature(date_offset, 3, 3, "dateOffset(date, offset, 'UNIT')"),
+    "formatTime": Signature(format_time, 2, 2, "formatTime(date, 'pattern')"),
+    "dataIn": Signature(data_in, 1, 2, "dataIn('input', 'partition')"),
+    "user": Signature(user, 0, 0, "user()"),
+    "minutes": Signature(_duration("minutes"), 1, 1, "minutes(n)"),
+    "hours": Signature(_duration("hours"), 1, 1, "hours(n)"),
+    "days": Signature(_duration("days"), 1, 1, "days(n)"),
+    "months": Signature(_duration("months"), 1, 1, "months(n)"),
+    "years": Signature(_duration("years"), 1, 1, "years(n)"),
+}
+
+DATE_FUNCTIONS = frozenset({"now", "today", "yesterday", "currentWeek", "lastWeek", "currentMonth", "lastMonth",
+                            "currentYear", "lastYear", "latest", "future"})
+
+
+def falcon_date(moment: datetime) -> str:
+    return format_falcon_date(moment)

@@ -1,0 +1,275 @@
+"""EL syntax: tokens, an AST with character positions, and a recursive-descent parser.
+
+Falcon wrote EL as bare expressions (``now(0,-60)``) in entity attributes and as ``${...}`` inside text
+(properties, paths). The grammar is the part of JSP EL that Falcon users write: calls with an optional prefix
+(``coord:current(0)`` - the prefix is ignored as Falcon ignored it), integer and decimal literals, quoted strings,
+``+ - * / % div mod`` and parentheses. Every node keeps the 0-based offset of its first character so errors can
+point at it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Union
+
+from falcon_airflow.errors import ELSyntaxError
+
+
+@dataclass(frozen=True, slots=True)
+class Number:
+    value: int | float
+    position: int
+
+
+@dataclass(frozen=True, slots=True)
+class String:
+    value: str
+    position: int
+
+
+@dataclass(frozen=True, slots=True)
+class Call:
+    name: str
+    arguments: tuple[Node, ...]
+    position: int
+
+
+@dataclass(frozen=True, slots=True)
+class Negate:
+    operand: Node
+    position: int
+
+
+@dataclass(frozen=True, slots=True)
+class Binary:
+    operator: str
+    left: Node
+    right: Node
+    position: int
+
+
+Node = Union[Number, String, Call, Negate, Binary]
+
+
+@dataclass(frozen=True, slots=True)
+class Token:
+    kind: str  # "number", "string", "name", "op", "end"
+    text: str
+    position: int
+    value: object = None
+
+
+_OPERATORS = ("${", "(", ")", ",", "+", "-", "*", "/", "%", "}", ":")
+_WORD_OPERATORS = {"div": "/", "mod": "%"}
+
+
+def tokenize(expression: str) -> list[Token]:
+    tokens: list[Token] = []
+    index = 0
+    length = len(expression)
+    while index < length:
+        char = expression[index]
+        if char.isspace():
+            index += 1
+            continue
+        if char.isdigit() or (char == "." and index + 1 < length and expression[index + 1].isdigit()):
+            start = index
+            while index < length and expression[index].isdigit():
+                index += 1
+            is_decimal = index < length and expression[index] == "." and index + 1 < length \
+                and expression[index + 1].isdigit()
+            if is_decimal:
+                index += 1
+                while index < length and expression[index].isdigit():
+                    index += 1
+            text = expression[start:index]
+            tokens.append(Token("number", text, start, float(text) if is_decimal else int(text)))
+            continue
+        if char in "'\"":
+            start = index
+            index += 1
+            chars: list[str] = []
+            while True:
+                if index >= length:
+                    raise ELSyntaxError("unterminated string", expression=expression, position=start)
+                current = expression[index]
+                if current == "\\" and index + 1 < length and expression[index + 1] in ("'", '"', "\\"):
+                    chars.append(expression[index + 1])
+                    index += 2
+                    continue
+                if current == char:
+                    index += 1
+                    break
+                chars.append(current)
+                index += 1
+            tokens.append(Token("string", expression[start:index], start, "".join(chars)))
+            continue
+        if char.isalpha() or char == "_":
+            start = index
+            while index < length and (expression[index].isalnum() or expression[index] == "_"):
+                index += 1
+            word = expression[start:index]
+            if word in _WORD_OPERATORS:
+                tokens.append(Token("op", _WORD_OPERATORS[word], start))
+            else:
+                tokens.append(Token("name", word, start))
+            continue
+        operator = next((op for op in _OPERATORS if expression.startswith(op, index)), None)
+        if operator is None:
+            raise ELSyntaxError(f"unexpected character '{char}'", expression=expression, position=index)
+        tokens.append(Token("op", operator, index))
+        index += len(operator)
+    tokens.append(Token("end", "", length))
+    return tokens
+
+
+class _Parser:
+    def __init__(self, expression: str) -> None:
+        self.expression = expression
+        self.tokens = tokenize(expression)
+        self.index = 0
+
+    @property
+    def current(self) -> Token:
+        return self.tokens[self.index]
+
+    def advance(self) -> Token:
+        token = self.tokens[self.index]
+        self.index += 1
+        return token
+
+    def error(self, message: str, token: Token | None = None) -> ELSyntaxError:
+        where = token or self.current
+        return ELSyntaxError(message, expression=self.expression, position=where.position)
+
+    def expect(self, text: str) -> Token:
+        if self.current.kind == "op" and self.current.text == text:
+            return self.advance()
+        found = "the end" if self.current.kind == "end" else f"'{self.current.text}'"
+        raise self.error(f"expected '{text}' but found {found}")
+
+    def parse(self) -> Node:
+        wrapped = self.current.kind == "op" and self.current.text == "${"
+        if wrapped:
+            self.advance()
+        if self.current.kind == "end" or (wrapped and self.current.text == "}"):
+            raise self.error("empty expression")
+        node = self.additive()
+        if wrapped:
+            self.expect("}")
+        if self.current.kind != "end":
+            raise self.error(f"unexpected '{self.current.text}' after the expression")
+        return node
+
+    def additive(self) -> Node:
+        node = self.multiplicative()
+        while self.current.kind == "op" and self.current.text in "+-":
+            operator = self.advance()
+            node = Binary(operator.text, node, self.multiplicative(), operator.position)
+        return node
+
+    def multiplicative(self) -> Node:
+        node = self.unary()
+        while self.current.kind == "op" and self.current.text in ("*", "/", "%"):
+            operator = self.advance()
+            node = Binary(operator.text, node, self.unary(), operator.position)
+        return node
+
+    def unary(self) -> Node:
+        if self.current.kind == "op" and self.current.text in "+-":
+            operator = self.advance()
+            operand = self.unary()
+            if operator.text == "+":
+                return operand
+            if isinstance(operand, Number):
+                return Number(-operand.value, operator.position)
+            return Negate(operand, operator.position)
+        return self.primary()
+
+    def primary(self) -> Node:
+        token = self.current
+        if token.kind == "number":
+            self.advance()
+            assert isinstance(token.value, (int, float))
+            return Number(token.value, token.position)
+        if token.kind == "string":
+            self.advance()
+            return String(str(token.value), token.position)
+        if token.kind == "op" and token.text == "(":
+            self.advance()
+            node = self.additive()
+            self.expect(")")
+            return node
+        if token.kind == "name":
+            self.advance()
+            name = token.text
+            if self.current.kind == "op" and self.current.text == ":":  # prefix such as coord: - ignored
+                self.advance()
+                if self.current.kind != "name":
+                    raise self.error("expected a function name after ':'")
+                name = self.advance().text
+            if not (self.current.kind == "op" and self.current.text == "("):
+                raise self.error(f"'{name}' must be called, e.g. {name}(...)", token)
+            self.advance()
+            arguments: list[Node] = []
+            if not (self.current.kind == "op" and self.current.text == ")"):
+                arguments.append(self.additive())
+                while self.current.kind == "op" and self.current.text == ",":
+                    self.advance()
+                    arguments.append(self.additive())
+            self.expect(")")
+            return Call(name, tuple(arguments), token.position)
+        if token.kind == "end":
+            raise self.error("expression ends too early")
+        raise self.error(f"unexpected '{token.text}'")
+
+
+def parse(expression: str) -> Node:
+    """Parse one EL expression, bare (``now(0,-60)``) or wrapped (``${now(0,-60)}``)."""
+    return _Parser(expression).parse()
+
+
+@dataclass(frozen=True, slots=True)
+class TemplatePart:
+    """A piece of a text with embedded ``${...}``: literal text, or an expression with its offset in the text."""
+
+    text: str
+    offset: int
+    is_expression: bool
+
+
+def split_template(text: str) -> list[TemplatePart]:
+    """Split ``a-${now(0,0)}-b`` into literal and expression parts; a ``${`` without ``}`` stays literal."""
+    parts: list[TemplatePart] = []
+    index = 0
+    while index < len(text):
+        start = text.find("${", index)
+        if start < 0:
+            break
+        end = _closing_brace(text, start + 2)
+        if end < 0:
+            break
+        if start > index:
+            parts.append(TemplatePart(text[index:start], index, False))
+        parts.append(TemplatePart(text[start:end + 1], start, True))
+        index = end + 1
+    if index < len(text):
+        parts.append(TemplatePart(text[index:], index, False))
+    return parts
+
+
+def _closing_brace(text: str, index: int) -> int:
+    quote: str | None = None
+    while index < len(text):
+        char = text[index]
+        if quote:
+            if char == "\\":
+                index += 1
+            elif char == quote:
+                quote = None
+        elif char in "'\"":
+            quote = char
+        elif char == "}":
+            return index
+        index += 1
+    return -1

@@ -1,0 +1,87 @@
+"""Entity XML to entity models: the first stage of the pipeline.
+
+``parse_file`` never raises for bad input: it returns a :class:`ParsedFile` whose ``issues`` say what is wrong
+(rule ``XML`` for unreadable or refused input, ``XSD`` for schema errors), and whose ``entity`` is set only when
+the file is a valid entity document.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+from lxml import etree
+from pydantic import ValidationError
+
+from falcon_airflow.entities import Entity, EntityType
+from falcon_airflow.issues import Issue, Level
+from falcon_airflow.parsing.builders import build_entity
+from falcon_airflow.parsing.schema import validate_against_schema
+from falcon_airflow.parsing.secure import MAX_ENTITY_FILE_BYTES, LoadedXml, load_xml_file, parse_xml_bytes
+
+__all__ = ["MAX_ENTITY_FILE_BYTES", "ParsedFile", "parse_bytes", "parse_file"]
+
+_BY_LOCAL_NAME = {entity_type.value: entity_type for entity_type in EntityType}
+
+
+@dataclass(frozen=True, slots=True)
+class ParsedFile:
+    path: str
+    entity: Entity | None
+    entity_type: EntityType | None
+    entity_name: str | None
+    issues: tuple[Issue, ...]
+
+    @property
+    def has_errors(self) -> bool:
+        return any(issue.is_error for issue in self.issues)
+
+
+def identify(root: etree._Element, display: str) -> tuple[EntityType | None, Issue | None]:
+    """Which entity type a root element declares, or an issue explaining why it is none of them."""
+    qname = etree.QName(root)
+    entity_type = _BY_LOCAL_NAME.get(qname.localname)
+    if entity_type is not None and qname.namespace == entity_type.namespace:
+        return entity_type, None
+    expected = "; ".join(f"<{item.value}> in {item.namespace}" for item in EntityType)
+    if entity_type is not None:
+        found = f"namespace '{qname.namespace}'" if qname.namespace else "no namespace"
+        message = f"root element <{qname.localname}> has {found}; it must be in {entity_type.namespace}"
+    else:
+        where = f" in namespace '{qname.namespace}'" if qname.namespace else " (no namespace)"
+        message = f"root element <{qname.localname}>{where} is not a Falcon entity; expected one of: {expected}"
+    return None, Issue(Level.ERROR, "XSD", message, file=display, line=root.sourceline, entity=root.get("name"))
+
+
+def _from_loaded(loaded: LoadedXml, display: str) -> ParsedFile:
+    if loaded.root is None:
+        return ParsedFile(display, None, None, None, loaded.issues)
+    root = loaded.root
+    name = root.get("name")
+    entity_type, problem = identify(root, display)
+    if entity_type is None:
+        return ParsedFile(display, None, None, name, (problem,) if problem else ())
+    schema_issues = validate_against_schema(root, entity_type, display, name)
+    if schema_issues:
+        return ParsedFile(display, None, entity_type, name, tuple(schema_issues))
+    try:
+        entity, issues = build_entity(root, entity_type, display)
+    except (ValidationError, ValueError, AssertionError) as error:  # the XSD should make this unreachable
+        issue = Issue(Level.ERROR, "XSD", f"cannot read the {entity_type.value}: {error}", file=display,
+                      line=root.sourceline, entity=name, entity_type=entity_type.value)
+        return ParsedFile(display, None, entity_type, name, (issue,))
+    return ParsedFile(display, entity, entity_type, name, tuple(issues))
+
+
+def parse_file(path: str | os.PathLike[str], display: str | None = None) -> ParsedFile:
+    """Parse one entity file. ``display`` is how issues name the file (default: the path as given)."""
+    shown = display if display is not None else os.fspath(path)
+    return _from_loaded(load_xml_file(path, shown), shown)
+
+
+def parse_bytes(data: bytes, display: str = "<string>") -> ParsedFile:
+    """Parse entity XML held in memory (size-limited like files)."""
+    if len(data) > MAX_ENTITY_FILE_BYTES:
+        issue = Issue(Level.ERROR, "XML", f"document is larger than {MAX_ENTITY_FILE_BYTES:,} bytes", file=display)
+        return ParsedFile(display, None, None, None, (issue,))
+    return _from_loaded(parse_xml_bytes(data, display), display)

@@ -1,0 +1,99 @@
+"""Falcon frequencies: ``minutes(N)``, ``hours(N)``, ``days(N)``, ``months(N)`` with N >= 1.
+
+Two arithmetics, as in Falcon:
+
+* stepping through instances uses the calendar in the entity's time zone (``months(1)`` from Jan 31 gives the end
+  of February; ``days(1)`` keeps the wall-clock time across a DST change) — :meth:`Frequency.step`;
+* comparing durations (retention against late-arrival cut-off, SLA against retention) uses fixed lengths with a
+  month counted as 31 days — :attr:`Frequency.millis`.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime, timedelta
+from enum import StrEnum
+from typing import Any
+
+import pendulum
+from pydantic import BaseModel, ConfigDict, Field, model_serializer, model_validator
+
+from falcon_airflow.errors import FrequencyError
+
+_MILLIS_PER_MINUTE = 60_000
+
+
+class TimeUnit(StrEnum):
+    MINUTES = "minutes"
+    HOURS = "hours"
+    DAYS = "days"
+    MONTHS = "months"
+
+    @property
+    def millis(self) -> int:
+        """Fixed length used for comparisons; a month is 31 days, as Falcon counts it."""
+        return _UNIT_MINUTES[self] * _MILLIS_PER_MINUTE
+
+
+_UNIT_MINUTES = {TimeUnit.MINUTES: 1, TimeUnit.HOURS: 60, TimeUnit.DAYS: 1440, TimeUnit.MONTHS: 31 * 1440}
+_FREQUENCY = re.compile(r"(minutes|hours|days|months)\(([1-9]\d*)\)")
+
+
+class Frequency(BaseModel):
+    """A Falcon frequency; serialises to and from its text form (``hours(1)``)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    unit: TimeUnit
+    count: int = Field(ge=1)
+
+    @classmethod
+    def parse(cls, text: str) -> Frequency:
+        match = _FREQUENCY.fullmatch(text.strip()) if isinstance(text, str) else None
+        if match is None:
+            raise FrequencyError(
+                f"'{text}' is not a frequency; expected minutes(N), hours(N), days(N) or months(N) with N >= 1"
+            )
+        return cls(unit=TimeUnit(match[1]), count=int(match[2]))
+
+    @model_validator(mode="before")
+    @classmethod
+    def _from_text(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            match = _FREQUENCY.fullmatch(value.strip())
+            if match is None:
+                raise ValueError(f"'{value}' is not a frequency such as hours(1)")
+            return {"unit": match[1], "count": int(match[2])}
+        return value
+
+    @model_serializer
+    def _to_text(self) -> str:
+        return str(self)
+
+    def __str__(self) -> str:
+        return f"{self.unit.value}({self.count})"
+
+    @property
+    def millis(self) -> int:
+        """Length in milliseconds with Falcon's fixed factors (month = 31 days)."""
+        return self.count * self.unit.millis
+
+    @property
+    def minutes(self) -> int:
+        return self.millis // _MILLIS_PER_MINUTE
+
+    def as_timedelta(self) -> timedelta:
+        """Fixed-length equivalent (month = 31 days); for comparisons only, never for stepping."""
+        return timedelta(milliseconds=self.millis)
+
+    def step(self, moment: datetime, times: int = 1) -> pendulum.DateTime:
+        """``moment`` advanced by ``times`` frequencies on the calendar of ``moment``'s own time zone."""
+        start = moment if isinstance(moment, pendulum.DateTime) else pendulum.instance(moment)
+        amount = self.count * times
+        if self.unit is TimeUnit.MINUTES:
+            return start.add(minutes=amount)
+        if self.unit is TimeUnit.HOURS:
+            return start.add(hours=amount)
+        if self.unit is TimeUnit.DAYS:
+            return start.add(days=amount)
+        return start.add(months=amount)

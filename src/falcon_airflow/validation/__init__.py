@@ -1,0 +1,87 @@
+"""Validation: Falcon's rules run over a workspace, every problem collected into one :class:`Report`.
+
+Stages, in order, as Falcon ran them: reading and schema (per file, see :mod:`falcon_airflow.parsing`), then the
+entity rules (C*, F*, P*, D* and the project's FA*), each over every entity of its type. One run reports every
+problem; a rule that crashes becomes an issue of its own rather than a traceback.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+from falcon_airflow.issues import Issue, Level
+from falcon_airflow.parsing import ParsedFile
+from falcon_airflow.validation import (  # noqa: F401  (importing a rule module registers its rules)
+    cluster_rules,
+    datasource_rules,
+    environment_rules,
+    feed_rules,
+    process_rules,
+)
+from falcon_airflow.validation.registry import RULES, Rule, RuleContext
+from falcon_airflow.workspace import Workspace
+
+__all__ = ["RULES", "Report", "Rule", "validate_paths", "validate_workspace"]
+
+
+@dataclass(frozen=True)
+class Report:
+    """The outcome of one validation run: the files read and every issue found, in file and line order."""
+
+    files: tuple[ParsedFile, ...]
+    issues: tuple[Issue, ...]
+
+    @property
+    def valid(self) -> bool:
+        return not any(issue.is_error for issue in self.issues)
+
+    def issues_of(self, display: str) -> list[Issue]:
+        return [issue for issue in self.issues if issue.file == display]
+
+    def strict(self) -> Report:
+        """The same report with every warning raised to an error (``--strict``)."""
+        raised = tuple(Issue(Level.ERROR, i.rule, i.message, i.file, i.line, i.entity, i.entity_type)
+                       for i in self.issues)
+        return Report(self.files, raised)
+
+
+def validate_workspace(workspace: Workspace, *, now: datetime | None = None,
+                       check_environment: bool = False) -> Report:
+    """Run every rule over every entity of the workspace; parse issues of its files come first."""
+    context = RuleContext(workspace, now or datetime.now(UTC), check_environment)
+    issues: list[Issue] = [issue for parsed in workspace.files for issue in parsed.issues]
+    issues.extend(workspace.issues)
+    for entity in workspace.entities():
+        for rule in RULES:
+            if rule.entity_type is not entity.entity_type or (rule.environment and not check_environment):
+                continue
+            issues.extend(_run_rule(rule, context, entity))
+    return Report(workspace.files, tuple(sorted(issues, key=Issue.sort_key)))
+
+
+def validate_paths(paths: Sequence[str], *, schema_only: bool = False, now: datetime | None = None,
+                   check_environment: bool = False) -> Report:
+    """Validate files and folders as one workspace; ``schema_only`` judges each file alone (reading and XSD).
+
+    Raises :class:`falcon_airflow.errors.UsageError` when a path does not exist.
+    """
+    workspace = Workspace.load(paths)
+    if schema_only:
+        issues = sorted((issue for parsed in workspace.files for issue in parsed.issues), key=Issue.sort_key)
+        return Report(workspace.files, tuple(issues))
+    return validate_workspace(workspace, now=now, check_environment=check_environment)
+
+
+def _run_rule(rule: Rule, context: RuleContext, entity: object) -> list[Issue]:
+    source = entity.source  # type: ignore[attr-defined]
+    name = entity.name  # type: ignore[attr-defined]
+    kind = entity.entity_type.value  # type: ignore[attr-defined]
+    try:
+        findings = list(rule.check(context, entity))  # type: ignore[arg-type]
+    except Exception as crash:  # a rule must never hide the others; report the crash where it happened
+        return [Issue(Level.ERROR, rule.id, f"rule {rule.id} ({rule.summary}) could not be checked: "
+                      f"{type(crash).__name__}: {crash}", source.file, source.line, name, kind)]
+    return [Issue(finding.level, rule.id, finding.message, source.file, finding.line or source.line, name, kind)
+            for finding in findings]

@@ -1,0 +1,117 @@
+"""A validation :class:`~falcon_airflow.validation.Report` written for people and for CI servers.
+
+* ``text``: one line per issue, ``file:line: level [rule] type 'name': message``, then a summary;
+* ``json``: the contract other tools rely on (``valid``, ``files``, ``issues``; see :func:`as_json`);
+* ``junit``: JUnit XML, one test case per file, so CI servers show each file as a test;
+* ``github``: GitHub Actions workflow commands (``::error file=...,line=...::...``) that annotate the diff.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+from xml.sax.saxutils import escape, quoteattr
+
+from falcon_airflow.issues import Issue
+from falcon_airflow.validation import Report
+
+FORMATS = ("text", "json", "junit", "github")
+
+
+def as_dict(report: Report) -> dict[str, Any]:
+    files = []
+    for parsed in report.files:
+        entities = [{"type": parsed.entity_type.value, "name": parsed.entity_name}] \
+            if parsed.entity_type is not None and parsed.entity_name is not None else []
+        files.append({"path": parsed.path, "entities": entities,
+                      "valid": not any(issue.is_error for issue in report.issues_of(parsed.path))})
+    issues = [{"level": issue.level.value, "rule": issue.rule, "file": issue.file, "line": issue.line,
+               "entity": issue.entity, "message": issue.message} for issue in report.issues]
+    return {"valid": report.valid, "files": files, "issues": issues}
+
+
+def as_json(report: Report) -> str:
+    return json.dumps(as_dict(report), indent=2)
+
+
+def _subject(issue: Issue) -> str:
+    if issue.entity and issue.entity_type:
+        return f" {issue.entity_type} '{issue.entity}':"
+    if issue.entity:
+        return f" '{issue.entity}':"
+    return ""
+
+
+def as_text(report: Report) -> str:
+    lines = [f"{issue.location()}: {issue.level.value} [{issue.rule}]{_subject(issue)} {issue.message}"
+             for issue in report.issues]
+    errors = sum(1 for issue in report.issues if issue.is_error)
+    warnings = len(report.issues) - errors
+    entities = sum(1 for parsed in report.files if parsed.entity is not None)
+    verdict = "valid" if report.valid else "invalid"
+    lines.append(f"{verdict}: {len(report.files)} file(s), {entities} entit{'y' if entities == 1 else 'ies'}, "
+                 f"{errors} error(s), {warnings} warning(s)")
+    return "\n".join(lines)
+
+
+def as_junit(report: Report) -> str:
+    """One ``testsuite``; a ``testcase`` per file whose errors are ``failure`` elements, warnings in system-out.
+
+    Issues that belong to no file (rare: a workspace-level problem) go into a test case of their own.
+    """
+    cases: list[str] = []
+    failures = 0
+    paths = [parsed.path for parsed in report.files]
+    known = set(paths)
+    orphans = [issue for issue in report.issues if issue.file not in known]
+    groups = [(path, report.issues_of(path)) for path in paths]
+    if orphans:
+        groups.append(("<workspace>", orphans))
+    for path, issues in groups:
+        errors = [issue for issue in issues if issue.is_error]
+        warnings = [issue for issue in issues if not issue.is_error]
+        body = []
+        for issue in errors:
+            text = f"{issue.location()}: [{issue.rule}]{_subject(issue)} {issue.message}"
+            body.append(f'      <failure type={quoteattr(issue.rule)} message={quoteattr(issue.message)}>'
+                        f"{escape(text)}</failure>")
+        if warnings:
+            text = "\n".join(f"{issue.location()}: warning [{issue.rule}] {issue.message}" for issue in warnings)
+            body.append(f"      <system-out>{escape(text)}</system-out>")
+        failures += 1 if errors else 0
+        inner = ("\n" + "\n".join(body) + "\n    ") if body else ""
+        cases.append(f'    <testcase classname="falcon-airflow.validate" name={quoteattr(path)}>{inner}</testcase>')
+    header = (f'<testsuite name="falcon-airflow validate" tests="{len(groups)}" failures="{failures}" '
+              f'errors="0" skipped="0">')
+    return "\n".join(['<?xml version="1.0" encoding="UTF-8"?>', "<testsuites>", "  " + header, *cases,
+                      "  </testsuite>", "</testsuites>"])
+
+
+def _escape_property(value: str) -> str:
+    return value.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A").replace(":", "%3A") \
+        .replace(",", "%2C")
+
+
+def _escape_data(value: str) -> str:
+    return value.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def as_github(report: Report) -> str:
+    lines = []
+    for issue in report.issues:
+        command = "error" if issue.is_error else "warning"
+        properties = []
+        if issue.file:
+            properties.append(f"file={_escape_property(issue.file)}")
+        if issue.line:
+            properties.append(f"line={issue.line}")
+        properties.append(f"title={_escape_property(f'falcon-airflow {issue.rule}')}")
+        lines.append(f"::{command} {','.join(properties)}::{_escape_data(issue.message)}")
+    errors = sum(1 for issue in report.issues if issue.is_error)
+    lines.append(f"falcon-airflow validate: {'valid' if report.valid else 'invalid'}, {errors} error(s), "
+                 f"{len(report.issues) - errors} warning(s) in {len(report.files)} file(s)")
+    return "\n".join(lines)
+
+
+def render(report: Report, output_format: str) -> str:
+    return {"text": as_text, "json": as_json, "junit": as_junit, "github": as_github}[output_format](report)

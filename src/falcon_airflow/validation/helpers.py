@@ -1,0 +1,63 @@
+"""Small pieces of Falcon semantics that several rules share."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from falcon_airflow.entities import Property
+from falcon_airflow.validation.registry import Finding, error
+
+PATH_VARIABLE = re.compile(r"\$\{(YEAR|MONTH|DAY|HOUR|MINUTE)\}")
+_CLUSTER_EXPRESSION = re.compile(r"\$\{(cluster\.[^}]*)\}")
+_URI_SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*:")
+_URI_FORBIDDEN = re.compile(r"[\s\"<>\\^`{|}]")
+
+
+def property_findings(properties: tuple[Property, ...], owner: str) -> Iterator[Finding]:
+    """Blank names or values, and names given twice."""
+    seen: set[str] = set()
+    for prop in properties:
+        if not prop.name.strip() or not prop.value.strip():
+            yield error(f"property name and value must not be empty in {owner} (name '{prop.name}')", prop.line)
+        elif prop.name in seen:
+            yield error(f"property '{prop.name}' is defined more than once in {owner}", prop.line)
+        seen.add(prop.name)
+
+
+def java_split(text: str, separator: str) -> list[str]:
+    """``String.split`` as Java does it: trailing empty strings are dropped (but ``""`` gives ``[""]``)."""
+    if text == "":
+        return [""]
+    parts = text.split(separator)
+    while parts and parts[-1] == "":
+        parts.pop()
+    return parts
+
+
+def nonempty_parts(text: str, separator: str = "/") -> list[str]:
+    """Tokens between separators, empty ones skipped (commons-lang ``StringUtils.split``)."""
+    return [part for part in text.split(separator) if part]
+
+
+def normalize_partition(*expressions: str | None) -> str:
+    """Join partition expressions with '/', collapse repeated slashes, trim slashes and spaces at both ends."""
+    joined = "/".join(expression.strip() for expression in expressions if expression is not None)
+    collapsed = re.sub(r"/+", "/", joined)
+    return collapsed.strip().strip("/").strip()
+
+
+def evaluate_cluster_expression(expression: str, variables: dict[str, str]) -> str:
+    """Replace ``${cluster.X}``; an unknown ``X`` becomes empty, as in Falcon's EL."""
+    return _CLUSTER_EXPRESSION.sub(lambda match: variables.get(match[1], ""), expression)
+
+
+def date_pattern(path: str) -> list[str]:
+    """The path variables a template uses, sorted (Falcon compared these lists between paths)."""
+    return sorted(match.group(0) for match in PATH_VARIABLE.finditer(path))
+
+
+def has_uri_scheme(endpoint: str) -> bool:
+    """True when ``endpoint`` parses as a URI with a scheme (as ``java.net.URI`` would read it)."""
+    text = endpoint.strip()
+    return bool(_URI_SCHEME.match(text)) and not _URI_FORBIDDEN.search(text)

@@ -1,0 +1,153 @@
+"""A workspace: the set of entities validated or compiled together, indexed by type and name.
+
+Files and folders given on the command line form one workspace in which references resolve (a feed names its
+clusters, a process its feeds). The first definition of a (type, name) wins; later ones are reported as
+duplicates (``FA001``), the way Falcon refused to register a second entity under a taken name.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from falcon_airflow.entities import Cluster, Datasource, Entity, EntityType, Feed, Process
+from falcon_airflow.errors import UsageError
+from falcon_airflow.issues import Issue, Level
+from falcon_airflow.parsing import ParsedFile, parse_file
+
+
+@dataclass(frozen=True, slots=True)
+class EntityFile:
+    """A file to read: the real path and the name issues show for it (as given, or as found in a folder)."""
+
+    path: Path
+    display: str
+
+
+def collect_files(paths: Sequence[str]) -> list[EntityFile]:
+    """Expand files and folders (recursively, ``*.xml``, skipping hidden folders) in a stable order.
+
+    A path that does not exist is a usage error: a typo in CI must not pass as "nothing to validate".
+    """
+    found: list[EntityFile] = []
+    for given in paths:
+        path = Path(given)
+        if path.is_dir():
+            found.extend(_xml_files_under(path, given))
+        elif path.exists():
+            found.append(EntityFile(path, given))
+        else:
+            raise UsageError(f"no such file or folder: {given}")
+    unique: dict[Path, EntityFile] = {}
+    for item in found:
+        unique.setdefault(item.path.resolve(), item)
+    return list(unique.values())
+
+
+def _xml_files_under(folder: Path, given: str) -> Iterator[EntityFile]:
+    for root, directories, files in os.walk(folder):
+        directories[:] = sorted(name for name in directories if not name.startswith("."))
+        for name in sorted(files):
+            if name.endswith(".xml") and not name.startswith("."):
+                full = Path(root) / name
+                yield EntityFile(full, os.path.join(given, os.path.relpath(full, folder)))
+
+
+@dataclass(frozen=True)
+class Workspace:
+    """Entities by type and name, plus what was found while assembling them."""
+
+    files: tuple[ParsedFile, ...]
+    clusters: dict[str, Cluster] = field(default_factory=dict)
+    feeds: dict[str, Feed] = field(default_factory=dict)
+    processes: dict[str, Process] = field(default_factory=dict)
+    datasources: dict[str, Datasource] = field(default_factory=dict)
+    issues: tuple[Issue, ...] = ()
+
+    @classmethod
+    def from_parsed(cls, parsed: Iterable[ParsedFile]) -> Workspace:
+        files = tuple(parsed)
+        tables: dict[EntityType, dict[str, Entity]] = {kind: {} for kind in EntityType}
+        issues: list[Issue] = []
+        for item in files:
+            entity = item.entity
+            if entity is None:
+                continue
+            table = tables[entity.entity_type]
+            first = table.get(entity.name)
+            if first is not None:
+                issues.append(Issue(
+                    Level.ERROR, "FA001",
+                    f"{entity.describe()} is defined twice; the first definition is in "
+                    f"{first.source.file}:{first.source.line}",
+                    file=entity.source.file, line=entity.source.line, entity=entity.name,
+                    entity_type=entity.entity_type.value))
+                continue
+            table[entity.name] = entity
+        return cls(
+            files=files,
+            clusters={name: e for name, e in tables[EntityType.CLUSTER].items() if isinstance(e, Cluster)},
+            feeds={name: e for name, e in tables[EntityType.FEED].items() if isinstance(e, Feed)},
+            processes={name: e for name, e in tables[EntityType.PROCESS].items() if isinstance(e, Process)},
+            datasources={name: e for name, e in tables[EntityType.DATASOURCE].items() if isinstance(e, Datasource)},
+            issues=tuple(issues),
+        )
+
+    @classmethod
+    def load(cls, paths: Sequence[str]) -> Workspace:
+        return cls.from_parsed(parse_file(item.path, item.display) for item in collect_files(paths))
+
+    @classmethod
+    def of(cls, entities: Iterable[Entity]) -> Workspace:
+        """A workspace of entities built in code (tests, tools)."""
+        parsed = [ParsedFile(e.source.file, e, e.entity_type, e.name, ()) for e in entities]
+        return cls.from_parsed(parsed)
+
+    # -- lookups -----------------------------------------------------------------------------------------------
+
+    def entities(self) -> Iterator[Entity]:
+        """Every registered entity: clusters, datasources, feeds, then processes (dependency order)."""
+        yield from self.clusters.values()
+        yield from self.datasources.values()
+        yield from self.feeds.values()
+        yield from self.processes.values()
+
+    def get(self, entity_type: EntityType, name: str) -> Entity | None:
+        table: dict[str, Entity] = {
+            EntityType.CLUSTER: self.clusters,
+            EntityType.FEED: self.feeds,
+            EntityType.PROCESS: self.processes,
+            EntityType.DATASOURCE: self.datasources,
+        }[entity_type]  # type: ignore[assignment]
+        return table.get(name)
+
+    def dependencies(self, entity: Entity) -> list[tuple[EntityType, str]]:
+        """What an entity refers to, by type and name (whether or not it is defined)."""
+        if isinstance(entity, Feed):
+            refs = [(EntityType.CLUSTER, cluster.name) for cluster in entity.clusters]
+            for cluster in entity.clusters:
+                if cluster.import_policy is not None:
+                    refs.append((EntityType.DATASOURCE, cluster.import_policy.source.name))
+                if cluster.export_policy is not None:
+                    refs.append((EntityType.DATASOURCE, cluster.export_policy.target.name))
+            return list(dict.fromkeys(refs))
+        if isinstance(entity, Process):
+            refs = [(EntityType.CLUSTER, cluster.name) for cluster in entity.clusters]
+            refs += [(EntityType.FEED, name) for name in entity.feed_names]
+            return list(dict.fromkeys(refs))
+        return []
+
+    def dependents(self, entity: Entity) -> list[Entity]:
+        """Entities that refer to this one (what Falcon checked before allowing a delete)."""
+        key = (entity.entity_type, entity.name)
+        return [other for other in self.entities() if key in self.dependencies(other)]
+
+    def feed_groups(self) -> dict[str, list[Feed]]:
+        """Feeds by group name, in workspace order."""
+        groups: dict[str, list[Feed]] = {}
+        for feed in self.feeds.values():
+            for group in feed.groups:
+                groups.setdefault(group, []).append(feed)
+        return groups
