@@ -1,0 +1,37 @@
+"""Fixtures shared by every test: where the repository and ../shared are, and a folder of entity files."""
+
+from __future__ import annotations
+
+import textwrap
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+REPOSITORY = Path(__file__).resolve().parent.parent
+SHARED = REPOSITORY.parent / "shared"
+EXAMPLE_ENTITIES = REPOSITORY / "entities"
+
+
+@pytest.fixture(scope="session")
+def shared() -> Path:
+    """The material beside the project (Falcon's corpus, EL cases, OpenLineage schemas)."""
+    if not SHARED.is_dir():
+        pytest.skip("../shared is not beside the repository")
+    return SHARED
+
+
+WriteEntity = Callable[[str, str], Path]
+
+
+@pytest.fixture
+def write_entity(tmp_path: Path) -> WriteEntity:
+    """Write entity XML (dedented) to ``tmp_path/<relative>`` and return the file's path."""
+
+    def write(relative: str, xml: str) -> Path:
+        path = tmp_path / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(xml).lstrip(), encoding="utf-8")
+        return path
+
+    return write
