@@ -64,3 +64,8 @@ class ELEvaluationError(ELError):
 
 class UsageError(FalconAirflowError):
     """A command line that cannot be run as given (missing path, unknown option); the CLI exits with 2."""
+
+
+class InstanceError(FalconAirflowError, ValueError):
+    """A time that is not an instance of the entity (before its validity, at or after its end, off its grid), or
+    a reference the workspace cannot resolve (a feed not defined on the process's cluster)."""

@@ -1,0 +1,169 @@
+"""A feed as it lives on one cluster: its instance grid, its storage and the concrete path of each instance."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime
+from functools import cached_property
+
+import pendulum
+
+from falcon_airflow.entities import (
+    Cluster,
+    ClusterLocationName,
+    Feed,
+    FeedCluster,
+    InterfaceType,
+    LocationType,
+    StorageKind,
+    TableUri,
+)
+from falcon_airflow.instances.paths import PathTemplate, join_storage
+from falcon_airflow.timekeeping.grid import InstanceGrid
+
+EMPTY_DIR = "EMPTY_DIR_DONT_DELETE"
+
+
+@dataclass(frozen=True)
+class FeedOnCluster:
+    feed: Feed
+    placement: FeedCluster
+    cluster: Cluster | None
+
+    @property
+    def name(self) -> str:
+        return self.feed.name
+
+    @property
+    def cluster_name(self) -> str:
+        return self.placement.name
+
+    @cached_property
+    def grid(self) -> InstanceGrid:
+        """Instances from the cluster validity start (the first instance), every feed frequency, end exclusive."""
+        validity = self.placement.validity
+        return InstanceGrid.of(validity.start, self.feed.frequency, self.feed.zone.zone, validity.end)
+
+    @property
+    def storage(self) -> StorageKind:
+        return self.feed.storage_for(self.placement)
+
+    @property
+    def storage_base(self) -> str | None:
+        """Where relative feed paths live: the cluster's write interface (``file://``, ``hdfs://``, ``s3a://``)."""
+        if self.cluster is None:
+            return None
+        write = self.cluster.interface(InterfaceType.WRITE)
+        return write.endpoint.strip() if write is not None else None
+
+    @property
+    def read_base(self) -> str | None:
+        """Where replication reads this feed from: the readonly interface, else the write interface."""
+        if self.cluster is None:
+            return None
+        readonly = self.cluster.interface(InterfaceType.READONLY)
+        return readonly.endpoint.strip() if readonly is not None else self.storage_base
+
+    def template(self, kind: LocationType = LocationType.DATA) -> PathTemplate | None:
+        location = self.feed.location_for(self.placement, kind)
+        return PathTemplate(location.path) if location is not None else None
+
+    def templates(self) -> dict[LocationType, PathTemplate]:
+        return {item.type: PathTemplate(item.path) for item in self.feed.locations_for(self.placement)}
+
+    @property
+    def table(self) -> TableUri | None:
+        table = self.feed.table_for(self.placement)
+        return table.parsed() if table is not None and self.storage is StorageKind.TABLE else None
+
+    def relative_path(self, instance: datetime, kind: LocationType = LocationType.DATA) -> str | None:
+        template = self.template(kind)
+        return template.resolve(instance, self.feed.zone.zone) if template is not None else None
+
+    def path(self, instance: datetime, kind: LocationType = LocationType.DATA, *, base: str | None = None) -> str:
+        """The instance's location: a full URI on the cluster's storage, or a catalog URI for table feeds."""
+        table = self.table
+        if table is not None:
+            zone = self.feed.zone.zone
+            spec = ";".join(f"{key}={PathTemplate(value).resolve(instance, zone)}" for key, value in table.partitions)
+            return f"catalog:{table.database}:{table.table}#{spec}"
+        relative = self.relative_path(instance, kind)
+        if relative is None:
+            raise ValueError(f"feed '{self.name}' has no {kind.value} location on cluster '{self.cluster_name}'")
+        return join_storage(base if base is not None else self.storage_base, relative)
+
+    def partition_values(self, instance: datetime) -> dict[str, str]:
+        """For table feeds: each partition key with its value for this instance."""
+        table = self.table
+        if table is None:
+            return {}
+        zone = self.feed.zone.zone
+        return {key: PathTemplate(value).resolve(instance, zone) for key, value in table.partitions}
+
+    def availability_marker(self, instance: datetime) -> str | None:
+        """The path whose existence says the instance is complete: the flag file, else the folder itself."""
+        if self.storage is StorageKind.TABLE:
+            return None
+        folder = self.path(instance)
+        flag = self.feed.availability_flag
+        return f"{folder.rstrip('/')}/{flag}" if flag else folder
+
+    def empty_dir(self) -> str | None:
+        """Falcon's stand-in for an optional input with no instance: ``<staging>/EMPTY_DIR_DONT_DELETE``."""
+        if self.cluster is None:
+            return None
+        staging = self.cluster.location(ClusterLocationName.STAGING)
+        if staging is None:
+            return None
+        return join_storage(self.storage_base, f"{staging.path.rstrip('/')}/{EMPTY_DIR}")
+
+
+@dataclass(frozen=True)
+class GridAvailability:
+    """``latest(n)`` / ``future(n, limit)`` answered by probing instances of a feed grid with ``exists``.
+
+    Instances are looked at from the reference instance (the process instance time, snapped to the feed grid)
+    backwards for ``latest`` and forwards for ``future``, never outside the feed's validity; at most
+    ``max_probes`` instances are probed, so a feed that never lands cannot make a run search forever.
+    """
+
+    grid: InstanceGrid
+    reference: datetime
+    exists: Callable[[pendulum.DateTime], bool]
+    max_probes: int = 1000
+
+    def latest(self, offset: int) -> datetime | None:
+        anchor = self.grid.at_or_before(self.reference)
+        if anchor is None:
+            return None
+        index = self.grid.index_at_or_before(anchor)
+        if self.grid.end is not None:
+            while index >= 0 and self.grid.instance(index) >= self.grid.end:
+                index -= 1
+        wanted = -offset
+        for _ in range(self.max_probes):
+            if index < 0:
+                return None
+            moment = self.grid.instance(index)
+            if self.exists(moment):
+                if wanted == 0:
+                    return moment
+                wanted -= 1
+            index -= 1
+        return None
+
+    def future(self, offset: int, limit: int) -> datetime | None:
+        start = self.grid.next_at_or_after(self.reference)
+        index = self.grid.index_at_or_before(start)
+        wanted = offset
+        for _ in range(min(limit + 1, self.max_probes)):
+            moment = self.grid.instance(index)
+            if self.grid.end is not None and moment >= self.grid.end:
+                return None
+            if self.exists(moment):
+                if wanted == 0:
+                    return moment
+                wanted -= 1
+            index += 1
+        return None

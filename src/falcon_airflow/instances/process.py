@@ -1,0 +1,247 @@
+"""A process on one cluster: its instances, and for each instance the feed instances it reads and writes.
+
+Input ``start``/``end`` and output ``instance`` expressions are evaluated in dataset context: truncation in the
+feed's time zone, the result snapped down to the feed's instance grid, nothing when it precedes the feed's first
+instance. An input's instances are every feed instance in [start, end], inside the feed's validity.
+
+The reverse questions - which process instances read a feed instance (consumers), which one writes it (producer) -
+rely on the expressions being monotone in the instance time (every Falcon date function is), so they are answered
+by binary search over the process's instances instead of walking them all.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from datetime import datetime
+from functools import cached_property
+
+import pendulum
+
+from falcon_airflow.el import ELContext, evaluate, parse
+from falcon_airflow.el.syntax import Node
+from falcon_airflow.entities import Cluster, Input, Process, ProcessCluster, StorageKind
+from falcon_airflow.errors import InstanceError
+from falcon_airflow.instances.feeds import FeedOnCluster, GridAvailability
+from falcon_airflow.timekeeping import format_falcon_date
+from falcon_airflow.timekeeping.grid import InstanceGrid
+from falcon_airflow.workspace import Workspace
+
+Probe = Callable[[FeedOnCluster, pendulum.DateTime], bool]
+"""Whether a feed instance exists (used for ``latest``/``future`` and optional inputs)."""
+
+
+@dataclass(frozen=True)
+class ResolvedInput:
+    name: str
+    feed: str
+    start: pendulum.DateTime | None
+    end: pendulum.DateTime | None
+    optional: bool
+    partition: str | None
+    instances: tuple[pendulum.DateTime, ...]
+    paths: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class ResolvedOutput:
+    name: str
+    feed: str
+    instance: pendulum.DateTime | None
+    path: str | None
+
+
+def check_instance(grid: InstanceGrid, moment: datetime, what: str) -> pendulum.DateTime:
+    """``moment`` as an instance of ``grid``, or an :class:`InstanceError` saying why it is none."""
+    target = pendulum.instance(moment)
+    if target < grid.start:
+        raise InstanceError(f"{format_falcon_date(target)} is before the first instance of {what} "
+                            f"({format_falcon_date(grid.start)})")
+    if grid.end is not None and target >= grid.end:
+        raise InstanceError(f"{format_falcon_date(target)} is not before the end of {what}'s validity "
+                            f"({format_falcon_date(grid.end)}, exclusive)")
+    if not grid.is_instance(target):
+        before = grid.at_or_before(target)
+        after = grid.next_at_or_after(target)
+        raise InstanceError(f"{format_falcon_date(target)} is not an instance of {what} (every "
+                            f"{grid.frequency}); the nearest are {format_falcon_date(before or grid.start)} and "
+                            f"{format_falcon_date(after)}")
+    return target
+
+
+@dataclass(frozen=True)
+class ProcessOnCluster:
+    workspace: Workspace
+    process: Process
+    placement: ProcessCluster
+
+    @classmethod
+    def of(cls, workspace: Workspace, process: Process, cluster: str | None = None) -> ProcessOnCluster:
+        """The process on ``cluster`` (its first cluster when not given)."""
+        if cluster is None:
+            return cls(workspace, process, process.clusters[0])
+        placement = process.cluster(cluster)
+        if placement is None:
+            names = ", ".join(item.name for item in process.clusters)
+            raise InstanceError(f"process '{process.name}' does not run on cluster '{cluster}' (it runs on {names})")
+        return cls(workspace, process, placement)
+
+    @property
+    def cluster_name(self) -> str:
+        return self.placement.name
+
+    @property
+    def cluster(self) -> Cluster | None:
+        return self.workspace.clusters.get(self.placement.name)
+
+    @cached_property
+    def grid(self) -> InstanceGrid:
+        validity = self.placement.validity
+        return InstanceGrid.of(validity.start, self.process.frequency, self.process.zone.zone, validity.end)
+
+    def feed(self, name: str) -> FeedOnCluster:
+        feed = self.workspace.feeds.get(name)
+        if feed is None:
+            raise InstanceError(f"feed '{name}' used by process '{self.process.name}' is not defined")
+        placement = feed.cluster(self.cluster_name)
+        if placement is None:
+            raise InstanceError(f"feed '{name}' is not defined on cluster '{self.cluster_name}', where process "
+                                f"'{self.process.name}' runs")
+        return FeedOnCluster(feed, placement, self.cluster)
+
+    def check_instance(self, moment: datetime) -> pendulum.DateTime:
+        return check_instance(self.grid, moment, f"process '{self.process.name}' on cluster '{self.cluster_name}'")
+
+    def instances(self, first: datetime, last: datetime) -> Iterator[pendulum.DateTime]:
+        """Process instances in [first, last], inside validity."""
+        return self.grid.between(first, last)
+
+    # -- forward: a process instance to feed instances ------------------------------------------------------------
+
+    def _context(self, feed: FeedOnCluster, instance: datetime, probe: Probe | None) -> ELContext:
+        availability = None
+        if probe is not None:
+            availability = GridAvailability(feed.grid, instance, lambda moment: probe(feed, moment))
+        return ELContext(instance_time=instance, zone=feed.feed.zone.zone, dataset=feed.grid,
+                         availability=availability)
+
+    def _time(self, node: Node, text: str, context: ELContext) -> pendulum.DateTime | None:
+        value = evaluate(node, context, source=text)
+        if value is None or isinstance(value, pendulum.DateTime):
+            return value
+        raise InstanceError(f"expression '{text}' of process '{self.process.name}' gives {value!r}, not a time")
+
+    def input_range(self, item: Input, instance: datetime,
+                    probe: Probe | None = None) -> tuple[pendulum.DateTime | None, pendulum.DateTime | None]:
+        feed = self.feed(item.feed)
+        context = self._context(feed, instance, probe)
+        return (self._time(_parsed(item.start), item.start, context),
+                self._time(_parsed(item.end), item.end, context))
+
+    def resolve_input(self, item: Input, instance: datetime, probe: Probe | None = None) -> ResolvedInput:
+        feed = self.feed(item.feed)
+        start, end = self.input_range(item, instance, probe)
+        instances: tuple[pendulum.DateTime, ...] = ()
+        if end is not None:
+            instances = tuple(feed.grid.between(start if start is not None else feed.grid.start, end))
+        paths = tuple(_with_partition(feed.path(moment), item.partition, feed.storage) for moment in instances)
+        return ResolvedInput(item.name, item.feed, start, end, item.optional, item.partition, instances, paths)
+
+    def resolve_inputs(self, instance: datetime, probe: Probe | None = None) -> tuple[ResolvedInput, ...]:
+        return tuple(self.resolve_input(item, instance, probe) for item in self.process.inputs)
+
+    def resolve_outputs(self, instance: datetime) -> tuple[ResolvedOutput, ...]:
+        outputs = []
+        for item in self.process.outputs:
+            feed = self.feed(item.feed)
+            moment = self._time(_parsed(item.instance), item.instance, self._context(feed, instance, None))
+            path = feed.path(moment) if moment is not None else None
+            outputs.append(ResolvedOutput(item.name, item.feed, moment, path))
+        return tuple(outputs)
+
+    # -- backward: a feed instance to process instances ----------------------------------------------------------
+
+    def _last_index(self) -> int:
+        end = self.grid.end
+        if end is None:
+            raise InstanceError(f"process '{self.process.name}' has no validity end")
+        index = self.grid.index_at_or_before(end)
+        return index - 1 if self.grid.instance(index) >= end else index
+
+    def _search(self, last: int, satisfied: Callable[[int], bool]) -> int:
+        """Smallest index in [0, last] where the monotone ``satisfied`` holds; ``last + 1`` when none."""
+        low, high = 0, last + 1
+        while low < high:
+            middle = (low + high) // 2
+            if satisfied(middle):
+                high = middle
+            else:
+                low = middle + 1
+        return low
+
+    def consumers_of(self, feed_name: str, feed_instance: datetime) -> list[pendulum.DateTime]:
+        """Process instances whose inputs from ``feed_name`` include ``feed_instance``."""
+        feed = self.feed(feed_name)
+        target = check_instance(feed.grid, feed_instance, f"feed '{feed_name}' on cluster '{self.cluster_name}'")
+        last = self._last_index()
+        found: set[pendulum.DateTime] = set()
+        for item in self.process.inputs:
+            if item.feed != feed_name:
+                continue
+
+            def range_of(index: int, item: Input = item) -> tuple[pendulum.DateTime | None, pendulum.DateTime | None]:
+                return self.input_range(item, self.grid.instance(index))
+
+            def ends_at_or_after(index: int) -> bool:
+                end = range_of(index)[1]
+                return end is not None and end >= target
+
+            def starts_after(index: int) -> bool:
+                start = range_of(index)[0]
+                return start is not None and start > target
+
+            first = self._search(last, ends_at_or_after)
+            beyond = self._search(last, starts_after)
+            found.update(self.grid.instance(index) for index in range(first, beyond))
+        return sorted(found)
+
+    def producer_of(self, feed_name: str, feed_instance: datetime) -> pendulum.DateTime | None:
+        """The process instance whose output to ``feed_name`` is ``feed_instance``, if there is one."""
+        feed = self.feed(feed_name)
+        target = check_instance(feed.grid, feed_instance, f"feed '{feed_name}' on cluster '{self.cluster_name}'")
+        last = self._last_index()
+        for item in self.process.outputs:
+            if item.feed != feed_name:
+                continue
+
+            def output_at(index: int, text: str = item.instance) -> pendulum.DateTime | None:
+                context = self._context(feed, self.grid.instance(index), None)
+                return self._time(_parsed(text), text, context)
+
+            def at_or_after(index: int) -> bool:
+                moment = output_at(index)
+                return moment is not None and moment >= target
+
+            index = self._search(last, at_or_after)
+            if index <= last and output_at(index) == target:
+                return self.grid.instance(index)
+        return None
+
+
+_PARSED: dict[str, Node] = {}
+
+
+def _parsed(expression: str) -> Node:
+    """Parse once per expression text: searches evaluate the same few expressions many times."""
+    node = _PARSED.get(expression)
+    if node is None:
+        node = _PARSED[expression] = parse(expression)
+    return node
+
+
+def _with_partition(path: str, partition: str | None, storage: StorageKind) -> str:
+    """An input partition such as ``*/US`` is a sub-path of each instance (file feeds only)."""
+    if not partition or partition == "null" or storage is StorageKind.TABLE:
+        return path
+    return f"{path.rstrip('/')}/{partition.strip('/')}"
+

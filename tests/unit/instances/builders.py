@@ -1,0 +1,95 @@
+"""Small entity XML builders for instance tests: only the parts the instance arithmetic reads vary."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from falcon_airflow.workspace import Workspace
+
+CLUSTER = """<cluster name="{name}" colo="local" xmlns="uri:falcon:cluster:0.1">
+  <interfaces>
+    <interface type="readonly" endpoint="{storage}" version="1"/>
+    <interface type="write" endpoint="{storage}" version="1"/>
+    <interface type="spark" endpoint="local[2]" version="4"/>
+  </interfaces>
+  <locations><location name="staging" path="/staging"/></locations>
+</cluster>
+"""
+
+FEED = """<feed name="{name}" xmlns="uri:falcon:feed:0.1">
+  {partitions}
+  {flag}
+  <frequency>{frequency}</frequency>
+  <timezone>{timezone}</timezone>
+  <clusters>
+    {clusters}
+  </clusters>
+  <locations><location type="data" path="{path}"/></locations>
+  <ACL owner="o" group="g" permission="*"/>
+  <schema location="/s" provider="csv"/>
+</feed>
+"""
+
+FEED_CLUSTER = """<cluster name="{name}" type="{type}">
+      <validity start="{start}" end="{end}"/>
+      <retention limit="{retention}" action="delete"/>
+    </cluster>"""
+
+PROCESS = """<process name="{name}" xmlns="uri:falcon:process:0.1">
+  <clusters><cluster name="{cluster}"><validity start="{start}" end="{end}"/></cluster></clusters>
+  <parallel>1</parallel>
+  <order>FIFO</order>
+  <frequency>{frequency}</frequency>
+  <timezone>{timezone}</timezone>
+  {inputs}
+  {outputs}
+  <workflow engine="spark" path="/app"/>
+  <spark-attributes><name>job</name><jar>/app/job.py</jar></spark-attributes>
+</process>
+"""
+
+
+def cluster(name: str = "c1", storage: str = "file:///srv/c1") -> str:
+    return CLUSTER.format(name=name, storage=storage)
+
+
+def feed(name: str = "f", *, frequency: str = "hours(1)", start: str = "2010-01-01T00:00Z",
+         end: str = "2099-01-01T00:00Z", path: str = "/data/${YEAR}/${MONTH}/${DAY}/${HOUR}/${MINUTE}",
+         timezone: str = "UTC", clusters: tuple[tuple[str, str], ...] = (("c1", "source"),),
+         retention: str = "days(1000)", flag: str | None = None, partitions: tuple[str, ...] = ()) -> str:
+    placements = "\n    ".join(FEED_CLUSTER.format(name=item, type=kind, start=start, end=end, retention=retention)
+                               for item, kind in clusters)
+    parts = ("<partitions>" + "".join(f'<partition name="{p}"/>' for p in partitions) + "</partitions>"
+             if partitions else "")
+    return FEED.format(name=name, frequency=frequency, timezone=timezone, clusters=placements, path=path,
+                       flag=f"<availabilityFlag>{flag}</availabilityFlag>" if flag else "", partitions=parts)
+
+
+def process(name: str = "p", *, frequency: str = "hours(1)", start: str = "2010-01-01T00:00Z",
+            end: str = "2099-01-01T00:00Z", timezone: str = "UTC", cluster_name: str = "c1",
+            inputs: tuple[tuple[str, str, str, str], ...] = (), outputs: tuple[tuple[str, str, str], ...] = (),
+            optional: tuple[str, ...] = (), partitions: dict[str, str] | None = None) -> str:
+    partitions = partitions or {}
+
+    def input_xml(name: str, feed_name: str, first: str, last: str) -> str:
+        extra = ' optional="true"' if name in optional else ""
+        if name in partitions:
+            extra += f' partition="{partitions[name]}"'
+        return f'<input name="{name}" feed="{feed_name}" start="{first}" end="{last}"{extra}/>'
+
+    ins = "".join(input_xml(*item) for item in inputs)
+    outs = "".join(f'<output name="{n}" feed="{f}" instance="{i}"/>' for n, f, i in outputs)
+    return PROCESS.format(name=name, cluster=cluster_name, start=start, end=end, frequency=frequency,
+                          timezone=timezone, inputs=f"<inputs>{ins}</inputs>" if ins else "",
+                          outputs=f"<outputs>{outs}</outputs>" if outs else "")
+
+
+def workspace(folder: Path, *documents: str) -> Workspace:
+    """Write the documents into ``folder`` and load them as one workspace (failing loudly on bad XML)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    for index, text in enumerate(documents):
+        (folder / f"entity-{index}.xml").write_text(text, encoding="utf-8")
+    loaded = Workspace.load([str(folder)])
+    problems = [issue for parsed in loaded.files for issue in parsed.issues if issue.is_error]
+    assert not problems, problems
+    return loaded
