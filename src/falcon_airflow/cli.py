@@ -75,6 +75,35 @@ def _el(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _explain(args: argparse.Namespace) -> int:
+    import json
+
+    from falcon_airflow.errors import FalconAirflowError, UsageError
+    from falcon_airflow.explain import as_text, explain
+    from falcon_airflow.timekeeping import parse_falcon_date
+    from falcon_airflow.workspace import Workspace
+
+    try:
+        at = parse_falcon_date(args.at)
+        workspace = Workspace.load([args.entities])
+    except UsageError as problem:
+        print(f"falcon-airflow explain: {problem.message}", file=sys.stderr)
+        return EXIT_USAGE
+    except FalconAirflowError as problem:
+        print(f"falcon-airflow explain: --at: {problem.message}", file=sys.stderr)
+        return EXIT_USAGE
+    broken = [issue for parsed in workspace.files for issue in parsed.issues if issue.is_error]
+    try:
+        report = explain(workspace, args.name, at, cluster=args.cluster, entity_type=args.type)
+    except FalconAirflowError as problem:
+        print(f"falcon-airflow explain: {problem.message}", file=sys.stderr)
+        for issue in broken:  # a file that did not parse may be why the entity is missing
+            print(f"  {issue.location()}: [{issue.rule}] {issue.message}", file=sys.stderr)
+        return EXIT_INVALID
+    print(json.dumps(report, indent=2) if args.format == "json" else as_text(report))
+    return EXIT_OK
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="falcon-airflow",
                      description="Apache Falcon entities on Apache Airflow and Apache Spark.")
@@ -111,6 +140,21 @@ def build_parser() -> argparse.ArgumentParser:
     el.add_argument("--feed-frequency", metavar="F", help="the feed's frequency, e.g. hours(1)")
     el.add_argument("--feed-start", metavar="S", help="the feed's first instance (validity start on the cluster)")
     el.set_defaults(run=_el)
+
+    explain = commands.add_parser(
+        "explain", help="show what an instance of a process or feed reads, writes, keeps and copies",
+        description="For a process instance: each input with its feed instances and concrete paths, each output "
+                    "with its instance and path. For a feed instance: its path on each cluster, the retention "
+                    "cut-off that applies at that time, and the replication copies.")
+    explain.add_argument("name", metavar="NAME", help="a process or feed name")
+    explain.add_argument("--at", required=True, metavar="T", help="the instance time, yyyy-MM-ddTHH:mmZ (UTC)")
+    explain.add_argument("--entities", default="entities", metavar="DIR",
+                         help="the entities folder (default: entities/)")
+    explain.add_argument("--cluster", metavar="C", help="the cluster (default: the process's first cluster; "
+                                                        "every cluster of a feed)")
+    explain.add_argument("--type", choices=("process", "feed"), help="when a process and a feed share NAME")
+    explain.add_argument("--format", choices=("text", "json"), default="text")
+    explain.set_defaults(run=_explain)
     return parser
 
 

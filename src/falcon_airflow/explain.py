@@ -1,0 +1,116 @@
+"""``falcon-airflow explain``: what one instance of a process or feed reads, writes, keeps and copies.
+
+Built on the instance arithmetic of :mod:`falcon_airflow.instances`; returns plain dicts (the JSON the command
+prints) so that the text form and the JSON form cannot disagree.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+import pendulum
+
+from falcon_airflow.entities import Feed, Process
+from falcon_airflow.errors import InstanceError
+from falcon_airflow.instances.feeds import FeedOnCluster
+from falcon_airflow.instances.process import ProcessOnCluster, check_instance
+from falcon_airflow.instances.replication import replication_paths
+from falcon_airflow.timekeeping import format_falcon_date
+from falcon_airflow.workspace import Workspace
+
+
+def _date(moment: datetime | None) -> str | None:
+    return format_falcon_date(moment) if moment is not None else None
+
+
+def explain_process(workspace: Workspace, process: Process, at: datetime, cluster: str | None) -> dict[str, Any]:
+    runner = ProcessOnCluster.of(workspace, process, cluster)
+    instance = runner.check_instance(at)
+    inputs = [{"name": item.name, "feed": item.feed, "start": _date(item.start), "end": _date(item.end),
+               "optional": item.optional, "partition": item.partition,
+               "instances": [format_falcon_date(moment) for moment in item.instances], "paths": list(item.paths)}
+              for item in runner.resolve_inputs(instance)]
+    outputs = [{"name": item.name, "feed": item.feed, "instance": _date(item.instance), "path": item.path}
+               for item in runner.resolve_outputs(instance)]
+    return {"entity": {"type": "process", "name": process.name}, "cluster": runner.cluster_name,
+            "instance": format_falcon_date(instance), "inputs": inputs, "outputs": outputs}
+
+
+def explain_feed(workspace: Workspace, feed: Feed, at: datetime, cluster: str | None) -> dict[str, Any]:
+    placements = feed.clusters if cluster is None else tuple(item for item in feed.clusters if item.name == cluster)
+    if not placements:
+        raise InstanceError(f"feed '{feed.name}' is not defined on cluster '{cluster}'")
+    moment = pendulum.instance(at)
+    clusters = []
+    for placement in placements:
+        on_cluster = FeedOnCluster(feed, placement, workspace.clusters.get(placement.name))
+        entry: dict[str, Any] = {"cluster": placement.name,
+                                 "type": placement.type.value if placement.type else None}
+        try:
+            check_instance(on_cluster.grid, moment, f"feed '{feed.name}' on cluster '{placement.name}'")
+            entry["path"] = on_cluster.path(moment)
+        except InstanceError as problem:
+            entry["path"] = None
+            entry["note"] = problem.message
+        limit = placement.retention.limit
+        entry["retention"] = {"limit": str(limit), "action": placement.retention.action,
+                              "cut_off": format_falcon_date(moment.subtract(minutes=limit.minutes)),
+                              "rule": "instances strictly older than the cut-off are evicted"}
+        clusters.append(entry)
+    replication = []
+    for source, target in ((s, t) for t in feed.targets for s in feed.sources):
+        if cluster is not None and cluster not in (source.name, target.name):
+            continue
+        source_side = FeedOnCluster(feed, source, workspace.clusters.get(source.name))
+        target_side = FeedOnCluster(feed, target, workspace.clusters.get(target.name))
+        try:
+            copies = replication_paths(source_side, target_side, moment)
+        except InstanceError as problem:
+            replication.append({"source": source.name, "target": target.name, "note": problem.message})
+            continue
+        replication.append({"source": source.name, "target": target.name,
+                            "copies": [{"from": origin, "to": destination} for origin, destination in copies]})
+    return {"entity": {"type": "feed", "name": feed.name}, "instance": format_falcon_date(moment),
+            "clusters": clusters, "replication": replication}
+
+
+def explain(workspace: Workspace, name: str, at: datetime, *, cluster: str | None = None,
+            entity_type: str | None = None) -> dict[str, Any]:
+    """Explain the instance ``at`` of the process or feed called ``name`` (a process wins when both exist)."""
+    process = workspace.processes.get(name) if entity_type in (None, "process") else None
+    if process is not None:
+        return explain_process(workspace, process, at, cluster)
+    feed = workspace.feeds.get(name) if entity_type in (None, "feed") else None
+    if feed is not None:
+        return explain_feed(workspace, feed, at, cluster)
+    kind = entity_type or "process or feed"
+    raise InstanceError(f"no {kind} named '{name}' in the workspace")
+
+
+def as_text(report: dict[str, Any]) -> str:
+    entity = report["entity"]
+    lines = [f"{entity['type']} {entity['name']} instance {report['instance']}"
+             + (f" on cluster {report['cluster']}" if "cluster" in report else "")]
+    for item in report.get("inputs", []):
+        flags = " (optional)" if item["optional"] else ""
+        lines.append(f"  input {item['name']} <- feed {item['feed']}{flags}: {item['start'] or '-'} .. "
+                     f"{item['end'] or '-'}, {len(item['instances'])} instance(s)")
+        lines.extend(f"    {moment}  {path}" for moment, path in zip(item["instances"], item["paths"], strict=True))
+    for item in report.get("outputs", []):
+        lines.append(f"  output {item['name']} -> feed {item['feed']}: {item['instance'] or '-'}  "
+                     f"{item['path'] or '(no instance)'}")
+    for item in report.get("clusters", []):
+        kind = f" ({item['type']})" if item["type"] else ""
+        retention = item["retention"]
+        lines.append(f"  cluster {item['cluster']}{kind}: {item['path'] or item.get('note')}")
+        lines.append(f"    retention {retention['limit']} ({retention['action']}): instances before "
+                     f"{retention['cut_off']} are evicted")
+    for item in report.get("replication", []):
+        lines.append(f"  replication {item['source']} -> {item['target']}" + (f": {item['note']}" if "note" in item
+                                                                                else ""))
+        lines.extend(f"    {copy['from']} -> {copy['to']}" for copy in item.get("copies", []))
+    return "\n".join(lines)
+
+
+__all__ = ["as_text", "explain", "explain_feed", "explain_process"]
