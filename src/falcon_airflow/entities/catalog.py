@@ -38,12 +38,16 @@ class TableUri(BaseModel):
             raise CatalogUriError(f"table URI '{uri}': partition details after '#' are missing")
         partitions = []
         for spec in fragment.split(";"):
+            if not spec:
+                continue  # Falcon skips empty specs: "ds=1;" and "ds=1;;region=us" are accepted
             pieces = spec.split("=")
             while pieces and not pieces[-1]:
                 pieces.pop()  # Java's split drops trailing empty strings, so "ds=" has no value
             if len(pieces) != 2 or not pieces[0].strip():
                 raise CatalogUriError(f"table URI '{uri}': partition spec '{spec}' is not a single key=value pair")
             partitions.append((pieces[0].strip(), pieces[1].strip()))
+        if not partitions:  # "#;" alone: Falcon let it through only to fail later on an empty partition map
+            raise CatalogUriError(f"table URI '{uri}': partition details after '#' are missing")
         return cls(database=database, table=table, partitions=tuple(partitions))
 
     @property

@@ -2,12 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 from functools import cached_property
-
-import pendulum
 
 from falcon_airflow.entities import (
     Cluster,
@@ -19,7 +16,9 @@ from falcon_airflow.entities import (
     StorageKind,
     TableUri,
 )
+from falcon_airflow.instances.bindings import FeedBinding
 from falcon_airflow.instances.paths import PathTemplate, join_storage
+from falcon_airflow.timekeeping import format_falcon_date
 from falcon_airflow.timekeeping.grid import InstanceGrid
 
 EMPTY_DIR = "EMPTY_DIR_DONT_DELETE"
@@ -109,6 +108,23 @@ class FeedOnCluster:
         flag = self.feed.availability_flag
         return f"{folder.rstrip('/')}/{flag}" if flag else folder
 
+    def binding(self) -> FeedBinding:
+        """This feed on this cluster as a self-contained, serialisable :class:`FeedBinding`."""
+        validity = self.placement.validity
+        table = self.feed.table_for(self.placement) if self.storage is StorageKind.TABLE else None
+        data = self.feed.location_for(self.placement, LocationType.DATA)
+        if table is not None:
+            location = table.uri.strip()
+        elif data is not None:
+            location = join_storage(self.storage_base, data.path)
+        else:
+            raise ValueError(f"feed '{self.name}' has no data location on cluster '{self.cluster_name}'")
+        return FeedBinding(feed=self.name, cluster=self.cluster_name, frequency=str(self.feed.frequency),
+                           timezone=self.feed.timezone, start=format_falcon_date(validity.start),
+                           end=format_falcon_date(validity.end), location=location,
+                           storage="table" if table is not None else "filesystem",
+                           availability_flag=self.feed.availability_flag)
+
     def empty_dir(self) -> str | None:
         """Falcon's stand-in for an optional input with no instance: ``<staging>/EMPTY_DIR_DONT_DELETE``."""
         if self.cluster is None:
@@ -117,53 +133,3 @@ class FeedOnCluster:
         if staging is None:
             return None
         return join_storage(self.storage_base, f"{staging.path.rstrip('/')}/{EMPTY_DIR}")
-
-
-@dataclass(frozen=True)
-class GridAvailability:
-    """``latest(n)`` / ``future(n, limit)`` answered by probing instances of a feed grid with ``exists``.
-
-    Instances are looked at from the reference instance (the process instance time, snapped to the feed grid)
-    backwards for ``latest`` and forwards for ``future``, never outside the feed's validity; at most
-    ``max_probes`` instances are probed, so a feed that never lands cannot make a run search forever.
-    """
-
-    grid: InstanceGrid
-    reference: datetime
-    exists: Callable[[pendulum.DateTime], bool]
-    max_probes: int = 1000
-
-    def latest(self, offset: int) -> datetime | None:
-        anchor = self.grid.at_or_before(self.reference)
-        if anchor is None:
-            return None
-        index = self.grid.index_at_or_before(anchor)
-        if self.grid.end is not None:
-            while index >= 0 and self.grid.instance(index) >= self.grid.end:
-                index -= 1
-        wanted = -offset
-        for _ in range(self.max_probes):
-            if index < 0:
-                return None
-            moment = self.grid.instance(index)
-            if self.exists(moment):
-                if wanted == 0:
-                    return moment
-                wanted -= 1
-            index -= 1
-        return None
-
-    def future(self, offset: int, limit: int) -> datetime | None:
-        start = self.grid.next_at_or_after(self.reference)
-        index = self.grid.index_at_or_before(start)
-        wanted = offset
-        for _ in range(min(limit + 1, self.max_probes)):
-            moment = self.grid.instance(index)
-            if self.grid.end is not None and moment >= self.grid.end:
-                return None
-            if self.exists(moment):
-                if wanted == 0:
-                    return moment
-                wanted -= 1
-            index += 1
-        return None

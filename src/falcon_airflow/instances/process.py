@@ -18,37 +18,13 @@ from functools import cached_property
 
 import pendulum
 
-from falcon_airflow.el import ELContext, evaluate, parse
-from falcon_airflow.el.syntax import Node
-from falcon_airflow.entities import Cluster, Input, Process, ProcessCluster, StorageKind
+from falcon_airflow.entities import Cluster, Input, Output, Process, ProcessCluster
 from falcon_airflow.errors import InstanceError
-from falcon_airflow.instances.feeds import FeedOnCluster, GridAvailability
+from falcon_airflow.instances.bindings import Exists, InputBinding, OutputBinding, ResolvedInput, ResolvedOutput
+from falcon_airflow.instances.feeds import FeedOnCluster
 from falcon_airflow.timekeeping import format_falcon_date
 from falcon_airflow.timekeeping.grid import InstanceGrid
 from falcon_airflow.workspace import Workspace
-
-Probe = Callable[[FeedOnCluster, pendulum.DateTime], bool]
-"""Whether a feed instance exists (used for ``latest``/``future`` and optional inputs)."""
-
-
-@dataclass(frozen=True)
-class ResolvedInput:
-    name: str
-    feed: str
-    start: pendulum.DateTime | None
-    end: pendulum.DateTime | None
-    optional: bool
-    partition: str | None
-    instances: tuple[pendulum.DateTime, ...]
-    paths: tuple[str, ...]
-
-
-@dataclass(frozen=True)
-class ResolvedOutput:
-    name: str
-    feed: str
-    instance: pendulum.DateTime | None
-    path: str | None
 
 
 def check_instance(grid: InstanceGrid, moment: datetime, what: str) -> pendulum.DateTime:
@@ -118,46 +94,18 @@ class ProcessOnCluster:
 
     # -- forward: a process instance to feed instances ------------------------------------------------------------
 
-    def _context(self, feed: FeedOnCluster, instance: datetime, probe: Probe | None) -> ELContext:
-        availability = None
-        if probe is not None:
-            availability = GridAvailability(feed.grid, instance, lambda moment: probe(feed, moment))
-        return ELContext(instance_time=instance, zone=feed.feed.zone.zone, dataset=feed.grid,
-                         availability=availability)
+    def input_binding(self, item: Input) -> InputBinding:
+        return InputBinding(name=item.name, feed=self.feed(item.feed).binding(), start=item.start, end=item.end,
+                            partition=item.partition, optional=item.optional)
 
-    def _time(self, node: Node, text: str, context: ELContext) -> pendulum.DateTime | None:
-        value = evaluate(node, context, source=text)
-        if value is None or isinstance(value, pendulum.DateTime):
-            return value
-        raise InstanceError(f"expression '{text}' of process '{self.process.name}' gives {value!r}, not a time")
+    def output_binding(self, item: Output) -> OutputBinding:
+        return OutputBinding(name=item.name, feed=self.feed(item.feed).binding(), instance=item.instance)
 
-    def input_range(self, item: Input, instance: datetime,
-                    probe: Probe | None = None) -> tuple[pendulum.DateTime | None, pendulum.DateTime | None]:
-        feed = self.feed(item.feed)
-        context = self._context(feed, instance, probe)
-        return (self._time(_parsed(item.start), item.start, context),
-                self._time(_parsed(item.end), item.end, context))
-
-    def resolve_input(self, item: Input, instance: datetime, probe: Probe | None = None) -> ResolvedInput:
-        feed = self.feed(item.feed)
-        start, end = self.input_range(item, instance, probe)
-        instances: tuple[pendulum.DateTime, ...] = ()
-        if end is not None:
-            instances = tuple(feed.grid.between(start if start is not None else feed.grid.start, end))
-        paths = tuple(_with_partition(feed.path(moment), item.partition, feed.storage) for moment in instances)
-        return ResolvedInput(item.name, item.feed, start, end, item.optional, item.partition, instances, paths)
-
-    def resolve_inputs(self, instance: datetime, probe: Probe | None = None) -> tuple[ResolvedInput, ...]:
-        return tuple(self.resolve_input(item, instance, probe) for item in self.process.inputs)
+    def resolve_inputs(self, instance: datetime, exists: Exists | None = None) -> tuple[ResolvedInput, ...]:
+        return tuple(self.input_binding(item).resolve(instance, exists) for item in self.process.inputs)
 
     def resolve_outputs(self, instance: datetime) -> tuple[ResolvedOutput, ...]:
-        outputs = []
-        for item in self.process.outputs:
-            feed = self.feed(item.feed)
-            moment = self._time(_parsed(item.instance), item.instance, self._context(feed, instance, None))
-            path = feed.path(moment) if moment is not None else None
-            outputs.append(ResolvedOutput(item.name, item.feed, moment, path))
-        return tuple(outputs)
+        return tuple(self.output_binding(item).resolve(instance) for item in self.process.outputs)
 
     # -- backward: a feed instance to process instances ----------------------------------------------------------
 
@@ -189,8 +137,11 @@ class ProcessOnCluster:
             if item.feed != feed_name:
                 continue
 
-            def range_of(index: int, item: Input = item) -> tuple[pendulum.DateTime | None, pendulum.DateTime | None]:
-                return self.input_range(item, self.grid.instance(index))
+            binding = self.input_binding(item)
+
+            def range_of(index: int, binding: InputBinding = binding) -> tuple[pendulum.DateTime | None,
+                                                                                pendulum.DateTime | None]:
+                return binding.range(self.grid.instance(index))
 
             def ends_at_or_after(index: int) -> bool:
                 end = range_of(index)[1]
@@ -214,9 +165,10 @@ class ProcessOnCluster:
             if item.feed != feed_name:
                 continue
 
-            def output_at(index: int, text: str = item.instance) -> pendulum.DateTime | None:
-                context = self._context(feed, self.grid.instance(index), None)
-                return self._time(_parsed(text), text, context)
+            binding = self.output_binding(item)
+
+            def output_at(index: int, binding: OutputBinding = binding) -> pendulum.DateTime | None:
+                return binding.time(self.grid.instance(index))
 
             def at_or_after(index: int) -> bool:
                 moment = output_at(index)
@@ -226,22 +178,3 @@ class ProcessOnCluster:
             if index <= last and output_at(index) == target:
                 return self.grid.instance(index)
         return None
-
-
-_PARSED: dict[str, Node] = {}
-
-
-def _parsed(expression: str) -> Node:
-    """Parse once per expression text: searches evaluate the same few expressions many times."""
-    node = _PARSED.get(expression)
-    if node is None:
-        node = _PARSED[expression] = parse(expression)
-    return node
-
-
-def _with_partition(path: str, partition: str | None, storage: StorageKind) -> str:
-    """An input partition such as ``*/US`` is a sub-path of each instance (file feeds only)."""
-    if not partition or partition == "null" or storage is StorageKind.TABLE:
-        return path
-    return f"{path.rstrip('/')}/{partition.strip('/')}"
-

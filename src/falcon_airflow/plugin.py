@@ -1,0 +1,18 @@
+"""The Airflow plugin of falcon-airflow: the Falcon-frequency timetable and the ``macros.falcon`` namespace.
+
+Registered through the ``airflow.plugins`` entry point, so the scheduler, dag-processor and workers load it from
+the installed package (a custom timetable must be registered for the scheduler to deserialize DAGs using it).
+"""
+
+from __future__ import annotations
+
+from airflow.plugins_manager import AirflowPlugin
+
+from falcon_airflow.macros import MACROS
+from falcon_airflow.timetables import FalconFrequencyTimetable
+
+
+class FalconPlugin(AirflowPlugin):
+    name = "falcon"
+    timetables = [FalconFrequencyTimetable]
+    macros = MACROS

@@ -1,0 +1,43 @@
+"""Airflow provider metadata (``apache_airflow_provider`` entry point): what ``airflow providers get`` shows.
+
+Kept free of Airflow imports so that reading it costs nothing; it is validated against Airflow's
+``provider_info.schema.json`` in the tests.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from falcon_airflow import __version__
+
+
+def _option(description: str, default: str, type_: str = "string", example: str | None = None) -> dict[str, Any]:
+    return {"description": description, "version_added": "0.1.0", "type": type_, "example": example,
+            "default": default}
+
+
+def get_provider_info() -> dict[str, Any]:
+    return {
+        "package-name": "falcon-airflow",
+        "name": "Falcon",
+        "description": "Apache Falcon cluster, feed and process entities compiled into Airflow DAGs that run on "
+                       "Apache Spark: data-availability sensors, late-data reprocessing, retention, replication.",
+        "versions": [__version__],
+        "config": {
+            "falcon": {
+                "description": "Where falcon-airflow finds entity XML and how it compiles it.",
+                "options": {
+                    "entities_dir": _option(
+                        "Folder of entity XML files the dags/ loader compiles; the environment variable "
+                        "FALCON_ENTITIES_DIR wins over it. Empty: entities/ beside the dags folder.", "",
+                        example="/opt/airflow/entities"),
+                    "strict": _option(
+                        "Fail the whole DAG file when any entity is invalid (for CI), instead of compiling the "
+                        "valid entities and reporting the others as import errors.", "False", "boolean"),
+                    "catchup": _option(
+                        "Default for running past instances inside an entity's validity (Falcon did); an "
+                        "entity property airflow.catchup overrides it.", "True", "boolean"),
+                },
+            },
+        },
+    }
