@@ -88,7 +88,20 @@ def _shift(moment: pendulum.DateTime, *, years: int = 0, months: int = 0, days: 
 
 
 def _day_start(context: ELContext) -> pendulum.DateTime:
-    return context.local_instance_time.start_of("day")
+    return _local_start(context, "day")
+
+
+def _local_start(context: ELContext, unit: str) -> pendulum.DateTime:
+    """00:00 starting the instance's day, month or year in the context's zone.
+
+    Built as a new wall-clock time rather than with ``start_of``: a midnight the zone skips (DST starting at 00:00)
+    or repeats is read as Java's ``Calendar`` reads it - as standard time, i.e. 01:00 after a skipped midnight and
+    the later of two midnights - and never as a time on the previous day.
+    """
+    local = context.local_instance_time
+    month = 1 if unit == "year" else local.month
+    day = local.day if unit == "day" else 1
+    return pendulum.datetime(local.year, month, day, tz=local.timezone)  # fold=1: Java's reading
 
 
 # -- the functions ------------------------------------------------------------------------------------------------
@@ -131,27 +144,27 @@ def last_week(context: ELContext, args: list[Value]) -> Value:
 
 def current_month(context: ELContext, args: list[Value]) -> Value:
     days, hours, minutes = (_integer(args[i], i, what) for i, what in enumerate(("days", "hours", "minutes")))
-    start = context.local_instance_time.start_of("month")
+    start = _local_start(context, "month")
     return context.snap(_shift(start, days=days, hours=hours, minutes=minutes))
 
 
 def last_month(context: ELContext, args: list[Value]) -> Value:
     days, hours, minutes = (_integer(args[i], i, what) for i, what in enumerate(("days", "hours", "minutes")))
-    start = context.local_instance_time.start_of("month").subtract(months=1)
+    start = _local_start(context, "month").subtract(months=1)
     return context.snap(_shift(start, days=days, hours=hours, minutes=minutes))
 
 
 def current_year(context: ELContext, args: list[Value]) -> Value:
     months, days, hours, minutes = (_integer(args[i], i, what)
                                     for i, what in enumerate(("months", "days", "hours", "minutes")))
-    start = context.local_instance_time.start_of("year")
+    start = _local_start(context, "year")
     return context.snap(_shift(start, months=months, days=days, hours=hours, minutes=minutes))
 
 
 def last_year(context: ELContext, args: list[Value]) -> Value:
     months, days, hours, minutes = (_integer(args[i], i, what)
                                     for i, what in enumerate(("months", "days", "hours", "minutes")))
-    start = context.local_instance_time.start_of("year").subtract(years=1)
+    start = _local_start(context, "year").subtract(years=1)
     return context.snap(_shift(start, months=months, days=days, hours=hours, minutes=minutes))
 
 
