@@ -18,11 +18,13 @@ import pendulum
 
 from falcon_airflow.el import ELContext, evaluate, render
 from falcon_airflow.instances.bindings import FeedBinding, InputBinding, OutputBinding
-from falcon_airflow.timekeeping import format_falcon_date, resolve_zone
+from falcon_airflow.timekeeping import format_falcon_date, parse_falcon_date, resolve_zone
 
 
 def instance(run: Any) -> pendulum.DateTime:
-    """The Falcon instance (nominal) time of a run, a context dict, or a datetime, in UTC."""
+    """The Falcon instance (nominal) time of a run, a context dict, a datetime or a Falcon date, in UTC."""
+    if isinstance(run, str):
+        return pendulum.instance(parse_falcon_date(run))
     if isinstance(run, datetime):
         return pendulum.instance(run).in_timezone("UTC")
     if isinstance(run, dict):
@@ -46,6 +48,18 @@ def _output(binding: dict[str, Any] | OutputBinding) -> OutputBinding:
 def input_instances(binding: dict[str, Any] | InputBinding, run: Any) -> str:
     """The input's feed instance times for the run, comma-separated (``yyyy-MM-ddTHH:mmZ``)."""
     return ",".join(format_falcon_date(moment) for moment in _input(binding).resolve(instance(run)).instances)
+
+
+def input_markers(binding: dict[str, Any] | InputBinding, run: Any) -> str:
+    """What must exist for each of the input's instances (flag files, else folders), comma-separated."""
+    resolved = _input(binding)
+    return ",".join(resolved.feed.marker(moment) for moment in resolved.resolve(instance(run)).instances)
+
+
+def feed_marker(feed: dict[str, Any] | FeedBinding, moment: Any) -> str:
+    """What must exist for one feed instance to be available (its flag file, else its folder)."""
+    binding = feed if isinstance(feed, FeedBinding) else FeedBinding.model_validate(feed)
+    return binding.marker(instance(moment))
 
 
 def input_paths(binding: dict[str, Any] | InputBinding, run: Any) -> str:
@@ -80,4 +94,157 @@ def nominal_time(run: Any, timezone: str = "UTC") -> str:
     return instance(run).in_timezone(resolve_zone(timezone).zone).format("YYYY-MM-DD-HH-mm")  # type: ignore[arg-type]
 
 
-MACROS = [instance, input_instances, input_paths, output_instance, output_path, feed_path, el, nominal_time]
+# -- the process workflow's view: the DAG's ``falcon`` user-defined macro plus the run -------------------------------
+#
+# ``falcon`` is a dict the DAG builder puts in ``user_defined_macros``: {"entity", "cluster", "timezone",
+# "inputs": {name: InputBinding dict}, "outputs": {name: OutputBinding dict}, "properties": {name: text},
+# "empty_dir": path or None}.
+
+
+def _exists(location: str) -> bool:
+    from falcon_airflow.storage import exists
+
+    return exists(location)
+
+
+def data_in(falcon: dict[str, Any], name: str, run: Any) -> str:
+    """Falcon's ``dataIn``: an input's paths for the run. An optional input keeps only the instances that exist
+    (checking the availability flag when the feed has one) and resolves to the empty folder when none does."""
+    binding = _input(falcon["inputs"][name])
+    resolved = binding.resolve(instance(run), _exists)
+    if not binding.optional:
+        return ",".join(resolved.paths)
+    present = [path for moment, path in zip(resolved.instances, resolved.paths, strict=True)
+               if _exists(binding.feed.marker(moment))]
+    return ",".join(present) if present else (falcon.get("empty_dir") or "")
+
+
+def _expand_text(falcon: dict[str, Any], text: str, run: Any, depth: int = 0) -> str:
+    """``${name}`` of a workflow or entity property, else ``${EL}`` evaluated in action context; unknown names
+    stay as they are (Falcon's substitution)."""
+    from falcon_airflow.el import split_template
+
+    pieces = []
+    for part in split_template(text):
+        if not part.is_expression:
+            pieces.append(part.text)
+            continue
+        inner = part.text[2:-1].strip()
+        properties = falcon.get("properties", {})
+        if inner in properties and depth < 3:
+            pieces.append(_expand_text(falcon, properties[inner], run, depth + 1))
+        elif inner in WORKFLOW_PROPERTIES:
+            pieces.append(workflow_property(falcon, inner, run))
+        elif "(" in inner:
+            pieces.append(el(inner, run, falcon.get("timezone", "UTC")))
+        else:
+            pieces.append(part.text)
+    return "".join(pieces)
+
+
+def expand(falcon: dict[str, Any], text: str, run: Any) -> str:
+    return _expand_text(falcon, text, run)
+
+
+def property(falcon: dict[str, Any], name: str, run: Any) -> str:  # noqa: A001  (a Falcon entity property)
+    """An entity property for the run, EL and references to other properties resolved."""
+    return _expand_text(falcon, falcon["properties"][name], run)
+
+
+WORKFLOW_PROPERTIES = ("nominalTime", "timeStamp", "falconInputFeeds", "falconInPaths", "falconInputNames",
+                       "falconInputFeedStorageTypes", "falconOutputFeeds", "falconOutPaths", "falconOutputNames",
+                       "entityName", "entityType", "cluster", "queueName", "jobPriority")
+
+
+def workflow_property(falcon: dict[str, Any], name: str, run: Any) -> str:
+    """The properties Falcon gave every workflow (``nominalTime``, ``falconInPaths`` ...), for the run."""
+    inputs = [_input(item) for item in falcon.get("inputs", {}).values()]
+    outputs = [_output(item) for item in falcon.get("outputs", {}).values()]
+    if name == "nominalTime":
+        return nominal_time(run, falcon.get("timezone", "UTC"))
+    if name == "timeStamp":
+        return pendulum.now("UTC").format("YYYY-MM-DD-HH-mm")
+    if name == "falconInputFeeds":
+        return "#".join(item.feed.feed for item in inputs) or "NONE"
+    if name == "falconInPaths":
+        return "#".join(data_in(falcon, item.name, run) for item in inputs) or "IGNORE"
+    if name == "falconInputNames":
+        return "#".join(item.name for item in inputs) or "NONE"
+    if name == "falconInputFeedStorageTypes":
+        return "#".join(item.feed.storage.upper() for item in inputs) or "NONE"
+    if name == "falconOutputFeeds":
+        return ",".join(item.feed.feed for item in outputs) or "NONE"
+    if name == "falconOutPaths":
+        return ",".join(output_path(item, run) for item in outputs) or "IGNORE"
+    if name == "falconOutputNames":
+        return ",".join(item.name for item in outputs) or "NONE"
+    if name == "entityName":
+        return str(falcon.get("entity", ""))
+    if name == "entityType":
+        return "PROCESS"
+    if name == "cluster":
+        return str(falcon.get("cluster", ""))
+    defaults = {"queueName": "default", "jobPriority": "NORMAL"}
+    if name in defaults:
+        return str(falcon.get("properties", {}).get(name, defaults[name]))
+    raise KeyError(f"unknown workflow property {name!r}")
+
+
+# -- table feeds -------------------------------------------------------------------------------------------------
+
+
+def _table(binding: InputBinding) -> tuple[str, str, list[tuple[str, str]]]:
+    from falcon_airflow.entities.catalog import TableUri
+
+    uri = TableUri.parse(binding.feed.location)
+    return uri.database, uri.table, list(uri.partitions)
+
+
+def table_part(binding: dict[str, Any] | InputBinding, part: str) -> str:
+    database, table, _ = _table(_input(binding))
+    return {"database": database, "table": table}[part]
+
+
+def partition_filter(binding: dict[str, Any] | InputBinding, run: Any) -> str:
+    """Falcon's partition filter for a table input: ``(ds='2026030105';region='us')`` per instance, ``OR``-joined."""
+    resolved_input = _input(binding)
+    from falcon_airflow.instances.paths import PathTemplate
+
+    _, _, partitions = _table(resolved_input)
+    zone = resolved_input.feed.zone
+    filters = []
+    for moment in resolved_input.resolve(instance(run)).instances:
+        spec = " AND ".join(f"{key}='{PathTemplate(value).resolve(moment, zone)}'" for key, value in partitions)
+        filters.append(f"({spec})")
+    return " OR ".join(filters)
+
+
+# -- feed DAGs ---------------------------------------------------------------------------------------------------
+
+
+def run_time(run: Any) -> str:
+    """When the run was due (retention's "now"): its run_after, else its instance."""
+    moment = getattr(run, "run_after", None)
+    return format_falcon_date(moment) if moment is not None else format_falcon_date(instance(run))
+
+
+def replicated_instance(feed: dict[str, Any] | FeedBinding, run: Any, delay_minutes: int = 0) -> str:
+    """The source instance a replication run copies: ``now(0, -delay)`` snapped to the source feed's grid."""
+    binding = feed if isinstance(feed, FeedBinding) else FeedBinding.model_validate(feed)
+    moment = instance(run).subtract(minutes=delay_minutes)
+    snapped = binding.grid.at_or_before(moment)
+    if snapped is None:
+        raise ValueError(f"{format_falcon_date(moment)} precedes the first instance of feed '{binding.feed}'")
+    return format_falcon_date(snapped)
+
+
+def report_path(run: Any, task_id: str) -> str:
+    """Where a job writes its JSON report for the task to read back (under the Airflow home)."""
+    from falcon_airflow.storage import report_file
+
+    return str(report_file(getattr(run, "dag_id", "dag"), getattr(run, "run_id", "run"), task_id))
+
+
+MACROS = [instance, input_instances, input_markers, feed_marker, input_paths, output_instance, output_path, feed_path, el, nominal_time,
+          data_in, expand, property, workflow_property, table_part, partition_filter, run_time, replicated_instance,
+          report_path]

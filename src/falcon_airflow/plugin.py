@@ -9,6 +9,7 @@ from __future__ import annotations
 from airflow.plugins_manager import AirflowPlugin
 
 from falcon_airflow.macros import MACROS
+from falcon_airflow.operators.ordering import NewestInstanceFirst, OldestInstanceFirst
 from falcon_airflow.timetables import FalconFrequencyTimetable
 
 
@@ -16,3 +17,4 @@ class FalconPlugin(AirflowPlugin):
     name = "falcon"
     timetables = [FalconFrequencyTimetable]
     macros = MACROS
+    priority_weight_strategies = [OldestInstanceFirst, NewestInstanceFirst]

@@ -1,0 +1,86 @@
+"""The compiler: a validated workspace to DagSpecs. Never imports Airflow.
+
+Only entities without validation errors compile, and a process compiles only when every feed it uses does: a DAG
+built on a broken definition would read or delete the wrong data. What is left out is reported as issues (with the
+file and line of the entity), so the loader can show it in the Airflow UI.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+from falcon_airflow.compiler.feed import compile_replication, compile_retention
+from falcon_airflow.compiler.process import compile_process
+from falcon_airflow.compiler.spark_options import SparkOptionsError
+from falcon_airflow.compiler.specs import DagSpec
+from falcon_airflow.entities import Entity, EntityType, Process
+from falcon_airflow.errors import FalconAirflowError
+from falcon_airflow.issues import Issue, Level
+from falcon_airflow.validation import Report, validate_workspace
+from falcon_airflow.workspace import Workspace
+
+__all__ = ["Compilation", "compile_workspace"]
+
+COMPILE_RULE = "FA100"
+
+
+@dataclass(frozen=True)
+class Compilation:
+    specs: tuple[DagSpec, ...]
+    report: Report
+    """Validation issues plus compile issues (rule FA100) and entities left out (rule FA101)."""
+
+
+def _issue(entity: Entity, rule: str, message: str) -> Issue:
+    return Issue(Level.ERROR, rule, message, entity.source.file, entity.source.line, entity.name,
+                 entity.entity_type.value)
+
+
+def compile_workspace(workspace: Workspace, *, entities_dir: Path | None = None, catchup_default: bool = True,
+                      now: datetime | None = None) -> Compilation:
+    moment = now or datetime.now(UTC)
+    report = validate_workspace(workspace, now=moment)
+    broken = {(issue.entity_type, issue.entity) for issue in report.issues if issue.is_error and issue.entity}
+    broken |= {(parsed.entity_type.value, parsed.entity_name) for parsed in workspace.files
+               if parsed.has_errors and parsed.entity_type is not None}
+    issues = list(report.issues)
+    specs: list[DagSpec] = []
+
+    def left_out(entity: Entity) -> bool:
+        if (entity.entity_type.value, entity.name) in broken:
+            return True
+        if isinstance(entity, Process):
+            bad = [name for name in entity.feed_names if (EntityType.FEED.value, name) in broken]
+            if bad:
+                issues.append(_issue(entity, "FA101", f"process '{entity.name}' is not scheduled because feed(s) "
+                                     f"{', '.join(bad)} are invalid"))
+                return True
+        return False
+
+    def attempt(entity: Entity, build: object) -> None:
+        try:
+            specs.append(build())  # type: ignore[operator]
+        except (FalconAirflowError, SparkOptionsError, ValueError) as problem:
+            message = problem.message if isinstance(problem, FalconAirflowError) else str(problem)
+            issues.append(_issue(entity, COMPILE_RULE, f"cannot compile {entity.describe()}: {message}"))
+
+    for feed in workspace.feeds.values():
+        if left_out(feed):
+            continue
+        for placement in feed.clusters:
+            attempt(feed, lambda placement=placement, feed=feed: compile_retention(workspace.clusters, feed,
+                                                                                   placement))
+        for target in feed.targets:
+            for source in feed.sources:
+                attempt(feed, lambda s=source, t=target, feed=feed: compile_replication(
+                    workspace.clusters, feed, s, t, catchup_default=catchup_default))
+    for process in workspace.processes.values():
+        if left_out(process):
+            continue
+        for placement in process.clusters:
+            attempt(process, lambda placement=placement, process=process: compile_process(
+                workspace, process, placement, entities_dir=entities_dir, catchup_default=catchup_default,
+                now=moment))
+    return Compilation(tuple(specs), Report(report.files, tuple(sorted(issues, key=Issue.sort_key))))

@@ -1,0 +1,204 @@
+"""A process on one cluster becomes a :class:`ProcessDagSpec`.
+
+Templates in the spec are Jinja strings that call the ``macros.falcon`` functions with the DAG's ``falcon``
+user-defined macro (inputs, outputs, properties, zone), so each run resolves its own feed instances and the
+Rendered Template tab shows the real paths.
+"""
+
+from __future__ import annotations
+
+import math
+from datetime import datetime
+from pathlib import Path
+
+from falcon_airflow.compiler.common import (
+    CLUSTER_INTERFACES_NOTE,
+    default_timeout_seconds,
+    doc_header,
+    job_file,
+    owner_of,
+    process_dag_id,
+    resolve_application,
+    retry_spec,
+    seconds,
+    source_of,
+    spark_master,
+    tags_of,
+    throttle,
+)
+from falcon_airflow.compiler.spark_options import parse_spark_options
+from falcon_airflow.compiler.specs import LateDataSpec, ProcessDagSpec, Schedule, SlaSpec, SparkJob
+from falcon_airflow.entities import Process, ProcessCluster, WorkflowEngine
+from falcon_airflow.instances.bindings import InputBinding
+from falcon_airflow.instances.process import ProcessOnCluster
+from falcon_airflow.timekeeping import format_falcon_date
+from falcon_airflow.workspace import Workspace
+
+CATCHUP_PROPERTY = "airflow.catchup"
+RESERVED_PREFIX = "airflow."
+
+
+def _quote(text: str) -> str:
+    """A Python string literal safe inside a Jinja expression."""
+    return repr(text)
+
+
+def input_argument(binding: InputBinding) -> list[str]:
+    """Falcon's workflow arguments for one input: its paths, or (filter, table, database) for tables."""
+    name = _quote(binding.name)
+    if binding.feed.storage == "table":
+        return [f"{{{{ macros.falcon.partition_filter(falcon.inputs[{name}], dag_run) }}}}",
+                f"{{{{ macros.falcon.table_part(falcon.inputs[{name}], 'table') }}}}",
+                f"{{{{ macros.falcon.table_part(falcon.inputs[{name}], 'database') }}}}"]
+    return [f"{{{{ macros.falcon.data_in(falcon, {name}, dag_run) }}}}"]
+
+
+def output_argument(name: str) -> str:
+    return f"{{{{ macros.falcon.output_path(falcon.outputs[{_quote(name)}], dag_run) }}}}"
+
+
+def workflow_conf(process: Process, bindings: list[InputBinding]) -> dict[str, str]:
+    """Falcon's workflow properties and the entity's properties, as ``spark.falcon.*`` conf (templated)."""
+    conf = {}
+    for key in ("nominalTime", "timeStamp", "falconInputFeeds", "falconInPaths", "falconInputNames",
+                "falconInputFeedStorageTypes", "falconOutputFeeds", "falconOutPaths", "falconOutputNames",
+                "entityName", "entityType", "cluster", "queueName", "jobPriority"):
+        conf[f"spark.falcon.{key}"] = f"{{{{ macros.falcon.workflow_property(falcon, {_quote(key)}, dag_run) }}}}"
+    for binding in bindings:
+        conf[f"spark.falcon.{binding.name}"] = f"{{{{ macros.falcon.data_in(falcon, {_quote(binding.name)}, dag_run) }}}}"
+    for item in process.outputs:
+        conf[f"spark.falcon.{item.name}"] = output_argument(item.name)
+    for name in process.property_map:
+        if not name.startswith(RESERVED_PREFIX):
+            conf[f"spark.falcon.{name}"] = f"{{{{ macros.falcon.property(falcon, {_quote(name)}, dag_run) }}}}"
+    return conf
+
+
+def _spark_job(runner: ProcessOnCluster, entities_dir: Path | None, bindings: list[InputBinding],
+               application: str | None = None) -> tuple[str, SparkJob]:
+    process = runner.process
+    cluster = runner.cluster
+    attributes = process.spark_attributes
+    engine = process.workflow.engine
+    conf = workflow_conf(process, bindings)
+    arguments = [argument for binding in bindings for argument in input_argument(binding)]
+    arguments += [output_argument(item.name) for item in process.outputs]
+    master, deploy_mode = spark_master(cluster, attributes.master if attributes else None)
+    if attributes is not None and attributes.mode:
+        deploy_mode = attributes.mode.strip()
+    options = parse_spark_options(attributes.spark_opts if attributes else None)
+    conf.update(options.conf)
+    queue = process.property_map.get("queueName")
+    if engine is WorkflowEngine.HIVE:
+        script = application or resolve_application(process.workflow.path, entities_dir, cluster)
+        hive_arguments = ["--script", script]
+        for key in conf:
+            if key.startswith("spark.falcon."):
+                hive_arguments += ["--var", f"{key.removeprefix('spark.falcon.')}={conf[key]}"]
+        return "hive", SparkJob(connection=runner.cluster_name, master=master, deploy_mode=deploy_mode,
+                                application=job_file("hive_script.py"), name=f"falcon-{process.name}",
+                                conf=conf, arguments=tuple(hive_arguments), queue=queue,
+                                **options.arguments)  # type: ignore[arg-type]
+    assert attributes is not None  # P20 guarantees spark-attributes for the spark engine
+    user_arguments = [f"{{{{ macros.falcon.expand(falcon, {_quote(text)}, dag_run) }}}}" for text in attributes.args]
+    app = application or resolve_application(attributes.jar, entities_dir, cluster)
+    extra = dict(options.arguments)
+    if queue and "queue" not in extra:
+        extra["queue"] = queue
+    return "spark", SparkJob(connection=runner.cluster_name, master=master, deploy_mode=deploy_mode,
+                             application=app, java_class=attributes.class_name, name=attributes.name or process.name,
+                             conf=conf, arguments=tuple(arguments + user_arguments), **extra)  # type: ignore[arg-type]
+
+
+def _late_spec(runner: ProcessOnCluster, entities_dir: Path | None,
+               bindings: list[InputBinding]) -> LateDataSpec | None:
+    late = runner.process.late_process
+    if late is None:
+        return None
+    late_bindings, cut_offs = [], []
+    for item in late.late_inputs:
+        binding = next((b for b in bindings if b.name == item.input), None)
+        feed = runner.workspace.feeds.get(binding.feed.feed) if binding else None
+        if binding is None or feed is None or feed.late_arrival is None:
+            continue  # P17 reports it
+        late_bindings.append(binding)
+        cut_offs.append(seconds(feed.late_arrival.cut_off))
+    if not late_bindings:
+        return None
+    # The late workflow: the late-input's workflow-path when it names another application, else the main one.
+    path = late.late_inputs[0].workflow_path
+    rerun_application = resolve_application(path, entities_dir, runner.cluster) if path else None
+    _, job = _spark_job(runner, entities_dir, bindings, application=rerun_application)
+    return LateDataSpec(policy=late.policy.value, delay_seconds=seconds(late.delay), inputs=tuple(late_bindings),
+                        cut_off_seconds=tuple(cut_offs), rerun=job)
+
+
+def _doc(runner: ProcessOnCluster, placement: ProcessCluster, now: datetime) -> str:
+    process = runner.process
+    lines = [doc_header(process, f"instances on cluster `{placement.name}`"),
+             f"Every {process.frequency} ({process.timezone}) from {format_falcon_date(placement.validity.start)} "
+             f"until {format_falcon_date(placement.validity.end)} (exclusive); order {process.order.value}, "
+             f"{process.parallel} in parallel.", ""]
+    try:
+        upcoming = runner.grid.next_at_or_after(now)
+        if not runner.grid.contains(upcoming):
+            upcoming = runner.grid.start
+        lines.append(f"Next instance {format_falcon_date(upcoming)} resolves to:")
+        for item in runner.resolve_inputs(upcoming):
+            flag = " (optional)" if item.optional else ""
+            lines.append(f"- input `{item.name}` ← feed `{item.feed}`{flag}: "
+                         + (", ".join(f"`{path}`" for path in item.paths) or "no instance"))
+        for output in runner.resolve_outputs(upcoming):
+            lines.append(f"- output `{output.name}` → feed `{output.feed}`: `{output.path}`")
+    except Exception as problem:  # documentation must never stop a DAG from loading
+        lines.append(f"(next instance not resolved: {problem})")
+    lines += ["", CLUSTER_INTERFACES_NOTE]
+    return "\n".join(lines)
+
+
+def compile_process(workspace: Workspace, process: Process, placement: ProcessCluster, *,
+                    entities_dir: Path | None, catchup_default: bool, now: datetime) -> ProcessDagSpec:
+    runner = ProcessOnCluster(workspace, process, placement)
+    bindings = [runner.input_binding(item) for item in process.inputs]
+    outputs = [runner.output_binding(item) for item in process.outputs]
+    timeout = seconds(process.timeout) if process.timeout else default_timeout_seconds(process.frequency)
+    engine, job = _spark_job(runner, entities_dir, bindings)
+    late = _late_spec(runner, entities_dir, bindings)
+    # Waiting instances hold no worker slot (deferrable sensors), so as many may be materialised as Falcon's
+    # throttle allows; `parallel` bounds the running workflows. Late-data watches keep a run open until the cut-off.
+    late_window = math.ceil(max(late.cut_off_seconds) / seconds(process.frequency)) if late else 0
+    max_active_runs = max(process.parallel, throttle(timeout, process.frequency)) + late_window
+    catchup_text = process.property_map.get(CATCHUP_PROPERTY)
+    catchup = catchup_default if catchup_text is None else catchup_text.strip().lower() == "true"
+    sla = process.sla if placement.sla is None else placement.sla
+    notification = process.notification
+    cluster = runner.cluster
+    return ProcessDagSpec(
+        dag_id=process_dag_id(process.name, placement.name),
+        source=source_of(process),
+        cluster=placement.name,
+        schedule=Schedule(start=format_falcon_date(placement.validity.start),
+                          end=format_falcon_date(placement.validity.end), frequency=str(process.frequency),
+                          timezone=process.timezone, catchup=catchup),
+        parallel=process.parallel,
+        order=process.order.value,
+        max_active_runs=max_active_runs,
+        input_timeout_seconds=timeout,
+        retry=retry_spec(process.retry),
+        inputs=tuple(bindings),
+        outputs=tuple(outputs),
+        properties={name: value for name, value in process.property_map.items()
+                    if not name.startswith(RESERVED_PREFIX)},
+        engine=engine,
+        job=job,
+        late=late,
+        sla=SlaSpec(should_start_in_seconds=seconds(sla.should_start_in) if sla.should_start_in else None,
+                    should_end_in_seconds=seconds(sla.should_end_in) if sla.should_end_in else None)
+        if sla is not None else None,
+        emails=notification.recipients if notification is not None else (),
+        email_on_attempt=bool(notification and notification.level and notification.level.value == "attempt"),
+        owner=owner_of(process.acl),
+        tags=tags_of(process.tag_pairs, "process", *(f"pipeline={name}" for name in process.pipelines)),
+        doc_md=_doc(runner, placement, now),
+        empty_dir=runner.feed(process.inputs[0].feed).empty_dir() if process.inputs and cluster else None,
+    )

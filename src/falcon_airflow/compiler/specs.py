@@ -1,0 +1,163 @@
+"""DagSpecs: what the compiler produces and the DAG builder consumes - frozen, typed, JSON-serialisable.
+
+A spec holds every decision the compiler made (ids, schedule, concurrency, retries, which job runs with which
+arguments) as plain values; building the Airflow DAG from it is mechanical. Specs are the golden-test surface:
+``spec.model_dump_json()`` of the example entities is checked in under tests/golden.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict
+
+from falcon_airflow.instances.bindings import FeedBinding, InputBinding, OutputBinding
+
+
+class Spec(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class EntitySource(Spec):
+    type: Literal["cluster", "feed", "process", "datasource"]
+    name: str
+    file: str
+    line: int | None = None
+
+
+class Schedule(Spec):
+    """A Falcon-frequency timetable: instances ``start + k * frequency`` in ``timezone`` until ``end``."""
+
+    start: str
+    end: str
+    frequency: str
+    timezone: str = "UTC"
+    catchup: bool = True
+
+
+class RetrySpec(Spec):
+    """Falcon's retry: ``attempts`` retries after a failure, waits by ``policy`` from ``delay_seconds``."""
+
+    policy: Literal["periodic", "exp-backoff", "final"]
+    delay_seconds: int
+    attempts: int
+    on_timeout: bool = False
+
+
+class SparkJob(Spec):
+    """One spark-submit: where, what, with which conf and (templated) arguments."""
+
+    connection: str
+    """Airflow connection id that overrides ``master``/``deploy_mode`` when it exists (the cluster's name)."""
+    master: str
+    deploy_mode: str | None = None
+    application: str
+    java_class: str | None = None
+    name: str
+    conf: dict[str, str] = {}
+    arguments: tuple[str, ...] = ()
+    py_files: str | None = None
+    jars: str | None = None
+    files: str | None = None
+    packages: str | None = None
+    driver_memory: str | None = None
+    executor_memory: str | None = None
+    executor_cores: int | None = None
+    num_executors: int | None = None
+    total_executor_cores: int | None = None
+    queue: str | None = None
+    proxy_user: str | None = None
+    env: dict[str, str] = {}
+
+
+class LateDataSpec(Spec):
+    """Falcon's late-process: after success, watch the late inputs until the cut-off and re-run on change."""
+
+    policy: Literal["periodic", "exp-backoff", "final"]
+    delay_seconds: int
+    inputs: tuple[InputBinding, ...]
+    cut_off_seconds: tuple[int, ...]
+    """Per late input: the input feed's late-arrival cut-off, added to the input's end instance."""
+    rerun: SparkJob
+
+
+class SlaSpec(Spec):
+    should_start_in_seconds: int | None = None
+    should_end_in_seconds: int | None = None
+
+
+class ProcessDagSpec(Spec):
+    kind: Literal["process"] = "process"
+    dag_id: str
+    source: EntitySource
+    cluster: str
+    schedule: Schedule
+    parallel: int
+    order: Literal["FIFO", "LIFO", "LAST_ONLY"]
+    max_active_runs: int
+    input_timeout_seconds: int
+    retry: RetrySpec | None = None
+    inputs: tuple[InputBinding, ...] = ()
+    outputs: tuple[OutputBinding, ...] = ()
+    properties: dict[str, str] = {}
+    """The entity's properties as written (EL inside is resolved per run by the macros)."""
+    engine: Literal["spark", "hive"]
+    job: SparkJob
+    late: LateDataSpec | None = None
+    sla: SlaSpec | None = None
+    emails: tuple[str, ...] = ()
+    email_on_attempt: bool = False
+    owner: str = "falcon"
+    tags: tuple[str, ...] = ()
+    doc_md: str = ""
+    empty_dir: str | None = None
+    """``<staging>/EMPTY_DIR_DONT_DELETE``: what an optional input with no instance resolves to."""
+
+
+class RetentionDagSpec(Spec):
+    kind: Literal["retention"] = "retention"
+    dag_id: str
+    source: EntitySource
+    feed: str
+    cluster: str
+    schedule: Schedule
+    locations: dict[str, str]
+    """Location type to full URI template (storage base joined); empty for table feeds."""
+    table: str | None = None
+    timezone: str
+    limit: str
+    frequency: str
+    action: Literal["delete", "archive"] = "delete"
+    archive_root: str | None = None
+    job: SparkJob
+    retry: RetrySpec | None = None
+    owner: str = "falcon"
+    tags: tuple[str, ...] = ()
+    doc_md: str = ""
+
+
+class ReplicationDagSpec(Spec):
+    kind: Literal["replication"] = "replication"
+    dag_id: str
+    source: EntitySource
+    feed: str
+    source_cluster: str
+    target_cluster: str
+    schedule: Schedule
+    delay_minutes: int = 0
+    source_feed: FeedBinding
+    """The feed on the source cluster, located on its readonly storage."""
+    target_feed: FeedBinding
+    include: str = ""
+    parallel: int = 1
+    max_active_runs: int
+    order: Literal["FIFO", "LIFO", "LAST_ONLY"] = "FIFO"
+    wait_timeout_seconds: int
+    job: SparkJob
+    retry: RetrySpec | None = None
+    owner: str = "falcon"
+    tags: tuple[str, ...] = ()
+    doc_md: str = ""
+
+
+DagSpec = ProcessDagSpec | RetentionDagSpec | ReplicationDagSpec

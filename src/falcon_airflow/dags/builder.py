@@ -1,0 +1,155 @@
+"""DagSpec to Airflow DAG: mechanical, every decision is already in the spec.
+
+Process DAG:   wait_for_<input>... -> [last_only] -> clear_outputs -> workflow -> mark_outputs_available -> [late_data]
+Retention DAG: retention
+Replication DAG: wait_for_source -> replicate
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from typing import Any
+
+from airflow.sdk import DAG
+
+from falcon_airflow.compiler.specs import DagSpec, ProcessDagSpec, ReplicationDagSpec, RetentionDagSpec, SparkJob
+from falcon_airflow.operators.late_data import LateDataOperator
+from falcon_airflow.operators.ordering import LastOnlyOperator, NewestInstanceFirst, OldestInstanceFirst
+from falcon_airflow.operators.outputs import ClearOutputsOperator, MarkOutputsAvailableOperator
+from falcon_airflow.operators.retry import FalconRetryPolicy
+from falcon_airflow.operators.spark import FalconSparkSubmitOperator
+from falcon_airflow.sensors.feed import FeedInstanceSensor
+from falcon_airflow.timekeeping import parse_falcon_date
+from falcon_airflow.timetables import FalconFrequencyTimetable
+
+POKE_SECONDS_MAX = 60
+
+
+def _timetable(spec: DagSpec, entity: str) -> FalconFrequencyTimetable:
+    schedule = spec.schedule
+    return FalconFrequencyTimetable(start=schedule.start, end=schedule.end, frequency=schedule.frequency,
+                                    timezone=schedule.timezone, entity=entity)
+
+
+def _start_date(spec: DagSpec) -> datetime:
+    """The validity start: Airflow wants it for catch-up; the timetable never runs before it anyway."""
+    return parse_falcon_date(spec.schedule.start)
+
+
+def _default_args(spec: DagSpec) -> dict[str, Any]:
+    arguments: dict[str, Any] = {"owner": spec.owner, "retries": 0}
+    if spec.retry is not None:
+        arguments.update(retries=spec.retry.attempts, retry_delay=timedelta(seconds=spec.retry.delay_seconds),
+                         retry_policy=FalconRetryPolicy(spec.retry.policy, spec.retry.delay_seconds))
+    if isinstance(spec, ProcessDagSpec) and spec.emails:
+        arguments.update(email=list(spec.emails), email_on_failure=True, email_on_retry=spec.email_on_attempt)
+    return arguments
+
+
+def _spark_task(task_id: str, job: SparkJob, **extra: Any) -> FalconSparkSubmitOperator:
+    return FalconSparkSubmitOperator(
+        task_id=task_id, application=job.application, java_class=job.java_class, name=job.name,
+        master=job.master, deploy_mode=job.deploy_mode, conn_id=job.connection, conf=dict(job.conf),
+        application_args=list(job.arguments), py_files=job.py_files, jars=job.jars, files=job.files,
+        packages=job.packages, driver_memory=job.driver_memory, executor_memory=job.executor_memory,
+        executor_cores=job.executor_cores, num_executors=job.num_executors,
+        total_executor_cores=job.total_executor_cores, yarn_queue=job.queue, proxy_user=job.proxy_user,
+        env_vars=dict(job.env) or None, **extra)
+
+
+def _poke_seconds(timeout: int) -> int:
+    return max(5, min(POKE_SECONDS_MAX, timeout // 20))
+
+
+def _deadlines(spec: ProcessDagSpec) -> list[Any]:
+    if spec.sla is None or spec.sla.should_end_in_seconds is None:
+        return []
+    from airflow.sdk.definitions.callback import AsyncCallback
+    from airflow.sdk.definitions.deadline import DeadlineAlert, DeadlineReference
+
+    return [DeadlineAlert(reference=DeadlineReference.DAGRUN_LOGICAL_DATE,
+                          interval=timedelta(seconds=spec.sla.should_end_in_seconds),
+                          callback=AsyncCallback("falcon_airflow.callbacks.sla_missed",
+                                                 kwargs={"entity": spec.source.name, "sla": "shouldEndIn",
+                                                         "limit": spec.sla.should_end_in_seconds}),
+                          name="falcon-shouldEndIn")]
+
+
+def build_process_dag(spec: ProcessDagSpec) -> DAG:
+    falcon = {"entity": spec.source.name, "cluster": spec.cluster, "timezone": spec.schedule.timezone,
+              "inputs": {item.name: item.model_dump(mode="json") for item in spec.inputs},
+              "outputs": {item.name: item.model_dump(mode="json") for item in spec.outputs},
+              "properties": dict(spec.properties), "empty_dir": spec.empty_dir}
+    strategy = NewestInstanceFirst() if spec.order == "LIFO" else OldestInstanceFirst()
+    dag = DAG(spec.dag_id, schedule=_timetable(spec, spec.source.name), start_date=_start_date(spec), catchup=spec.schedule.catchup,
+              max_active_runs=spec.max_active_runs, default_args=_default_args(spec), tags=list(spec.tags),
+              doc_md=spec.doc_md, user_defined_macros={"falcon": falcon}, deadline=_deadlines(spec) or None,
+              render_template_as_native_obj=False)
+    with dag:
+        sensors = [
+            FeedInstanceSensor(
+                task_id=f"wait_for_{item.name}", input_name=item.name, feed=item.feed.feed,
+                markers=f"{{{{ macros.falcon.input_markers(falcon.inputs[{item.name!r}], dag_run) }}}}",
+                timeout=spec.input_timeout_seconds, poke_interval=_poke_seconds(spec.input_timeout_seconds),
+                retry_on_timeout=bool(spec.retry and spec.retry.on_timeout),
+                retries=spec.retry.attempts if spec.retry and spec.retry.on_timeout else 0,
+                doc_md=f"Waits for feed `{item.feed.feed}` instances {item.start} .. {item.end}.")
+            for item in spec.inputs if not item.optional]
+        chain: list[Any] = []
+        if spec.order == "LAST_ONLY":
+            chain.append(LastOnlyOperator(task_id="last_only", schedule=spec.schedule.model_dump(), retries=0))
+        outputs = [item.model_dump(mode="json") for item in spec.outputs]
+        if outputs:
+            chain.append(ClearOutputsOperator(task_id="clear_outputs", outputs=outputs, retries=0))
+        workflow = _spark_task("workflow", spec.job, max_active_tis_per_dag=spec.parallel, weight_rule=strategy)
+        chain.append(workflow)
+        if outputs:
+            chain.append(MarkOutputsAvailableOperator(task_id="mark_outputs_available", outputs=outputs))
+        if spec.late is not None:
+            chain.append(LateDataOperator(
+                task_id="late_data", inputs=[item.model_dump(mode="json") for item in spec.late.inputs],
+                cut_off_seconds=list(spec.late.cut_off_seconds), policy=spec.late.policy,
+                delay_seconds=spec.late.delay_seconds, rerun_job=spec.late.rerun.model_dump(), outputs=outputs,
+                retries=0))
+        for upstream, downstream in zip(chain, chain[1:], strict=False):
+            upstream >> downstream
+        for sensor in sensors:
+            sensor >> chain[0]
+    return dag
+
+
+def build_retention_dag(spec: RetentionDagSpec) -> DAG:
+    dag = DAG(spec.dag_id, schedule=_timetable(spec, spec.feed), start_date=_start_date(spec), catchup=False, max_active_runs=1,
+              default_args=_default_args(spec), tags=list(spec.tags), doc_md=spec.doc_md)
+    with dag:
+        _spark_task("retention", spec.job)
+    return dag
+
+
+def build_replication_dag(spec: ReplicationDagSpec) -> DAG:
+    falcon = {"source": spec.source_feed.model_dump(mode="json"), "target": spec.target_feed.model_dump(mode="json")}
+    strategy = NewestInstanceFirst() if spec.order == "LIFO" else OldestInstanceFirst()
+    dag = DAG(spec.dag_id, schedule=_timetable(spec, spec.feed), start_date=_start_date(spec), catchup=spec.schedule.catchup,
+              max_active_runs=spec.max_active_runs, default_args=_default_args(spec), tags=list(spec.tags),
+              doc_md=spec.doc_md, user_defined_macros={"falcon": falcon})
+    instance = f"macros.falcon.replicated_instance(falcon.source, dag_run, {spec.delay_minutes})"
+    with dag:
+        wait = FeedInstanceSensor(
+            task_id="wait_for_source", input_name="source", feed=spec.feed,
+            markers=f"{{{{ macros.falcon.feed_marker(falcon.source, {instance}) }}}}",
+            timeout=spec.wait_timeout_seconds, poke_interval=_poke_seconds(spec.wait_timeout_seconds), retries=0)
+        steps: list[Any] = [wait]
+        if spec.order == "LAST_ONLY":
+            steps.append(LastOnlyOperator(task_id="last_only", schedule=spec.schedule.model_dump(), retries=0))
+        steps.append(_spark_task("replicate", spec.job, max_active_tis_per_dag=spec.parallel, weight_rule=strategy))
+        for upstream, downstream in zip(steps, steps[1:], strict=False):
+            upstream >> downstream
+    return dag
+
+
+def build_dag(spec: DagSpec) -> DAG:
+    if isinstance(spec, ProcessDagSpec):
+        return build_process_dag(spec)
+    if isinstance(spec, RetentionDagSpec):
+        return build_retention_dag(spec)
+    return build_replication_dag(spec)

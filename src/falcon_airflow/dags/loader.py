@@ -1,0 +1,174 @@
+"""What the dags/ file calls: the entities folder compiled into Airflow DAGs, fast and fault-isolated.
+
+* The folder: ``FALCON_ENTITIES_DIR``, else ``[falcon] entities_dir``, else ``entities/`` beside the dags folder.
+* Compilation is cached by content: the key is a hash of every entity file's bytes (and the package version and
+  the day, since rule P10 depends on "now"); a re-parse with unchanged XML reads the compiled specs back instead
+  of parsing, validating and compiling again.
+* A worker that runs one task builds only that task's DAG (``get_parsing_context().dag_id``).
+* Invalid entities never hide the valid ones: they are left out, their problems (file:line, rule) are logged and
+  shown in the Airflow UI as the ``falcon.invalid-entities`` DAG (its docs list them; running it fails with
+  them). With ``[falcon] strict = true`` the DAG file fails instead, so CI sees an import error.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from pydantic import TypeAdapter
+
+from falcon_airflow import __version__
+from falcon_airflow.compiler.specs import DagSpec
+from falcon_airflow.issues import Issue
+
+log = logging.getLogger("falcon_airflow.dags")
+
+INVALID_DAG_ID = "falcon.invalid-entities"
+_SPECS = TypeAdapter(list[DagSpec])
+
+
+class InvalidEntitiesError(Exception):
+    """Raised in strict mode: the DAG file fails so that CI reports the invalid entities."""
+
+
+def _config(key: str, fallback: str) -> str:
+    try:
+        from airflow.sdk import conf
+
+        return str(conf.get("falcon", key, fallback=fallback))
+    except Exception:  # no Airflow configuration: use the default
+        return fallback
+
+
+def entities_folder(dags_file: str | None = None) -> Path:
+    explicit = os.environ.get("FALCON_ENTITIES_DIR") or _config("entities_dir", "")
+    if explicit:
+        return Path(explicit).expanduser().resolve()
+    anchor = Path(dags_file).resolve().parent if dags_file else Path.cwd() / "dags"
+    return (anchor.parent / "entities").resolve()
+
+
+def _entity_files(folder: Path) -> list[Path]:
+    files = []
+    for root, directories, names in os.walk(folder):
+        directories[:] = sorted(name for name in directories if not name.startswith("."))
+        files.extend(Path(root) / name for name in sorted(names) if name.endswith(".xml") and not name.startswith("."))
+    return files
+
+
+def content_key(folder: Path, files: list[Path], catchup_default: bool) -> str:
+    digest = hashlib.sha256(f"{__version__}|{datetime.now(UTC).date()}|{catchup_default}|{folder}".encode())
+    for path in files:
+        digest.update(str(path.relative_to(folder)).encode())
+        digest.update(b"\0")
+        digest.update(path.read_bytes())
+        digest.update(b"\0")
+    return digest.hexdigest()[:32]
+
+
+def _cache_folder() -> Path:
+    home = Path(os.environ.get("AIRFLOW_HOME", str(Path.home() / "airflow")))
+    return home / "falcon" / "compiled"
+
+
+def compile_folder(folder: Path, *, catchup_default: bool) -> tuple[list[DagSpec], list[Issue]]:
+    """Parse, validate and compile (the cold path); the result as specs plus every issue."""
+    from falcon_airflow.compiler import compile_workspace
+    from falcon_airflow.workspace import Workspace
+
+    workspace = Workspace.load([str(folder)])
+    compilation = compile_workspace(workspace, entities_dir=folder, catchup_default=catchup_default)
+    return list(compilation.specs), list(compilation.report.issues)
+
+
+def _issue_dict(issue: Issue) -> dict[str, Any]:
+    return {"level": issue.level.value, "rule": issue.rule, "file": issue.file, "line": issue.line,
+            "entity": issue.entity, "message": issue.message}
+
+
+def load_specs(folder: Path, *, catchup_default: bool = True) -> tuple[list[DagSpec], list[dict[str, Any]]]:
+    """Specs and issues of a folder, from the content cache when the files did not change."""
+    files = _entity_files(folder)
+    key = content_key(folder, files, catchup_default)
+    cached = _cache_folder() / f"{key}.json"
+    if cached.exists():
+        try:
+            data = json.loads(cached.read_text(encoding="utf-8"))
+            return _SPECS.validate_python(data["specs"]), data["issues"]
+        except (OSError, ValueError, KeyError) as problem:
+            log.warning("ignoring unreadable compiled cache %s: %s", cached, problem)
+    specs, issues = compile_folder(folder, catchup_default=catchup_default)
+    issue_dicts = [_issue_dict(issue) for issue in issues]
+    try:
+        cached.parent.mkdir(parents=True, exist_ok=True)
+        temporary = cached.with_suffix(f".{os.getpid()}.tmp")
+        temporary.write_text(json.dumps({"specs": _SPECS.dump_python(specs, mode="json"), "issues": issue_dicts}),
+                             encoding="utf-8")
+        temporary.replace(cached)  # atomic: a concurrent parse never reads half a cache file
+    except OSError as problem:
+        log.warning("cannot write the compiled cache %s: %s", cached, problem)
+    return specs, issue_dicts
+
+
+def _describe(issue: dict[str, Any]) -> str:
+    where = f"{issue['file']}:{issue['line']}" if issue.get("line") else str(issue.get("file") or "<workspace>")
+    entity = f" {issue['entity']}:" if issue.get("entity") else ""
+    return f"{where}: {issue['level']} [{issue['rule']}]{entity} {issue['message']}"
+
+
+def _invalid_entities_dag(errors: list[dict[str, Any]], folder: Path) -> Any:
+    from airflow.sdk import DAG
+
+    from falcon_airflow.operators.report import FailWithIssuesOperator
+
+    listing = "\n".join(f"- `{_describe(issue)}`" for issue in errors)
+    doc = (f"### Invalid Falcon entities in `{folder}`\n\nThese definitions are not scheduled until they are "
+           f"fixed (`falcon-airflow validate {folder}` shows the same list):\n\n{listing}\n")
+    with DAG(INVALID_DAG_ID, schedule=None, tags=["falcon", "invalid"], doc_md=doc,
+             default_args={"owner": "falcon"}) as dag:
+        FailWithIssuesOperator(task_id="report", issues=[_describe(issue) for issue in errors])
+    return dag
+
+
+def load_dags(dags_file: str | None = None, *, folder: Path | None = None, strict: bool | None = None) -> dict[str, Any]:
+    """Every DAG of the entities folder by dag id (only the requested one on a worker)."""
+    from airflow.sdk import get_parsing_context
+
+    from falcon_airflow.dags.builder import build_dag
+
+    folder = folder or entities_folder(dags_file)
+    if strict is None:
+        strict = _config("strict", "False").strip().lower() == "true"
+    catchup_default = _config("catchup", "True").strip().lower() == "true"
+    if not folder.is_dir():
+        message = f"falcon-airflow: the entities folder {folder} does not exist"
+        if strict:
+            raise InvalidEntitiesError(message)
+        log.error(message)
+        return {}
+    specs, issues = load_specs(folder, catchup_default=catchup_default)
+    errors = [issue for issue in issues if issue["level"] == "error"]
+    for issue in issues:
+        (log.error if issue["level"] == "error" else log.warning)("falcon-airflow: %s", _describe(issue))
+    if errors and strict:
+        raise InvalidEntitiesError("invalid Falcon entities:\n" + "\n".join(_describe(issue) for issue in errors))
+    wanted = get_parsing_context().dag_id
+    dags: dict[str, Any] = {}
+    for spec in specs:
+        if wanted is not None and spec.dag_id != wanted:
+            continue
+        try:
+            dags[spec.dag_id] = build_dag(spec)
+        except Exception as problem:  # one DAG that cannot be built must not hide the others
+            log.exception("falcon-airflow: cannot build DAG %s from %s:%s", spec.dag_id, spec.source.file,
+                          spec.source.line)
+            errors.append({"level": "error", "rule": "FA102", "file": spec.source.file, "line": spec.source.line,
+                           "entity": spec.source.name, "message": f"cannot build DAG {spec.dag_id}: {problem}"})
+    if errors and (wanted is None or wanted == INVALID_DAG_ID):
+        dags[INVALID_DAG_ID] = _invalid_entities_dag(errors, folder)
+    return dags

@@ -1,0 +1,103 @@
+"""Falcon's late-data handling for a process instance, as one deferrable task after the workflow.
+
+Right after the workflow succeeds, the task records the late inputs' size (Falcon's metric: bytes under each
+input's instance paths). It then sleeps in the triggerer until each check the policy schedules (periodic,
+exp-backoff, final), up to the cut-off: the latest of each late input's end instance plus its feed's late-arrival
+cut-off. When a size changed, it clears the outputs, re-runs the late workflow with spark-submit, marks the outputs
+available again and keeps watching with the new sizes. All of it shows in the Airflow UI as part of the instance.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import timedelta
+from typing import Any
+
+import pendulum
+from airflow.sdk import BaseOperator
+from airflow.sdk.exceptions import AirflowException
+
+from falcon_airflow.hooks.spark import FalconSparkSubmitHook
+from falcon_airflow.instances.bindings import InputBinding
+from falcon_airflow.macros import instance
+from falcon_airflow.operators.outputs import ClearOutputsOperator, MarkOutputsAvailableOperator
+from falcon_airflow.policies import next_late_check
+from falcon_airflow.timekeeping import format_falcon_date
+from falcon_airflow.triggers.feed import LateDataTrigger, measure
+
+_SPARK_OPTIONS = ("conf", "py_files", "jars", "files", "packages", "java_class", "driver_memory", "executor_memory",
+                  "executor_cores", "num_executors", "total_executor_cores", "proxy_user")
+
+
+class LateDataOperator(BaseOperator):
+    template_fields: Sequence[str] = ("rerun_job",)
+    ui_color = "#fdf8e8"
+
+    def __init__(self, *, inputs: list[dict[str, Any]], cut_off_seconds: list[int], policy: str,
+                 delay_seconds: int, rerun_job: dict[str, Any], outputs: list[dict[str, Any]],
+                 **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.inputs = inputs
+        self.cut_off_seconds = cut_off_seconds
+        self.policy = policy
+        self.delay_seconds = delay_seconds
+        self.rerun_job = rerun_job
+        self.outputs = outputs
+
+    # -- what to watch -----------------------------------------------------------------------------------------
+
+    def _watch(self, context: Any) -> tuple[dict[str, list[str]], pendulum.DateTime, pendulum.DateTime]:
+        nominal = instance(context["dag_run"])
+        patterns: dict[str, list[str]] = {}
+        cut_off = nominal
+        for item, extra in zip(self.inputs, self.cut_off_seconds, strict=True):
+            binding = InputBinding.model_validate(item)
+            resolved = binding.resolve(nominal)
+            patterns[binding.name] = list(resolved.paths)
+            end = resolved.end or nominal
+            cut_off = max(cut_off, pendulum.instance(end).add(seconds=extra))
+        return patterns, nominal, cut_off
+
+    def _wait_or_finish(self, context: Any, recorded: dict[str, int], reruns: int) -> dict[str, Any]:
+        patterns, nominal, cut_off = self._watch(context)
+        now = pendulum.now("UTC")
+        if now >= cut_off:
+            self.log.info("late-data cut-off %s has passed; %d late re-run(s) for instance %s",
+                          format_falcon_date(cut_off), reruns, format_falcon_date(nominal))
+            return {"reruns": reruns, "cut_off": format_falcon_date(cut_off), "metrics": recorded}
+        check_at = next_late_check(self.policy, timedelta(seconds=self.delay_seconds), nominal, now, cut_off)
+        self.log.info("next late-data check at %s (cut-off %s), recorded %s", check_at.isoformat(),
+                      format_falcon_date(cut_off), recorded)
+        self.defer(trigger=LateDataTrigger(patterns, recorded, check_at.isoformat()),
+                   method_name="execute_complete", kwargs={"reruns": reruns})
+        raise AssertionError("unreachable: defer() raises")  # pragma: no cover
+
+    def execute(self, context: Any) -> dict[str, Any]:
+        patterns, _, _ = self._watch(context)
+        recorded = measure(patterns)
+        self.log.info("recorded late-data metrics after the run: %s", recorded)
+        return self._wait_or_finish(context, recorded, 0)
+
+    def execute_complete(self, context: Any, event: dict[str, Any], reruns: int = 0) -> dict[str, Any]:
+        status = event.get("status")
+        if status == "error":
+            raise AirflowException(f"late-data check failed: {event.get('message')}")
+        metrics = {name: int(value) for name, value in event.get("metrics", {}).items()}
+        if status == "changed":
+            self.log.info("late data arrived (%s): re-running the late workflow", metrics)
+            self._rerun(context)
+            reruns += 1
+        return self._wait_or_finish(context, metrics, reruns)
+
+    # -- the re-run --------------------------------------------------------------------------------------------
+
+    def _rerun(self, context: Any) -> None:
+        ClearOutputsOperator(task_id=f"{self.task_id}.clear", outputs=self.outputs).execute(context)
+        job = self.rerun_job
+        options = {key: job[key] for key in _SPARK_OPTIONS if job.get(key) not in (None, {}, "")}
+        hook = FalconSparkSubmitHook(default_master=job["master"], default_deploy_mode=job.get("deploy_mode"),
+                                     conn_id=job["connection"], name=f"{job['name']}-late",
+                                     application_args=list(job.get("arguments", [])),
+                                     yarn_queue=job.get("queue"), env_vars=job.get("env") or None, **options)
+        hook.submit(job["application"])
+        MarkOutputsAvailableOperator(task_id=f"{self.task_id}.mark", outputs=self.outputs).execute(context)

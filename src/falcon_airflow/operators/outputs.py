@@ -1,0 +1,58 @@
+"""Before a workflow runs, clear its output instances (so a rerun is idempotent); after it succeeds, mark them
+available. Both prove a path is an instance of the output feed before touching it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from airflow.sdk import BaseOperator
+
+from falcon_airflow.instances.bindings import OutputBinding
+from falcon_airflow.macros import instance
+from falcon_airflow.storage import clear_instance, write_flag
+
+
+def _outputs(bindings: list[dict[str, Any]]) -> list[OutputBinding]:
+    return [OutputBinding.model_validate(item) for item in bindings]
+
+
+class ClearOutputsOperator(BaseOperator):
+    """Falcon's prepare-delete: remove the output instance folders of this run before the workflow writes them."""
+
+    ui_color = "#fdf3e8"
+
+    def __init__(self, *, outputs: list[dict[str, Any]], **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.outputs = outputs
+
+    def execute(self, context: Any) -> list[str]:
+        cleared = []
+        for binding in _outputs(self.outputs):
+            moment = binding.time(instance(context["dag_run"]))
+            if moment is None or binding.feed.storage == "table":
+                continue
+            path = binding.feed.path(moment)
+            if clear_instance(path, binding.feed.location, moment, binding.feed.zone):
+                self.log.info("cleared output %s instance %s: %s", binding.name, moment, path)
+                cleared.append(path)
+        return cleared
+
+
+class MarkOutputsAvailableOperator(BaseOperator):
+    """Write each output feed's availability flag into the instance folder the workflow produced."""
+
+    ui_color = "#e8fde9"
+
+    def __init__(self, *, outputs: list[dict[str, Any]], **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.outputs = outputs
+
+    def execute(self, context: Any) -> list[str]:
+        written = []
+        for binding in _outputs(self.outputs):
+            moment = binding.time(instance(context["dag_run"]))
+            if moment is None or binding.feed.storage == "table" or not binding.feed.availability_flag:
+                continue
+            written.append(write_flag(binding.feed.path(moment), binding.feed.availability_flag))
+            self.log.info("output %s instance %s is available: %s", binding.name, moment, written[-1])
+        return written

@@ -1,0 +1,1 @@
+"""Triggers of the Falcon provider (run in the triggerer; importable from the installed package)."""

@@ -1,0 +1,83 @@
+"""Waiting for feed instances and watching for late data, without holding a worker slot."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import AsyncIterator
+from datetime import datetime
+from typing import Any
+
+from airflow.triggers.base import BaseTrigger, TriggerEvent
+
+from falcon_airflow.storage import StorageError, exists, total_bytes
+
+
+class FeedInstancesTrigger(BaseTrigger):
+    """Fires ``available`` once every marker (flag file or instance folder) exists, ``timeout`` at the deadline."""
+
+    def __init__(self, markers: list[str], poke_interval: float = 60.0, deadline: float | None = None) -> None:
+        super().__init__()
+        self.markers = list(markers)
+        self.poke_interval = poke_interval
+        self.deadline = deadline
+
+    def serialize(self) -> tuple[str, dict[str, Any]]:
+        return ("falcon_airflow.triggers.feed.FeedInstancesTrigger",
+                {"markers": self.markers, "poke_interval": self.poke_interval, "deadline": self.deadline})
+
+    async def run(self) -> AsyncIterator[TriggerEvent]:
+        pending = list(self.markers)
+        while True:
+            try:
+                states = await asyncio.gather(*(asyncio.to_thread(exists, marker) for marker in pending))
+            except StorageError as problem:
+                yield TriggerEvent({"status": "error", "message": problem.message})
+                return
+            pending = [marker for marker, present in zip(pending, states, strict=True) if not present]
+            if not pending:
+                yield TriggerEvent({"status": "available", "markers": self.markers})
+                return
+            if self.deadline is not None and time.time() >= self.deadline:
+                yield TriggerEvent({"status": "timeout", "missing": pending})
+                return
+            wait = self.poke_interval
+            if self.deadline is not None:
+                wait = max(0.0, min(wait, self.deadline - time.time()))
+            self.log.info("waiting for %d of %d feed instance(s), e.g. %s", len(pending), len(self.markers),
+                          pending[0])
+            await asyncio.sleep(wait)
+
+
+class LateDataTrigger(BaseTrigger):
+    """Sleeps until the next late-data check, then compares the inputs' sizes with the recorded ones.
+
+    Fires ``changed`` (with the new sizes) when any late input changed, ``unchanged`` when nothing did.
+    """
+
+    def __init__(self, patterns: dict[str, list[str]], recorded: dict[str, int], check_at: str) -> None:
+        super().__init__()
+        self.patterns = patterns
+        self.recorded = recorded
+        self.check_at = check_at
+
+    def serialize(self) -> tuple[str, dict[str, Any]]:
+        return ("falcon_airflow.triggers.feed.LateDataTrigger",
+                {"patterns": self.patterns, "recorded": self.recorded, "check_at": self.check_at})
+
+    async def run(self) -> AsyncIterator[TriggerEvent]:
+        remaining = datetime.fromisoformat(self.check_at).timestamp() - time.time()
+        if remaining > 0:
+            await asyncio.sleep(remaining)
+        try:
+            current = await asyncio.to_thread(measure, self.patterns)
+        except StorageError as problem:
+            yield TriggerEvent({"status": "error", "message": problem.message})
+            return
+        status = "changed" if current != self.recorded else "unchanged"
+        yield TriggerEvent({"status": status, "metrics": current})
+
+
+def measure(patterns: dict[str, list[str]]) -> dict[str, int]:
+    """Falcon's late-data metric per input: total bytes under all of its instance paths."""
+    return {name: sum(total_bytes(pattern) for pattern in paths) for name, paths in patterns.items()}
