@@ -127,10 +127,16 @@ def staging_usable(context: RuleContext, cluster: Cluster) -> Iterator[Finding]:
                     staging.line)
 
 
-@rule("C11", EntityType.CLUSTER, "the working location, when present, is a folder", environment=True)
+@rule("C11", EntityType.CLUSTER, "the working location (default <staging>/working) is not a file", environment=True)
 def working_usable(context: RuleContext, cluster: Cluster) -> Iterator[Finding]:
     working = cluster.location(ClusterLocationName.WORKING)
     if working is None:
+        staging = cluster.location(ClusterLocationName.STAGING)
+        base = _local_path(cluster, staging.path) if staging is not None else None
+        default = base / "working" if base is not None else None
+        if staging is not None and default is not None and default.exists() and not default.is_dir():
+            yield error(f"cluster '{cluster.name}' has no working location, so it uses {default}, which is a "
+                        "file; it must be a folder", staging.line)
         return
     local = _local_path(cluster, working.path)
     if local is not None and local.exists() and not local.is_dir():

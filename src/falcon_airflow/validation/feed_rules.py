@@ -250,7 +250,9 @@ def table_single_source(context: RuleContext, feed: Feed) -> Iterator[Finding]:
 
 @rule("F16", EntityType.FEED, "every cluster stores the feed the same way (files or table)")
 def uniform_storage(context: RuleContext, feed: Feed) -> Iterator[Finding]:
-    if feed.locations is None and feed.table is None:
+    # An empty <locations/> is no storage either (the XSD forces one of the two elements, not any content).
+    if not feed.locations and feed.table is None and \
+            not any(cluster.locations or cluster.table is not None for cluster in feed.clusters):
         yield error(f"feed '{feed.name}' defines neither locations nor a table", feed.source.line)
         return
     for cluster in feed.clusters:

@@ -15,11 +15,11 @@ _URI_FORBIDDEN = re.compile(r"[\s\"<>\\^`{|}]")
 
 
 def property_findings(properties: tuple[Property, ...], owner: str) -> Iterator[Finding]:
-    """Blank names or values, and names given twice."""
+    """Blank names, and names given twice (Falcon checked only names: an empty value is allowed)."""
     seen: set[str] = set()
     for prop in properties:
-        if not prop.name.strip() or not prop.value.strip():
-            yield error(f"property name and value must not be empty in {owner} (name '{prop.name}')", prop.line)
+        if not prop.name.strip():
+            yield error(f"property name must not be blank in {owner} (name '{prop.name}')", prop.line)
         elif prop.name in seen:
             yield error(f"property '{prop.name}' is defined more than once in {owner}", prop.line)
         seen.add(prop.name)
