@@ -146,7 +146,7 @@ def expand(falcon: dict[str, Any], text: str, run: Any) -> str:
     return _expand_text(falcon, text, run)
 
 
-def property(falcon: dict[str, Any], name: str, run: Any) -> str:  # noqa: A001  (a Falcon entity property)
+def property(falcon: dict[str, Any], name: str, run: Any) -> str:
     """An entity property for the run, EL and references to other properties resolved."""
     return _expand_text(falcon, falcon["properties"][name], run)
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
-from falcon_airflow.entities import ACL, Cluster, Feed, InterfaceType, Process, Retry
 from falcon_airflow.compiler.spark_options import split_master
 from falcon_airflow.compiler.specs import EntitySource, RetrySpec
+from falcon_airflow.entities import ACL, Cluster, Feed, InterfaceType, Process, Retry
 from falcon_airflow.instances.paths import join_storage
 from falcon_airflow.timekeeping import Frequency
 

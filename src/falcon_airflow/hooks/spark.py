@@ -7,13 +7,13 @@ a pipeline at another cluster without editing its definitions.
 
 from __future__ import annotations
 
+import os
 import shutil
 import sys
 from pathlib import Path
 from typing import Any
 
 from airflow.providers.apache.spark.hooks.spark_submit import SparkSubmitHook
-
 from airflow.sdk.exceptions import AirflowNotFoundException
 
 
@@ -25,12 +25,30 @@ def default_spark_submit() -> str:
     return shutil.which("spark-submit") or "spark-submit"
 
 
+def local_spark_environment() -> dict[str, str]:
+    """SPARK_HOME and the Python of this virtualenv for spark-submit, unless the environment sets them: the
+    pyspark wheel's spark-submit finds neither when Airflow runs without the virtualenv on its PATH."""
+    environment = {}
+    if "SPARK_HOME" not in os.environ:
+        try:
+            import pyspark
+
+            environment["SPARK_HOME"] = str(Path(pyspark.__file__).resolve().parent)
+        except ImportError:
+            pass
+    for name in ("PYSPARK_PYTHON", "PYSPARK_DRIVER_PYTHON"):
+        if name not in os.environ:
+            environment[name] = sys.executable
+    return environment
+
+
 class FalconSparkSubmitHook(SparkSubmitHook):
     """:class:`SparkSubmitHook` whose master and deploy mode default to the entity's when no connection exists."""
 
     def __init__(self, *, default_master: str, default_deploy_mode: str | None = None, **kwargs: Any) -> None:
         self._falcon_master = default_master
         self._falcon_deploy_mode = default_deploy_mode
+        kwargs["env_vars"] = {**local_spark_environment(), **(kwargs.get("env_vars") or {})}
         super().__init__(**kwargs)
 
     def _connection_exists(self) -> bool:

@@ -68,8 +68,8 @@ class LateDataOperator(BaseOperator):
         check_at = next_late_check(self.policy, timedelta(seconds=self.delay_seconds), nominal, now, cut_off)
         self.log.info("next late-data check at %s (cut-off %s), recorded %s", check_at.isoformat(),
                       format_falcon_date(cut_off), recorded)
-        self.defer(trigger=LateDataTrigger(patterns, recorded, check_at.isoformat()),
-                   method_name="execute_complete", kwargs={"reruns": reruns})
+        self.defer(trigger=LateDataTrigger(patterns, recorded, check_at.isoformat(), reruns),
+                   method_name="execute_complete")
         raise AssertionError("unreachable: defer() raises")  # pragma: no cover
 
     def execute(self, context: Any) -> dict[str, Any]:
@@ -78,8 +78,9 @@ class LateDataOperator(BaseOperator):
         self.log.info("recorded late-data metrics after the run: %s", recorded)
         return self._wait_or_finish(context, recorded, 0)
 
-    def execute_complete(self, context: Any, event: dict[str, Any], reruns: int = 0) -> dict[str, Any]:
+    def execute_complete(self, context: Any, event: dict[str, Any]) -> dict[str, Any]:
         status = event.get("status")
+        reruns = int(event.get("reruns", 0))
         if status == "error":
             raise AirflowException(f"late-data check failed: {event.get('message')}")
         metrics = {name: int(value) for name, value in event.get("metrics", {}).items()}

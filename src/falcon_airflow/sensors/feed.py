@@ -7,7 +7,6 @@ from collections.abc import Sequence
 from typing import Any
 
 from airflow.sdk import BaseSensorOperator
-
 from airflow.sdk.exceptions import AirflowException, AirflowSensorTimeout
 
 from falcon_airflow.storage import exists

@@ -55,15 +55,18 @@ class LateDataTrigger(BaseTrigger):
     Fires ``changed`` (with the new sizes) when any late input changed, ``unchanged`` when nothing did.
     """
 
-    def __init__(self, patterns: dict[str, list[str]], recorded: dict[str, int], check_at: str) -> None:
+    def __init__(self, patterns: dict[str, list[str]], recorded: dict[str, int], check_at: str,
+                 reruns: int = 0) -> None:
         super().__init__()
         self.patterns = patterns
         self.recorded = recorded
         self.check_at = check_at
+        self.reruns = reruns  # carried through the event: the task's own state across deferrals
 
     def serialize(self) -> tuple[str, dict[str, Any]]:
         return ("falcon_airflow.triggers.feed.LateDataTrigger",
-                {"patterns": self.patterns, "recorded": self.recorded, "check_at": self.check_at})
+                {"patterns": self.patterns, "recorded": self.recorded, "check_at": self.check_at,
+                 "reruns": self.reruns})
 
     async def run(self) -> AsyncIterator[TriggerEvent]:
         remaining = datetime.fromisoformat(self.check_at).timestamp() - time.time()
@@ -72,10 +75,10 @@ class LateDataTrigger(BaseTrigger):
         try:
             current = await asyncio.to_thread(measure, self.patterns)
         except StorageError as problem:
-            yield TriggerEvent({"status": "error", "message": problem.message})
+            yield TriggerEvent({"status": "error", "message": problem.message, "reruns": self.reruns})
             return
         status = "changed" if current != self.recorded else "unchanged"
-        yield TriggerEvent({"status": status, "metrics": current})
+        yield TriggerEvent({"status": status, "metrics": current, "reruns": self.reruns})
 
 
 def measure(patterns: dict[str, list[str]]) -> dict[str, int]:
