@@ -4,7 +4,26 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install test test-fast lint bench check-java clean
+.PHONY: install test test-fast lint bench check-java run clean
+
+# `make run`: Airflow (api-server, scheduler, dag-processor, triggerer; LocalExecutor on SQLite) with the example
+# entities; data under /tmp/falcon-airflow, Airflow's home in airflow-home/, lineage events in airflow-home/lineage.
+RUN_HOME := $(CURDIR)/airflow-home
+RUN_PORT ?= 8080
+RUN_ENV := AIRFLOW_HOME=$(RUN_HOME) \
+	AIRFLOW__CORE__DAGS_FOLDER=$(CURDIR)/dags \
+	FALCON_ENTITIES_DIR=$(CURDIR)/entities \
+	AIRFLOW__CORE__LOAD_EXAMPLES=False \
+	AIRFLOW__CORE__DAGS_ARE_PAUSED_AT_CREATION=False \
+	AIRFLOW__CORE__SIMPLE_AUTH_MANAGER_USERS=admin:admin \
+	AIRFLOW__CORE__PARALLELISM=4 \
+	AIRFLOW__API__HOST=127.0.0.1 \
+	AIRFLOW__API__PORT=$(RUN_PORT) \
+	AIRFLOW__API__BASE_URL=http://127.0.0.1:$(RUN_PORT) \
+	AIRFLOW__DAG_PROCESSOR__REFRESH_INTERVAL=30 \
+	AIRFLOW__FALCON__CATCHUP=False \
+	AIRFLOW__OPENLINEAGE__TRANSPORT='{"type": "file", "log_file_path": "$(RUN_HOME)/lineage/events.jsonl", "append": true}' \
+	PATH=$(CURDIR)/$(BIN):$$PATH
 
 $(STAMP): pyproject.toml constraints.txt
 	@command -v $(PYTHON) >/dev/null || { echo "$(PYTHON) is required (Python 3.11)"; exit 1; }
@@ -33,6 +52,13 @@ lint: install
 
 bench: install
 	$(BIN)/python -m benchmarks
+
+run: install
+	@mkdir -p $(RUN_HOME)/lineage
+	@test -f $(RUN_HOME)/simple_auth_manager_passwords.json.generated || \
+	  echo '{"admin": "admin"}' > $(RUN_HOME)/simple_auth_manager_passwords.json.generated
+	@echo "Airflow UI: http://127.0.0.1:$(RUN_PORT)  (login admin / admin); stop with Ctrl-C"
+	$(RUN_ENV) $(BIN)/airflow standalone
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache build src/*.egg-info

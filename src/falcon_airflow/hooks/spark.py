@@ -39,6 +39,8 @@ def local_spark_environment() -> dict[str, str]:
     for name in ("PYSPARK_PYTHON", "PYSPARK_DRIVER_PYTHON"):
         if name not in os.environ:
             environment[name] = sys.executable
+    if "SPARK_LOCAL_IP" not in os.environ:  # a local driver (and its UI) listens on the loopback only
+        environment["SPARK_LOCAL_IP"] = "127.0.0.1"
     return environment
 
 

@@ -1,0 +1,593 @@
+"""Feed replication: copy one feed instance from a source cluster to a target cluster — Falcon's ``FeedReplicator``
+(DistCp), made atomic.
+
+Command line (``spark-submit [--py-files common.py] replication.py ARGS``)::
+
+    --feed NAME --source-cluster NAME --target-cluster NAME --instance yyyy-MM-ddTHH:mmZ
+    --source-path URI          repeatable: the instance folder(s) on the source's read-only storage
+    --target-path URI          the instance folder on the target
+    --source-table URI --target-table URI   table feeds: catalog:db:table#k=v;… with resolved values
+    --include GLOB             relative include pattern (Falcon's FilteredCopyListing semantics)
+    --availability-flag NAME   default _SUCCESS (NA means the default); never copied, written after publishing
+    --max-maps N               copy tasks (default 5)
+    --overwrite                copy every file again (otherwise files already identical at the target are kept)
+    --remove-deleted-files     drop target files that the sources no longer have
+    --preserve-times --preserve-permissions
+    --executor-jvm auto|driver|launch    how copy tasks reach a JVM (below); default auto
+    --report PATH
+
+How it copies: the driver lists the sources (bulk listings through the Hadoop FS API), then
+``sc.parallelize(file lists, N).mapPartitions(copy)``: each task rebuilds a Hadoop ``Configuration`` from a dict
+of the driver's settings, opens the file systems and streams every file JVM-side (``CheckedInputStream`` with a
+CRC32 into ``FileSystem.create``), then reads the copy back to compute its CRC32. No file content passes through
+Python or the driver. Python workers have no JVM of their own: with a ``local`` master a task connects to the
+driver's py4j gateway (the executors live in that JVM); otherwise it starts a private gateway JVM once per worker
+process (``pyspark.java_gateway.launch_gateway``, which needs Spark's ``bin/spark-submit`` on the executor host).
+
+Atomic publish: files go to ``<target parent>/.<target name>.falcon-staging-<random>``; the count, the total
+bytes and every file's CRC32 (source stream vs read-back copy) are verified; then an existing target is renamed
+aside (``.<name>.falcon-old-<random>``), the staging folder renamed to the target, the old version deleted and the
+availability flag written. A reader sees the old complete instance, no instance, or the new complete one. A rerun
+removes leftover staging folders (and puts back an old version a crash left aside) and completes idempotently: a
+target already identical to the sources is left as it is.
+
+Output: a one-line JSON summary on stdout. Report: ``{"job", "feed", "source_cluster", "target_cluster",
+"instance", "sources", "target", "availability_flag", "files", "bytes", "copied", "copied_bytes", "skipped",
+"skipped_bytes", "kept_extra", "removed", "published", "verified", "tasks", "seconds", "manifest": [{"path",
+"bytes", "crc32", "origin"}][, "partition"]}`` — ``files``/``bytes`` describe the target instance after the run,
+``copied`` the files written from the sources, ``skipped`` those already identical at the target.
+Exit 0 done, 1 failure (nothing published), 2 bad arguments.
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import os
+import re
+import sys
+import types
+import uuid
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import suppress
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+if __package__:
+    from . import common
+else:  # run as a script by spark-submit, common.py beside it or shipped with --py-files
+    import common  # type: ignore[import-not-found, no-redef]
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
+
+BUFFER_BYTES = 1 << 20
+STAGING_MARK = ".falcon-staging-"
+OLD_MARK = ".falcon-old-"
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = common.ArgumentParser(prog="replication", description="Copy a feed instance to a target cluster.")
+    parser.add_argument("--feed", required=True)
+    parser.add_argument("--source-cluster", required=True)
+    parser.add_argument("--target-cluster", required=True)
+    parser.add_argument("--instance", required=True, metavar="yyyy-MM-ddTHH:mmZ")
+    parser.add_argument("--source-path", action="append", default=[], metavar="URI")
+    parser.add_argument("--target-path", metavar="URI")
+    parser.add_argument("--source-table", metavar="CATALOG_URI")
+    parser.add_argument("--target-table", metavar="CATALOG_URI")
+    parser.add_argument("--include", metavar="GLOB")
+    parser.add_argument("--availability-flag", default="_SUCCESS", metavar="NAME")
+    parser.add_argument("--max-maps", type=int, default=5, metavar="N")
+    parser.add_argument("--overwrite", action="store_true")
+    parser.add_argument("--remove-deleted-files", action="store_true")
+    parser.add_argument("--preserve-times", action="store_true")
+    parser.add_argument("--preserve-permissions", action="store_true")
+    parser.add_argument("--executor-jvm", choices=("auto", "driver", "launch"), default="auto")
+    parser.add_argument("--report", metavar="PATH")
+    return parser
+
+
+@dataclass(frozen=True)
+class Options:
+    feed: str
+    source_cluster: str
+    target_cluster: str
+    instance: str
+    sources: tuple[common.Uri, ...]
+    target: common.Uri | None
+    source_table: common.TableUri | None
+    target_table: common.TableUri | None
+    include: str | None
+    flag: str
+    max_maps: int
+    overwrite: bool
+    remove_deleted: bool
+    preserve_times: bool
+    preserve_permissions: bool
+    executor_jvm: str
+
+
+def parse_options(args: argparse.Namespace) -> Options:
+    instance = common.format_instant(common.parse_instant(args.instance))
+    sources = tuple(common.parse_location(text, "--source-path") for text in args.source_path)
+    target = common.parse_location(args.target_path, "--target-path") if args.target_path else None
+    if bool(args.source_table) != bool(args.target_table):
+        raise common.UsageError("--source-table and --target-table go together")
+    source_table = common.parse_table_uri(args.source_table) if args.source_table else None
+    target_table = common.parse_table_uri(args.target_table) if args.target_table else None
+    for table in (source_table, target_table):
+        if table is not None and table.dated_keys:
+            raise common.UsageError(f"table {table.database}.{table.table}: partition values must be resolved "
+                                    f"(no ${{…}} variables left)")
+    if source_table is None and not sources:
+        raise common.UsageError("give --source-path (repeatable) or --source-table/--target-table")
+    if source_table is None and target is None:
+        raise common.UsageError("--target-path is required for filesystem feeds")
+    if target is not None:
+        if target.path == "/":
+            raise common.UsageError("--target-path must not be a file system root")
+        for source in sources:
+            overlap = (source.path == target.path or common.is_under(target.path, source.path)
+                       or common.is_under(source.path, target.path))
+            if overlap and source.same_filesystem(target):
+                raise common.UsageError(f"--target-path {target} and --source-path {source} overlap")
+    include = args.include
+    if include is not None:
+        common.include_pattern(include)
+    flag = args.availability_flag.strip()
+    if flag in ("", "NA"):
+        flag = "_SUCCESS"
+    if "/" in flag or flag in (".", ".."):
+        raise common.UsageError(f"--availability-flag {flag!r} must be a file name")
+    if args.max_maps < 1:
+        raise common.UsageError("--max-maps must be at least 1")
+    return Options(args.feed, args.source_cluster, args.target_cluster, instance, sources, target, source_table,
+                   target_table, include, flag, args.max_maps, args.overwrite, args.remove_deleted_files,
+                   args.preserve_times, args.preserve_permissions, args.executor_jvm)
+
+
+# --------------------------------------------------------------------------------------------------------------
+# Executor side. Self-contained (stdlib and pyspark only, nothing from common) so that it pickles by value when
+# this file runs as __main__ and needs nothing else on the executors.
+
+_WORKER_STATE = "_falcon_airflow_jobs_worker_state"
+
+
+def _worker_gateway(access: dict[str, Any]) -> Any:
+    """A py4j gateway for this Python worker, kept for the worker's later tasks."""
+    state = sys.modules.get(_WORKER_STATE)
+    if state is None:
+        state = sys.modules[_WORKER_STATE] = types.ModuleType(_WORKER_STATE)
+    gateways: dict[str, Any] = state.__dict__.setdefault("gateways", {})
+    key = f"{access['mode']}:{access.get('port')}"
+    gateway = gateways.get(key)
+    if gateway is not None:
+        return gateway
+    from pyspark.java_gateway import launch_gateway
+
+    names = ("PYSPARK_GATEWAY_PORT", "PYSPARK_GATEWAY_SECRET", "PYSPARK_SUBMIT_ARGS")
+    saved = {name: os.environ.get(name) for name in names}
+    try:
+        for name in names:
+            os.environ.pop(name, None)
+        if access["mode"] == "driver":  # local master: the executors run in the driver's JVM
+            os.environ["PYSPARK_GATEWAY_PORT"] = str(access["port"])
+            os.environ["PYSPARK_GATEWAY_SECRET"] = access["secret"]
+        else:
+            os.environ["PYSPARK_SUBMIT_ARGS"] = access["submit_args"]
+        gateway = launch_gateway()  # type: ignore[no-untyped-call]
+    finally:
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+    gateways[key] = gateway
+    return gateway
+
+
+class _Copier:
+    """One task's JVM handles: configuration, file systems, stream classes, a reusable buffer."""
+
+    def __init__(self, task: dict[str, Any]) -> None:
+        gateway = _worker_gateway(task["jvm"])
+        jvm = gateway.jvm
+        self.task = task
+        self.conf = jvm.org.apache.hadoop.conf.Configuration()
+        for key, value in task["conf"].items():
+            self.conf.set(key, value)
+        self.FileSystem = jvm.org.apache.hadoop.fs.FileSystem
+        self.Path = jvm.org.apache.hadoop.fs.Path
+        self.CRC32 = jvm.java.util.zip.CRC32
+        self.Checked = jvm.java.util.zip.CheckedInputStream
+        self.IOUtils = jvm.org.apache.commons.io.IOUtils
+        self.null = jvm.java.io.OutputStream.nullOutputStream()
+        self.buffer = gateway.new_array(jvm.byte, BUFFER_BYTES)
+        self.filesystems: dict[str, Any] = {}
+
+    def fs(self, uri: str, path: Any) -> Any:
+        root = re.match(r"[A-Za-z][A-Za-z0-9+.\-]*:(?://[^/]*)?", uri)
+        key = root[0] if root else ""
+        fs = self.filesystems.get(key)
+        if fs is None:
+            fs = self.FileSystem.newInstance(path.toUri(), self.conf)
+            fs.setWriteChecksum(False)  # no .crc companions next to the copies on the local file system
+            self.filesystems[key] = fs
+        return fs
+
+    def close(self) -> None:
+        for fs in self.filesystems.values():
+            with suppress(Exception):  # best effort: the copies are closed already
+                fs.close()
+
+    def crc(self, uri: str) -> tuple[int, int]:
+        path = self.Path(uri)
+        checksum = self.CRC32()
+        stream = self.Checked(self.fs(uri, path).open(path, BUFFER_BYTES), checksum)
+        try:
+            length = int(self.IOUtils.copyLarge(stream, self.null, self.buffer))
+        finally:
+            stream.close()
+        return length, int(checksum.getValue())
+
+    def copy(self, item: dict[str, Any]) -> dict[str, Any]:
+        source, target = self.Path(item["src"]), self.Path(item["dst"])
+        source_fs, target_fs = self.fs(item["src"], source), self.fs(item["dst"], target)
+        checksum = self.CRC32()
+        stream = self.Checked(source_fs.open(source, BUFFER_BYTES), checksum)
+        try:
+            out = target_fs.create(target, True, BUFFER_BYTES)
+            try:
+                copied = int(self.IOUtils.copyLarge(stream, out, self.buffer))
+            finally:
+                out.close()
+        finally:
+            stream.close()
+        if self.task["preserve_times"] or self.task["preserve_permissions"]:
+            status = source_fs.getFileStatus(source)
+            if self.task["preserve_times"]:
+                target_fs.setTimes(target, status.getModificationTime(), status.getAccessTime())
+            if self.task["preserve_permissions"]:
+                target_fs.setPermission(target, status.getPermission())
+        read, copy_crc = self.crc(item["dst"])
+        return {"bytes": copied, "src_crc": int(checksum.getValue()), "read": read, "dst_crc": copy_crc}
+
+    def compare(self, item: dict[str, Any]) -> dict[str, Any]:
+        source_bytes, source_crc = self.crc(item["src"])
+        target_bytes, target_crc = self.crc(item["dst"])
+        return {"bytes": source_bytes, "src_crc": source_crc, "read": target_bytes, "dst_crc": target_crc}
+
+
+def _ship_by_value() -> None:
+    """Pickle this module's task code by value, so executors need neither falcon_airflow nor common.py."""
+    module = sys.modules.get(__name__)
+    if __name__ != "__main__" and module is not None:  # as __main__ cloudpickle ships it by value anyway
+        from pyspark import cloudpickle
+
+        cloudpickle.register_pickle_by_value(module)
+
+
+def _run_partition(task: dict[str, Any], slices: Iterable[list[dict[str, Any]]]) -> Iterator[dict[str, Any]]:
+    """``mapPartitions`` body: copy (or compare) every item of this task's slice; one result per item."""
+    copier = _Copier(task)
+    results = []
+    try:
+        for items in slices:
+            for item in items:
+                result = {"rel": item["rel"], "length": item["length"], "origin": item["origin"]}
+                try:
+                    result.update(copier.compare(item) if task["op"] == "compare" else copier.copy(item))
+                except Exception as error:  # reported per file; the driver fails the run with the first ones
+                    lines = str(getattr(error, "java_exception", None) or error).strip().splitlines()
+                    result["error"] = lines[0] if lines else type(error).__name__
+                results.append(result)
+    finally:
+        copier.close()
+    return iter(results)
+
+
+# --------------------------------------------------------------------------------------------------------------
+# Driver side
+
+
+@dataclass(frozen=True)
+class SourceFile:
+    rel: str
+    uri: str
+    length: int
+
+
+def list_sources(fs: common.HadoopFs, sources: Sequence[common.Uri], include: str | None,
+                 flag: str) -> dict[str, SourceFile]:
+    """Relative path → file of every source (include-filtered, flag files skipped); the same relative path in
+    two sources is an error."""
+    pattern = common.include_pattern(include) if include else None
+    planned: dict[str, SourceFile] = {}
+    for source in sources:
+        root = fs.qualify(str(source))
+        for entry in fs.list_files(str(root)):
+            found = common.split_uri(entry.path)
+            path = common.normalize_path(found.path)
+            rel = path[len(root.path):].lstrip("/") if common.is_under(path, root.path) else common.name_of(path)
+            if common.name_of(rel) == flag or (pattern is not None and not pattern.match(rel)):
+                continue
+            if rel in planned:
+                raise common.JobError(f"{rel} is in more than one source ({planned[rel].uri} and {entry.path})")
+            planned[rel] = SourceFile(rel, root.with_path(path), entry.length)
+    return planned
+
+
+def recover(fs: common.HadoopFs, target: common.Uri) -> dict[str, int]:
+    """Clean up after a crashed run: restore an old version left aside if the target is missing, then delete
+    leftover staging and old folders. Assumes one replication of an instance at a time."""
+    parent, name = common.parent_of(target.path), common.name_of(target.path)
+    prefix = target.with_path(parent.rstrip("/") + "/" + common.glob_escape("." + name))
+    staging = fs.glob(prefix + common.glob_escape(STAGING_MARK) + "*")
+    olds = sorted(fs.glob(prefix + common.glob_escape(OLD_MARK) + "*"), key=lambda entry: entry.mtime)
+    restored = 0
+    if olds and not fs.exists(str(target)):
+        newest = olds.pop()
+        if not fs.rename(newest.path, str(target)):
+            raise common.JobError(f"cannot put back {newest.path} as {target}")
+        restored = 1
+    for entry in [*staging, *olds]:
+        fs.delete(entry.path, True)
+    return {"staging_removed": len(staging), "old_removed": len(olds), "old_restored": restored}
+
+
+def balance(items: list[dict[str, Any]], slots: int) -> list[list[dict[str, Any]]]:
+    """Spread items over ``slots`` lists of similar total bytes (largest first; a file costs at least 64 KiB)."""
+    slices: list[list[dict[str, Any]]] = [[] for _ in range(max(1, min(slots, len(items))))]
+    loads = [0] * len(slices)
+    for item in sorted(items, key=lambda item: -int(item["length"])):
+        index = loads.index(min(loads))
+        slices[index].append(item)
+        loads[index] += max(int(item["length"]), 1 << 16)
+    return slices
+
+
+def executor_access(spark: SparkSession, mode: str) -> dict[str, Any]:
+    """How copy tasks reach a JVM: the driver's gateway (local master) or a private one per worker."""
+    context = spark.sparkContext
+    local = (context.master or "").startswith("local")
+    if mode == "auto":
+        mode = "driver" if local else "launch"
+    if mode == "driver":
+        if not local:
+            raise common.UsageError("--executor-jvm driver needs a local master (the executors must be in the "
+                                    "driver's JVM)")
+        gateway: Any = context._gateway
+        parameters = getattr(gateway, "java_parameters", None) or gateway.gateway_parameters
+        return {"mode": "driver", "port": parameters.port, "secret": parameters.auth_token}
+    conf = context.getConf()
+    arguments = ["--driver-memory", "512m"]
+    jars = conf.get("spark.jars", "")
+    classpath = ":".join(part for part in (conf.get("spark.executor.extraClassPath", ""),) if part)
+    if jars:
+        arguments += ["--jars", jars]
+    if classpath:
+        arguments += ["--driver-class-path", classpath]
+    return {"mode": "launch", "submit_args": " ".join([*arguments, "pyspark-shell"])}
+
+
+class Replicator:
+    def __init__(self, spark: SparkSession, options: Options) -> None:
+        self.spark = spark
+        self.options = options
+        self.fs = common.HadoopFs(spark)
+        self.access = executor_access(spark, options.executor_jvm)
+        self.conf = self.fs.configuration_overrides()
+        self.tasks = 0
+
+    def run_tasks(self, op: str, items: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        if not items:
+            return []
+        slices = balance(items, self.options.max_maps)
+        self.tasks += len(slices)
+        task = {"op": op, "conf": self.conf, "jvm": self.access, "preserve_times": self.options.preserve_times,
+                "preserve_permissions": self.options.preserve_permissions}
+        context = self.spark.sparkContext
+        _ship_by_value()
+        context.setJobDescription(f"falcon replication {self.options.feed} {self.options.instance}: {op} "
+                                  f"{len(items)} files")
+        try:
+            results: list[dict[str, Any]] = (context.parallelize(slices, len(slices))
+                                             .mapPartitions(functools.partial(_run_partition, task)).collect())
+        except Exception as error:
+            raise common.JobError(f"{op} tasks failed: {_first_line(error)}") from None
+        finally:
+            context.setJobDescription(None)  # type: ignore[arg-type]
+        failed = [result for result in results if "error" in result]
+        if failed:
+            shown = "; ".join(f"{result['rel']}: {result['error']}" for result in failed[:3])
+            raise common.JobError(f"{len(failed)} file(s) could not be read or written: {shown}")
+        return results
+
+    def resolve_paths(self) -> tuple[list[common.Uri], common.Uri]:
+        options = self.options
+        sources, target = list(options.sources), options.target
+        if options.source_table is not None and options.target_table is not None:
+            spec = dict(options.source_table.partitions)
+            if not sources:
+                details = common.partition_detail(self.spark, options.source_table, spec)
+                if details is None or not details.get("Location"):
+                    raise common.JobError(f"source partition {options.source_table.partition_path()} of "
+                                          f"{options.source_table.database}.{options.source_table.table} does not "
+                                          f"exist")
+                sources = [common.parse_location(details["Location"], "source partition location")]
+            if target is None:
+                location = common.table_detail(self.spark, options.target_table, "Location")
+                if not location:
+                    raise common.JobError(f"target table {options.target_table.database}."
+                                          f"{options.target_table.table} has no location")
+                target = common.parse_location(location.rstrip("/") + "/" + options.target_table.partition_path(),
+                                               "target partition location")
+        assert target is not None
+        return [self.fs.qualify(str(source)) for source in sources], self.fs.qualify(str(target))
+
+    def run(self) -> dict[str, Any]:
+        options = self.options
+        sources, target = self.resolve_paths()
+        if target.path == "/":
+            raise common.JobError("the target resolves to a file system root")
+        planned = list_sources(self.fs, sources, options.include, options.flag)
+        recovered = recover(self.fs, target)
+        current = self.fs.status(str(target))
+        if current is not None and not current.is_dir:
+            raise common.JobError(f"target {target} exists and is not a folder")
+        existing: dict[str, int] = {}
+        if current is not None:
+            for entry in self.fs.list_files(str(target)):
+                path = common.normalize_path(common.split_uri(entry.path).path)
+                rel = path[len(target.path):].lstrip("/")
+                if common.name_of(rel) != options.flag:
+                    existing[rel] = entry.length
+        extras = sorted(set(existing) - set(planned))
+        identical: set[str] = set()
+        crcs: dict[str, int] = {}
+        if current is not None and not options.overwrite:
+            pairs = [{"rel": rel, "src": item.uri, "dst": target.with_path(target.path + "/" + rel),
+                      "length": item.length, "origin": "compare"}
+                     for rel, item in planned.items() if existing.get(rel) == item.length]
+            for result in self.run_tasks("compare", pairs):
+                if result["src_crc"] == result["dst_crc"] and result["bytes"] == result["read"] == result["length"]:
+                    identical.add(result["rel"])
+                    crcs[result["rel"]] = result["dst_crc"]
+        report: dict[str, Any] = {
+            "job": "replication", "feed": options.feed, "source_cluster": options.source_cluster,
+            "target_cluster": options.target_cluster, "instance": options.instance,
+            "sources": [str(source) for source in sources], "target": str(target), "include": options.include,
+            "availability_flag": target.with_path(target.path + "/" + options.flag), "recovered": recovered,
+        }
+        if current is not None and len(identical) == len(planned) and not (extras and options.remove_deleted):
+            # Already complete: leave the instance as it is (an idempotent rerun), make sure the flag is there.
+            self.fs.touch(report["availability_flag"])
+            kept = {rel: existing[rel] for rel in extras}
+            report.update(self.counters(planned, identical, kept, [], published=False))
+            manifest = [{"path": rel, "bytes": planned[rel].length, "crc32": f"{crcs[rel]:08x}", "origin": "target"}
+                        for rel in planned]
+            manifest += [{"path": rel, "bytes": size, "origin": "target"} for rel, size in kept.items()]
+            report["manifest"] = sorted(manifest, key=lambda item: item["path"])
+            return report
+        staging = target.with_path(common.parent_of(target.path).rstrip("/") + "/." + common.name_of(target.path)
+                                   + STAGING_MARK + uuid.uuid4().hex[:12])
+        staging_path = common.split_uri(staging).path
+        items = []
+        for rel, item in planned.items():
+            origin = "target" if rel in identical else "source"
+            source = item.uri if origin == "source" else target.with_path(target.path + "/" + rel)
+            items.append({"rel": rel, "src": source, "dst": target.with_path(staging_path + "/" + rel),
+                          "length": item.length, "origin": origin})
+        kept = {} if options.remove_deleted else {rel: existing[rel] for rel in extras}
+        for rel, size in kept.items():
+            items.append({"rel": rel, "src": target.with_path(target.path + "/" + rel),
+                          "dst": target.with_path(staging_path + "/" + rel), "length": size, "origin": "target"})
+        if not self.fs.mkdirs(staging):
+            raise common.JobError(f"cannot create the staging folder {staging}")
+        try:
+            results = self.run_tasks("copy", items)
+            self.verify(staging, staging_path, items, results)
+            self.publish(staging, target)
+        except BaseException:
+            self.fs.delete(staging, True)
+            raise
+        self.fs.touch(report["availability_flag"])
+        report.update(self.counters(planned, identical, kept, extras if options.remove_deleted else [],
+                                    published=True))
+        report["manifest"] = sorted(({"path": result["rel"], "bytes": result["bytes"],
+                                      "crc32": f"{result['dst_crc']:08x}", "origin": result["origin"]}
+                                     for result in results), key=lambda item: item["path"])
+        return report
+
+    def verify(self, staging: str, staging_path: str, items: list[dict[str, Any]],
+               results: list[dict[str, Any]]) -> None:
+        """Count, total bytes and per-file CRC32 (source stream vs read-back copy) must all agree."""
+        problems = [f"{result['rel']}: {result['bytes']} bytes copied of {result['length']}, {result['read']} read "
+                    f"back, crc {result['src_crc']:08x} vs {result['dst_crc']:08x}"
+                    for result in results
+                    if not (result["bytes"] == result["read"] == result["length"]
+                            and result["src_crc"] == result["dst_crc"])]
+        listed = {common.normalize_path(common.split_uri(entry.path).path)[len(staging_path):].lstrip("/"): entry.length
+                  for entry in self.fs.list_files(staging)}
+        expected = {item["rel"]: item["length"] for item in items}
+        if len(results) != len(items):
+            problems.append(f"{len(results)} results for {len(items)} files")
+        if listed != expected:
+            missing, extra = sorted(set(expected) - set(listed)), sorted(set(listed) - set(expected))
+            problems.append(f"staging holds {len(listed)} files, {sum(listed.values())} bytes; expected "
+                            f"{len(expected)} files, {sum(expected.values())} bytes (missing {missing[:3]}, "
+                            f"unexpected {extra[:3]})")
+        if problems:
+            raise common.JobError(f"verification of {staging} failed: " + "; ".join(problems[:3]))
+
+    def publish(self, staging: str, target: common.Uri) -> None:
+        """Swap the verified staging folder in: old target aside, staging to target, old deleted."""
+        if not self.fs.exists(str(target)):
+            if not self.fs.rename(staging, str(target)):
+                raise common.JobError(f"cannot rename {staging} to {target}")
+            return
+        old = target.with_path(common.parent_of(target.path).rstrip("/") + "/." + common.name_of(target.path)
+                               + OLD_MARK + uuid.uuid4().hex[:12])
+        if not self.fs.rename(str(target), old):
+            raise common.JobError(f"cannot move the current {target} aside")
+        if not self.fs.rename(staging, str(target)):
+            self.fs.rename(old, str(target))
+            raise common.JobError(f"cannot rename {staging} to {target} (the previous version was put back)")
+        self.fs.delete(old, True)
+
+    def counters(self, planned: dict[str, SourceFile], identical: set[str], kept: dict[str, int],
+                 removed: list[str], published: bool) -> dict[str, Any]:
+        copied = [item for rel, item in planned.items() if rel not in identical]
+        skipped = [item for rel, item in planned.items() if rel in identical]
+        return {
+            "files": len(planned) + len(kept),
+            "bytes": sum(item.length for item in planned.values()) + sum(kept.values()),
+            "copied": len(copied), "copied_bytes": sum(item.length for item in copied),
+            "skipped": len(skipped), "skipped_bytes": sum(item.length for item in skipped),
+            "kept_extra": len(kept), "removed": len(removed), "published": published, "verified": True,
+            "max_maps": self.options.max_maps, "tasks": self.tasks,
+        }
+
+
+def register_partition(spark: SparkSession, options: Options, target: str) -> str:
+    """Add the target partition to the target catalog table (or point it at the replicated folder)."""
+    table = options.target_table
+    assert table is not None
+    spec = table.spec_sql()
+    spark.sql(f"ALTER TABLE {table.qualified} ADD IF NOT EXISTS {spec} LOCATION {common.sql_string(target)}")
+    details = common.partition_detail(spark, table, dict(table.partitions)) or {}
+    location = details.get("Location", "")
+    if location and common.split_uri(location).path.rstrip("/") != common.split_uri(target).path.rstrip("/"):
+        spark.sql(f"ALTER TABLE {table.qualified} {spec} SET LOCATION {common.sql_string(target)}")
+    return table.partition_path()
+
+
+def _first_line(error: BaseException) -> str:
+    java = getattr(error, "java_exception", None)
+    text = str(java if java is not None else error).strip()
+    return text.splitlines()[0] if text else type(error).__name__
+
+
+def main(argv: Sequence[str] | None = None, spark: SparkSession | None = None) -> int:
+    """Run the replication job on ``argv`` (``spark`` defaults to the running session, or a new one)."""
+
+    def body(args: argparse.Namespace) -> common.JobResult:
+        options = parse_options(args)
+        tables = options.source_table is not None
+        with common.spark_session(f"falcon-replication-{options.feed}", spark, hive=tables) as session:
+            replicator = Replicator(session, options)
+            try:
+                report = replicator.run()
+                if tables:
+                    report["partition"] = register_partition(session, options, report["target"])
+            finally:
+                replicator.fs.close()
+        summary = {key: value for key, value in report.items() if key != "manifest"}
+        return common.JobResult(summary, report)
+
+    return common.run_job("replication", build_parser(), argv, body)
+
+
+if __name__ == "__main__":
+    common.script_main(main)

@@ -1,0 +1,428 @@
+"""Feed retention: evict (delete or archive) feed instances older than a limit — Falcon's ``FeedEvictor``.
+
+Command line (``spark-submit [--py-files common.py] retention.py ARGS``)::
+
+    --feed NAME --cluster NAME
+    --location TYPE=TEMPLATE   repeatable; TYPE data|stats|meta|tmp; TEMPLATE a URI with ${YEAR}…${MINUTE}
+                               (Falcon's ?{YEAR} spelling accepted), e.g. file:///d/in/${YEAR}/${MONTH}/${DAY}
+    --table catalog:db:table#k=${YEAR}${MONTH}${DAY};k2=v    a table feed instead of locations
+    --timezone TZ              feed time zone (IANA id or GMT+hh:mm), default UTC
+    --limit FREQ               minutes(N)|hours(N)|days(N)|months(N) (months = 31 days)
+    --frequency FREQ           the feed's frequency (informational, checked)
+    --action delete|archive    default delete; archive moves instances under --archive-root URI
+    --dry-run                  report what would be evicted, change nothing
+    --now yyyy-MM-ddTHH:mmZ    reference time (default: now, UTC)
+    --report PATH              also write the JSON report to this local file
+
+Filesystem algorithm (Falcon ``FileSystemStorage#evict``): cut-off = now − limit; every variable of a dated
+template becomes ``*`` in a glob; each match's instance time is read back with the template in the feed time zone
+(exact digit widths, HOUR 00-24, MINUTE 00-60); matches strictly older than the cut-off are evicted; static
+templates and unreadable matches are left alone. After deleting, parents that became empty are removed up to, never
+including, the template's base folder (the folder before the first variable); empty folders whose whole time range
+is before the cut-off are removed too, so a rerun after a crash finishes that clean-up.
+
+Safety: only normalised matches strictly below the base folder are touched; no component between the base folder
+and an instance may be a symlink (checked with ``getFileLinkStatus`` right before each delete, the instance itself
+freshly); such instances are skipped and reported, their targets untouched. Deletes are per instance, so a rerun
+after a crash completes the job.
+
+Output: stdout ``instances=<yyyyMMddHHmm,…>`` (feed time zone) or ``instances=NULL`` as Falcon printed, then a
+one-line JSON summary. Report: ``{"job", "feed", "cluster", "now", "cutoff", "limit", "timezone", "action",
+"dry_run", "evicted": [{"instance", "type", "path"[, "archived_to"][, "partition"]}], "kept", "skipped":
+[{"path", "reason"}], "failed": [{"path", "reason"}], "removed_folders", "instances", "seconds"}``.
+Exit 0 done, 1 failures (reported), 2 bad arguments.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, tzinfo
+from typing import TYPE_CHECKING, Any
+
+if __package__:
+    from . import common
+else:  # run as a script by spark-submit, common.py beside it or shipped with --py-files
+    import common  # type: ignore[import-not-found, no-redef]
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
+
+LOCATION_TYPES = ("data", "stats", "meta", "tmp")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = common.ArgumentParser(prog="retention", description="Evict feed instances older than a limit.")
+    parser.add_argument("--feed", required=True)
+    parser.add_argument("--cluster", required=True)
+    parser.add_argument("--location", action="append", default=[], metavar="TYPE=TEMPLATE")
+    parser.add_argument("--table", metavar="CATALOG_URI")
+    parser.add_argument("--timezone", default="UTC")
+    parser.add_argument("--limit", required=True)
+    parser.add_argument("--frequency")
+    parser.add_argument("--action", choices=("delete", "archive"), default="delete")
+    parser.add_argument("--archive-root", metavar="URI")
+    parser.add_argument("--dry-run", action="store_true")
+    parser.add_argument("--now", metavar="yyyy-MM-ddTHH:mmZ")
+    parser.add_argument("--report", metavar="PATH")
+    return parser
+
+
+@dataclass(frozen=True)
+class Location:
+    kind: str
+    uri: common.Uri  # scheme and authority of the template; the path part is ``template``
+    template: common.Template
+
+
+@dataclass(frozen=True)
+class Options:
+    feed: str
+    cluster: str
+    locations: tuple[Location, ...]
+    table: common.TableUri | None
+    zone: tzinfo
+    zone_name: str
+    limit: common.Duration
+    action: str
+    archive_root: common.Uri | None
+    dry_run: bool
+    now: datetime
+
+    @property
+    def cutoff(self) -> datetime:
+        return self.now - self.limit.delta
+
+
+def parse_options(args: argparse.Namespace) -> Options:
+    """Check every argument before Spark starts (UsageError → exit 2)."""
+    if bool(args.location) == bool(args.table):
+        raise common.UsageError("give either --location TYPE=TEMPLATE (repeatable) or --table, not both")
+    locations = []
+    seen = set()
+    for text in args.location:
+        kind, sep, template = text.partition("=")
+        kind = kind.strip().lower()
+        if not sep or kind not in LOCATION_TYPES:
+            raise common.UsageError(f"--location {text!r}: expected TYPE=TEMPLATE with TYPE one of "
+                                    f"{', '.join(LOCATION_TYPES)}")
+        if kind in seen:
+            raise common.UsageError(f"--location: type {kind} given twice")
+        seen.add(kind)
+        uri = common.split_uri(template.strip())
+        if "{" in (uri.scheme or "") + (uri.authority or ""):
+            raise common.UsageError(f"--location {text!r}: variables are allowed in the path only")
+        try:
+            path = common.normalize_path(uri.path)
+        except ValueError as error:
+            raise common.UsageError(f"--location {text!r}: {error}") from None
+        locations.append(Location(kind, uri, common.Template.parse(path)))
+    table = common.parse_table_uri(args.table) if args.table else None
+    if table is not None and not table.dated_keys:
+        raise common.UsageError(f"--table {args.table!r}: no partition value has a date variable")
+    if args.frequency:
+        common.parse_duration(args.frequency)
+    archive_root = None
+    if args.action == "archive":
+        if not args.archive_root:
+            raise common.UsageError("--action archive needs --archive-root URI")
+        archive_root = common.parse_location(args.archive_root, "--archive-root")
+        if archive_root.path == "/":
+            raise common.UsageError("--archive-root must not be the file system root")
+        for location in locations:
+            base = location.template.base_folder
+            if archive_root.path == base or common.is_under(archive_root.path, base):
+                raise common.UsageError(f"--archive-root {args.archive_root} is inside the {location.kind} "
+                                        f"location's base folder {base}")
+            if location.uri.scheme and archive_root.scheme and not archive_root.same_filesystem(location.uri):
+                raise common.UsageError(f"--archive-root {args.archive_root} is not on the file system of the "
+                                        f"{location.kind} location (archiving moves, it does not copy)")
+    elif args.archive_root:
+        raise common.UsageError("--archive-root is only for --action archive")
+    return Options(
+        feed=args.feed, cluster=args.cluster, locations=tuple(locations), table=table,
+        zone=common.parse_zone(args.timezone), zone_name=args.timezone, limit=common.parse_duration(args.limit),
+        action=args.action, archive_root=archive_root, dry_run=args.dry_run,
+        now=common.parse_instant(args.now) if args.now else common.utc_now())
+
+
+@dataclass
+class Outcome:
+    evicted: list[dict[str, Any]] = field(default_factory=list)
+    moments: list[datetime] = field(default_factory=list)
+    kept: int = 0
+    skipped: list[dict[str, str]] = field(default_factory=list)
+    failed: list[dict[str, str]] = field(default_factory=list)
+    removed_folders: int = 0
+
+
+class LocationEvictor:
+    """Eviction of one location template (one file system, one base folder)."""
+
+    def __init__(self, fs: common.HadoopFs, options: Options, location: Location, outcome: Outcome) -> None:
+        self.fs = fs
+        self.options = options
+        self.location = location
+        self.template = location.template
+        self.base = location.template.base_folder
+        self.outcome = outcome
+        self.root = common.Uri(None, None, "/")
+        self._links: dict[str, bool | None] = {}  # ancestors' symlink checks in this run
+
+    def uri(self, path: str) -> str:
+        return self.root.with_path(path)
+
+    def run(self) -> None:
+        if not self.template.is_dated:
+            self.outcome.skipped.append({"path": str(self.location.uri.with_path(self.template.text)),
+                                         "reason": "static path (no date variable): ignored"})
+            return
+        self.root = self.fs.qualify(self.location.uri.with_path(self.base))
+        candidates: list[tuple[str, datetime]] = []
+        for entry in self.fs.glob(self.uri(self.template.glob())):
+            path = self.checked_path(entry.path)
+            if path is None:
+                continue
+            moment = self.template.instance_time(path, self.options.zone)
+            if moment is None:
+                self.skip(path, "not an instance of the template (no readable date): left alone")
+            elif moment < self.options.cutoff:
+                candidates.append((path, moment))
+            else:
+                self.outcome.kept += 1
+        parents = set()
+        for path, moment in sorted(candidates):
+            if self.evict(path, moment):
+                parents.add(common.parent_of(path))
+        if not self.options.dry_run:
+            self.remove_empty_parents(parents)
+            self.sweep_expired_empty_folders()
+
+    def checked_path(self, hadoop_path: str) -> str | None:
+        """The normalised path of a glob match if it is strictly below the base folder on the same file system."""
+        found = common.split_uri(hadoop_path)
+        if not found.same_filesystem(self.root):
+            self.skip(hadoop_path, "outside the template's file system")
+            return None
+        try:
+            path = common.normalize_path(found.path)
+        except ValueError as error:
+            self.skip(hadoop_path, f"unsafe path: {error}")
+            return None
+        if not common.is_under(path, self.base):
+            self.skip(path, f"not below the base folder {self.base}")
+            return None
+        return path
+
+    def skip(self, path: str, reason: str) -> None:
+        self.outcome.skipped.append({"path": self.uri(path) if path.startswith("/") else path, "reason": reason})
+
+    def unsafe(self, path: str) -> str | None:
+        """Why ``path`` must not be touched now, or ``None``: it must still exist and no folder from the base down
+        to it (itself included, checked afresh) may be a symlink."""
+        current = self.base
+        parts = path[len(self.base):].strip("/").split("/")
+        for index, part in enumerate(parts):
+            current = current.rstrip("/") + "/" + part
+            last = index == len(parts) - 1
+            if not last and current in self._links:
+                link = self._links[current]
+            else:
+                link = self.fs.is_symlink(self.uri(current))
+                if not last:
+                    self._links[current] = link
+            if link is None:
+                return "vanished before it could be evicted"
+            if link:
+                return f"{self.uri(current)} is a symbolic link: not followed, left alone"
+        return None
+
+    def evict(self, path: str, moment: datetime) -> bool:
+        reason = self.unsafe(path)
+        if reason is not None:
+            self.skip(path, reason)
+            return False
+        record: dict[str, Any] = {"instance": common.format_instant(moment), "type": self.location.kind,
+                                  "path": self.uri(path)}
+        if not self.options.dry_run:
+            try:
+                if self.options.action == "archive":
+                    record["archived_to"] = self.archive(path)
+                elif not self.fs.delete(self.uri(path), True) and self.fs.exists(self.uri(path)):
+                    raise common.JobError("delete returned false")
+            except Exception as error:
+                self.outcome.failed.append({"path": self.uri(path), "reason": _reason(error)})
+                return False
+        self.outcome.evicted.append(record)
+        self.outcome.moments.append(moment)
+        return True
+
+    def archive(self, path: str) -> str:
+        """Move an instance under the archive root, keeping its path below the authority root."""
+        assert self.options.archive_root is not None
+        archive_root = self.options.archive_root
+        root = archive_root if archive_root.scheme else self.root
+        target = common.normalize_path(archive_root.path + path)
+        candidate, suffix = target, 0
+        while self.fs.exists(root.with_path(candidate)):  # archived before (an instance re-made and re-expired)
+            suffix += 1
+            candidate = f"{target}.{suffix}"
+        self.fs.mkdirs(root.with_path(common.parent_of(candidate)))
+        if not self.fs.rename(self.uri(path), root.with_path(candidate)):
+            raise common.JobError(f"rename to {root.with_path(candidate)} returned false")
+        return root.with_path(candidate)
+
+    def remove_empty_parents(self, parents: set[str]) -> None:
+        """Falcon's clean-up: walk up from each evicted instance while folders are empty, stopping at the base."""
+        level = {parent for parent in parents if common.is_under(parent, self.base)}
+        while level:
+            depth = max(folder.count("/") for folder in level)
+            for folder in sorted(folder for folder in level if folder.count("/") == depth):
+                level.discard(folder)
+                if self.remove_if_empty(folder):
+                    parent = common.parent_of(folder)
+                    if common.is_under(parent, self.base):
+                        level.add(parent)
+
+    def remove_if_empty(self, folder: str) -> bool:
+        uri = self.uri(folder)
+        if self.fs.is_symlink(uri) is not False or not self.fs.is_empty_dir(uri):
+            return False
+        self._links.pop(folder, None)
+        try:
+            removed = self.fs.delete(uri, False)  # not recursive: fails rather than remove anything put there
+        except Exception:  # a producer wrote into it meanwhile
+            return False
+        self.outcome.removed_folders += int(removed)
+        return removed
+
+    def sweep_expired_empty_folders(self) -> None:
+        """Empty folders between the base and the instances whose whole time range is before the cut-off (left by
+        a run that crashed between deleting the last instance and its parents)."""
+        components = self.template.text.strip("/").split("/")
+        base_depth = len([part for part in self.base.split("/") if part])
+        for depth in range(len(components) - 1, base_depth, -1):
+            prefix = common.Template("/" + "/".join(components[:depth]))
+            if not prefix.is_dated:
+                continue
+            for entry in self.fs.glob(self.uri(prefix.glob())):
+                if not entry.is_dir:
+                    continue
+                found = common.split_uri(entry.path)
+                try:
+                    path = common.normalize_path(found.path)
+                except ValueError:
+                    continue
+                if not found.same_filesystem(self.root) or not common.is_under(path, self.base):
+                    continue
+                end = prefix.span_end(path, self.options.zone)
+                if end is None or end > self.options.cutoff or self.unsafe(path) is not None:
+                    continue
+                self.remove_if_empty(path)
+
+
+def evict_table(spark: SparkSession, fs: common.HadoopFs, options: Options, outcome: Outcome) -> None:
+    """Falcon ``CatalogStorage#evict``: drop partitions lexicographically older than the cut-off values."""
+    table = options.table
+    assert table is not None
+    cutoff_values = table.cutoff_values(options.cutoff, options.zone)
+    external = (common.table_detail(spark, table, "Type") or "").upper() == "EXTERNAL"
+    template = table.dated_template()
+    for partition in sorted(common.list_partitions(spark, table), key=lambda spec: sorted(spec.items())):
+        if any(partition.get(key) != value for key, value in table.static_partitions.items()):
+            continue  # another slice of the table
+        if not table.is_older(partition, cutoff_values):
+            outcome.kept += 1
+            continue
+        name = "/".join(f"{key}={value}" for key, value in partition.items())
+        details = common.partition_detail(spark, table, partition, check=False) or {}
+        location = details.get("Location")
+        moment = template.instance_time("/".join(f"{key}={partition[key]}" for key in table.dated_keys),
+                                        options.zone)
+        record: dict[str, Any] = {"instance": common.format_instant(moment) if moment else None, "type": "table",
+                                  "path": location, "partition": name}
+        if not options.dry_run:
+            try:
+                if options.action == "archive" and location and fs.exists(location):
+                    record["archived_to"] = _archive_partition(fs, options, location)
+                spark.sql(f"ALTER TABLE {table.qualified} DROP IF EXISTS {table.spec_sql(partition)}")
+                if external and options.action == "delete" and location and fs.exists(location):
+                    # Falcon deleted the data of external tables too; never through a symlink or at a root
+                    if fs.is_symlink(location) or common.split_uri(location).path.count("/") < 2:
+                        outcome.skipped.append({"path": location, "reason": "partition data not deleted: symlink "
+                                                                            "or top-level folder"})
+                    else:
+                        fs.delete(location, True)
+            except Exception as error:
+                outcome.failed.append({"path": location or name, "reason": _reason(error)})
+                continue
+        outcome.evicted.append(record)
+        if moment is not None:
+            outcome.moments.append(moment)
+
+
+def _archive_partition(fs: common.HadoopFs, options: Options, location: str) -> str:
+    assert options.archive_root is not None
+    source = common.split_uri(location)
+    root = options.archive_root if options.archive_root.scheme else source
+    target = common.normalize_path(options.archive_root.path + common.normalize_path(source.path))
+    candidate, suffix = target, 0
+    while fs.exists(root.with_path(candidate)):
+        suffix += 1
+        candidate = f"{target}.{suffix}"
+    fs.mkdirs(root.with_path(common.parent_of(candidate)))
+    if not fs.rename(location, root.with_path(candidate)):
+        raise common.JobError(f"rename to {root.with_path(candidate)} returned false")
+    return root.with_path(candidate)
+
+
+def _reason(error: BaseException) -> str:
+    java = common.java_exception_class(error)
+    text = str(getattr(error, "java_exception", None) or error).strip().splitlines()
+    return (f"{java}: " if java and not (text and text[0].startswith(java)) else "") + (text[0] if text else "")
+
+
+def evict(spark: SparkSession, options: Options) -> Outcome:
+    """Run the eviction for every location (or the table) and return what happened."""
+    fs = common.HadoopFs(spark)
+    outcome = Outcome()
+    if options.table is not None:
+        evict_table(spark, fs, options, outcome)
+    for location in options.locations:
+        LocationEvictor(fs, options, location, outcome).run()
+    return outcome
+
+
+def instances_line(outcome: Outcome, zone: tzinfo) -> str:
+    """Falcon's stdout line: ``instances=<yyyyMMddHHmm,…>`` in the feed time zone, or ``instances=NULL``."""
+    stamps = sorted({moment.astimezone(zone).strftime("%Y%m%d%H%M") for moment in outcome.moments})
+    return "instances=" + (",".join(stamps) if stamps else "NULL")
+
+
+def main(argv: Sequence[str] | None = None, spark: SparkSession | None = None) -> int:
+    """Run the retention job on ``argv`` (``spark`` defaults to the running session, or a new one)."""
+
+    def body(args: argparse.Namespace) -> common.JobResult:
+        options = parse_options(args)
+        with common.spark_session(f"falcon-retention-{options.feed}", spark, hive=options.table is not None) as session:
+            outcome = evict(session, options)
+        line = instances_line(outcome, options.zone)
+        report = {
+            "job": "retention", "feed": options.feed, "cluster": options.cluster,
+            "now": common.format_instant(options.now), "cutoff": common.format_instant(options.cutoff),
+            "limit": str(options.limit), "timezone": options.zone_name, "action": options.action,
+            "dry_run": options.dry_run, "evicted": outcome.evicted, "kept": outcome.kept,
+            "skipped": outcome.skipped, "failed": outcome.failed, "removed_folders": outcome.removed_folders,
+            "instances": line.split("=", 1)[1],
+        }
+        summary = {key: report[key] for key in ("job", "feed", "cluster", "cutoff", "action", "dry_run", "kept",
+                                                "removed_folders")}
+        summary.update(evicted=len(outcome.evicted), skipped=len(outcome.skipped), failed=len(outcome.failed))
+        return common.JobResult(summary, report, [line], code=1 if outcome.failed else 0)
+
+    return common.run_job("retention", build_parser(), argv, body)
+
+
+if __name__ == "__main__":
+    common.script_main(main)

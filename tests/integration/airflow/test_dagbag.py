@@ -1,0 +1,58 @@
+"""Airflow's own DagBag over dags/: no import errors, the DAG ids the issue names, invalid entities isolated."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+REPOSITORY = Path(__file__).resolve().parents[3]
+pytestmark = pytest.mark.xdist_group("airflow")
+
+
+def dagbag(monkeypatch: pytest.MonkeyPatch, folder: Path, *, strict: bool = False):  # type: ignore[no-untyped-def]
+    from airflow.dag_processing.dagbag import DagBag
+
+    monkeypatch.setenv("FALCON_ENTITIES_DIR", str(folder))
+    monkeypatch.setenv("AIRFLOW__FALCON__STRICT", str(strict))
+    return DagBag(dag_folder=str(REPOSITORY / "dags"))
+
+
+def test_example_entities(monkeypatch: pytest.MonkeyPatch) -> None:
+    bag = dagbag(monkeypatch, REPOSITORY / "entities")
+    assert bag.import_errors == {}
+    assert sorted(bag.dag_ids) == [
+        "falcon.feed.click-counts.replication.primary.backup",
+        "falcon.feed.click-counts.retention.backup",
+        "falcon.feed.click-counts.retention.primary",
+        "falcon.feed.raw-clicks.retention.primary",
+        "falcon.process.count-clicks.primary",
+        "falcon.process.generate-clicks.primary",
+    ]
+
+
+def test_base_valid_scenario(monkeypatch: pytest.MonkeyPatch, shared: Path) -> None:
+    bag = dagbag(monkeypatch, shared / "conformance" / "scenarios" / "base-valid")
+    assert bag.import_errors == {}
+    assert "falcon.process.pyspark-process.local" in bag.dag_ids
+    assert "falcon.feed.in.retention.local" in bag.dag_ids
+    assert any(dag_id.startswith("falcon.feed.repl-feed.replication.") for dag_id in bag.dag_ids)
+    assert "falcon.invalid-entities" not in bag.dag_ids
+
+
+def test_one_invalid_entity_hides_nothing_else(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    folder = tmp_path / "entities"
+    shutil.copytree(REPOSITORY / "entities", folder)
+    broken = folder / "feeds" / "raw-clicks.xml"
+    broken.write_text(broken.read_text().replace('limit="days(2)"', 'limit="hours(1)"'))  # F9: shorter than cut-off
+    bag = dagbag(monkeypatch, folder)
+    assert bag.import_errors == {}
+    assert "falcon.process.generate-clicks.primary" not in bag.dag_ids  # writes the broken feed
+    assert "falcon.feed.click-counts.replication.primary.backup" in bag.dag_ids
+    report = bag.dags["falcon.invalid-entities"]
+    assert "raw-clicks.xml" in report.doc_md and "[F9]" in report.doc_md
+
+    strict = dagbag(monkeypatch, folder, strict=True)
+    (error,) = strict.import_errors.values()
+    assert "[F9]" in error and "raw-clicks.xml" in error
