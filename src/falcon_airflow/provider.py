@@ -11,6 +11,9 @@ from typing import Any
 from falcon_airflow import __version__
 
 
+INTEGRATION = "Apache Falcon"
+
+
 def _option(description: str, default: str, type_: str = "string", example: str | None = None) -> dict[str, Any]:
     return {"description": description, "version_added": "0.1.0", "type": type_, "example": example,
             "default": default}
@@ -23,6 +26,14 @@ def get_provider_info() -> dict[str, Any]:
         "description": "Apache Falcon cluster, feed and process entities compiled into Airflow DAGs that run on "
                        "Apache Spark: data-availability sensors, late-data reprocessing, retention, replication.",
         "versions": [__version__],
+        "integrations": [{"integration-name": INTEGRATION, "tags": ["software"],
+                          "external-doc-url": "https://falcon.apache.org/EntitySpecification.html"}],
+        "hooks": [{"integration-name": INTEGRATION, "python-modules": ["falcon_airflow.hooks.spark"]}],
+        "operators": [{"integration-name": INTEGRATION, "python-modules": [
+            "falcon_airflow.operators.spark", "falcon_airflow.operators.outputs", "falcon_airflow.operators.ordering",
+            "falcon_airflow.operators.late_data", "falcon_airflow.operators.report"]}],
+        "sensors": [{"integration-name": INTEGRATION, "python-modules": ["falcon_airflow.sensors.feed"]}],
+        "triggers": [{"integration-name": INTEGRATION, "python-modules": ["falcon_airflow.triggers.feed"]}],
         "config": {
             "falcon": {
                 "description": "Where falcon-airflow finds entity XML and how it compiles it.",

@@ -1,0 +1,35 @@
+"""The provider's metadata is valid for Airflow, and everything it names imports."""
+
+from __future__ import annotations
+
+import importlib
+import json
+from pathlib import Path
+
+import airflow
+import jsonschema
+
+from falcon_airflow.provider import get_provider_info
+
+
+def test_provider_info_matches_airflows_schema() -> None:
+    schema = json.loads((Path(airflow.__file__).parent / "provider_info.schema.json").read_text())
+    jsonschema.validate(get_provider_info(), schema)
+
+
+def test_every_named_module_imports_and_the_plugin_registers_its_parts() -> None:
+    info = get_provider_info()
+    for kind in ("hooks", "operators", "sensors", "triggers"):
+        for entry in info[kind]:
+            for module in entry["python-modules"]:
+                importlib.import_module(module)
+    from falcon_airflow.plugin import FalconPlugin
+
+    assert {function.__name__ for function in FalconPlugin.macros} >= {"input_paths", "output_path", "data_in"}
+    assert [strategy.__name__ for strategy in FalconPlugin.priority_weight_strategies] == [
+        "OldestInstanceFirst", "NewestInstanceFirst"]
+
+
+def test_config_section_falcon() -> None:
+    options = get_provider_info()["config"]["falcon"]["options"]
+    assert set(options) == {"entities_dir", "strict", "catchup"}
