@@ -1,0 +1,121 @@
+"""The jobs' command lines: bad arguments exit 2 with a one-line reason, before any Spark session starts."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from falcon_airflow.jobs import common, fingerprint, replication, retention
+
+RETENTION = ["--feed", "clicks", "--cluster", "primary", "--limit", "days(10)"]
+REPLICATION = ["--feed", "clicks", "--source-cluster", "a", "--target-cluster", "b", "--instance", "2015-01-01T00:00Z"]
+
+
+@pytest.mark.parametrize(("argv", "message"), [
+    (["--cluster", "c", "--limit", "days(1)", "--location", "data=/d/${YEAR}"], "--feed"),
+    (RETENTION, "either --location"),
+    ([*RETENTION, "--location", "data=/d/${YEAR}", "--table", "catalog:db:t#ds=${YEAR}"], "either --location"),
+    ([*RETENTION, "--location", "raw=/d/${YEAR}"], "TYPE one of data, stats, meta, tmp"),
+    ([*RETENTION, "--location", "/d/${YEAR}"], "TYPE=TEMPLATE"),
+    ([*RETENTION, "--location", "data=/d/${YEAR}", "--location", "DATA=/e/${YEAR}"], "given twice"),
+    ([*RETENTION, "--location", "data=file:///d/../etc/${YEAR}"], "'..'"),
+    ([*RETENTION, "--location", "data=relative/${YEAR}"], "not an absolute path"),
+    ([*RETENTION, "--location", "data=/d/${YEAR}/${WEEK}"], "not a path variable"),
+    ([*RETENTION[:-1], "weeks(2)", "--location", "data=/d/${YEAR}"], "not a duration"),
+    ([*RETENTION, "--location", "data=/d/${YEAR}", "--timezone", "Nowhere/Land"], "unknown time zone"),
+    ([*RETENTION, "--location", "data=/d/${YEAR}", "--now", "2015-01-01"], "yyyy-MM-ddTHH:mmZ"),
+    ([*RETENTION, "--location", "data=/d/${YEAR}", "--action", "archive"], "--archive-root"),
+    ([*RETENTION, "--location", "data=/d/${YEAR}", "--action", "archive", "--archive-root", "/d/old"],
+     "inside the data location's base folder"),
+    ([*RETENTION, "--location", "data=hdfs://nn/d/${YEAR}", "--action", "archive", "--archive-root",
+      "file:///archive"], "not on the file system"),
+    ([*RETENTION, "--location", "data=/d/${YEAR}", "--archive-root", "/archive"], "only for --action archive"),
+    ([*RETENTION, "--location", "data=/d/${YEAR}", "--action", "purge"], "invalid choice"),
+    ([*RETENTION, "--table", "catalog:db:t#region=us"], "no partition value has a date variable"),
+    ([*RETENTION, "--table", "db:t#ds=${YEAR}"], "catalog scheme is missing"),
+])
+def test_retention_rejects(argv: list[str], message: str, capsys: pytest.CaptureFixture[str]) -> None:
+    assert retention.main(argv) == 2
+    captured = capsys.readouterr()
+    assert message in captured.err
+    assert "Traceback" not in captured.err
+    assert captured.out == ""
+
+
+@pytest.mark.parametrize(("argv", "message"), [
+    (REPLICATION, "--source-path"),
+    ([*REPLICATION, "--source-path", "/s"], "--target-path is required"),
+    ([*REPLICATION, "--source-path", "/s", "--target-path", "/"], "root"),
+    ([*REPLICATION, "--source-path", "/s", "--target-path", "/s/t"], "overlap"),
+    ([*REPLICATION, "--source-path", "/s/t", "--target-path", "/s"], "overlap"),
+    ([*REPLICATION, "--source-path", "/s", "--target-path", "/t", "--include", "/abs/*"], "relative"),
+    ([*REPLICATION, "--source-path", "/s", "--target-path", "/t", "--availability-flag", "a/b"], "file name"),
+    ([*REPLICATION, "--source-path", "/s", "--target-path", "/t", "--max-maps", "0"], "at least 1"),
+    ([*REPLICATION, "--source-path", "/s", "--target-path", "/t", "--max-maps", "x"], "invalid int"),
+    ([*REPLICATION, "--source-table", "catalog:db:t#ds=1"], "go together"),
+    ([*REPLICATION, "--source-table", "catalog:db:t#ds=${YEAR}", "--target-table", "catalog:db:u#ds=1"],
+     "must be resolved"),
+    ([*REPLICATION[:-1], "yesterday", "--source-path", "/s", "--target-path", "/t"], "yyyy-MM-ddTHH:mmZ"),
+])
+def test_replication_rejects(argv: list[str], message: str, capsys: pytest.CaptureFixture[str]) -> None:
+    assert replication.main(argv) == 2
+    captured = capsys.readouterr()
+    assert message in captured.err
+    assert "Traceback" not in captured.err
+
+
+@pytest.mark.parametrize(("argv", "message"), [
+    ([], "at least one --input"),
+    (["--input", "clicks"], "NAME=VALUE"),
+    (["--input", "a=/x", "--input", "a=/y"], "given twice"),
+    (["--input", "a=/x/../y"], "'..'"),
+    (["--table", "a=catalog:db:t#ds=${YEAR}"], "must be resolved"),
+])
+def test_fingerprint_rejects(argv: list[str], message: str, capsys: pytest.CaptureFixture[str]) -> None:
+    assert fingerprint.main(argv) == 2
+    assert message in capsys.readouterr().err
+
+
+def test_help_exits_zero(capsys: pytest.CaptureFixture[str]) -> None:
+    assert retention.main(["--help"]) == 0
+    assert "--location TYPE=TEMPLATE" in capsys.readouterr().out
+
+
+def test_parsed_options() -> None:
+    options = retention.parse_options(retention.build_parser().parse_args(
+        [*RETENTION, "--location", "data=file:///d/in/?{YEAR}/${MONTH}", "--location", "stats=/d/stats",
+         "--timezone", "America/Los_Angeles", "--now", "2015-03-01T00:00Z", "--frequency", "hours(1)"]))
+    assert [location.kind for location in options.locations] == ["data", "stats"]
+    assert options.locations[0].template.text == "/d/in/${YEAR}/${MONTH}"
+    assert options.locations[0].uri.root == "file://"
+    assert common.format_instant(options.cutoff) == "2015-02-19T00:00Z"
+
+
+def test_instances_line() -> None:
+    outcome = retention.Outcome()
+    assert retention.instances_line(outcome, common.parse_zone("UTC")) == "instances=NULL"
+    outcome.moments = [common.parse_instant("2015-11-02T08:00Z"), common.parse_instant("2015-11-01T07:00Z")]
+    assert retention.instances_line(outcome, common.parse_zone("America/Los_Angeles")) == \
+        "instances=201511010000,201511020000"
+
+
+def test_balance_spreads_bytes() -> None:
+    items = [{"rel": str(index), "length": size} for index, size in enumerate([100 << 20, 60 << 20, 50 << 20, 10, 10])]
+    slices = replication.balance(items, 2)
+    loads = sorted(sum(item["length"] for item in part) for part in slices)
+    assert len(slices) == 2 and loads[1] - loads[0] < 20 << 20
+    assert len(replication.balance(items[:1], 5)) == 1
+
+
+@pytest.mark.parametrize("job", ["retention", "replication", "fingerprint"])
+def test_job_file_runs_as_a_script(job: str) -> None:
+    """As spark-submit runs it: the file alone, ``common`` imported from beside it (no falcon_airflow needed)."""
+    script = Path(retention.__file__).with_name(f"{job}.py")
+    completed = subprocess.run([sys.executable, "-S", str(script), "--bogus"], capture_output=True, text=True,
+                               timeout=60, check=False)
+    assert completed.returncode == 2, completed.stderr
+    assert f"{job}: error: " in completed.stderr
+    assert "Traceback" not in completed.stderr
