@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 
 from falcon_airflow.entities import Cluster, Datasource, Entity, EntityType, Feed, Process
@@ -144,8 +145,9 @@ class Workspace:
         key = (entity.entity_type, entity.name)
         return [other for other in self.entities() if key in self.dependencies(other)]
 
+    @cached_property
     def feed_groups(self) -> dict[str, list[Feed]]:
-        """Feeds by group name, in workspace order."""
+        """Feeds by group name, in workspace order (computed once: every feed's F27 check asks)."""
         groups: dict[str, list[Feed]] = {}
         for feed in self.feeds.values():
             for group in feed.groups:

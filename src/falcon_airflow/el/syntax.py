@@ -10,6 +10,7 @@ point at it.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Union
 
 from falcon_airflow.errors import ELSyntaxError
@@ -224,8 +225,13 @@ class _Parser:
         raise self.error(f"unexpected '{token.text}'")
 
 
+@lru_cache(maxsize=4096)
 def parse(expression: str) -> Node:
-    """Parse one EL expression, bare (``now(0,-60)``) or wrapped (``${now(0,-60)}``)."""
+    """Parse one EL expression, bare (``now(0,-60)``) or wrapped (``${now(0,-60)}``).
+
+    Cached: entities repeat a few expressions thousands of times (validation, instance searches), and the tree is
+    immutable. A syntax error is not cached; it is raised again on the next call.
+    """
     return _Parser(expression).parse()
 
 

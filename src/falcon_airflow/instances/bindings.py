@@ -71,17 +71,6 @@ def _time(node: Node, text: str, context: ELContext) -> pendulum.DateTime | None
     raise InstanceError(f"expression '{text}' gives {value!r}, not a time")
 
 
-_PARSED: dict[str, Node] = {}
-
-
-def parsed(expression: str) -> Node:
-    """Parse once per expression text: searches and runs evaluate the same few expressions many times."""
-    node = _PARSED.get(expression)
-    if node is None:
-        node = _PARSED[expression] = parse(expression)
-    return node
-
-
 def dataset_context(feed: FeedBinding, instance: datetime, exists: Exists | None) -> ELContext:
     """Dataset context: truncation in the feed's zone, results snapped to the feed's grid."""
     availability = None
@@ -112,7 +101,7 @@ class InputBinding(_Frozen):
     def range(self, instance: datetime,
               exists: Exists | None = None) -> tuple[pendulum.DateTime | None, pendulum.DateTime | None]:
         context = dataset_context(self.feed, instance, exists)
-        return _time(parsed(self.start), self.start, context), _time(parsed(self.end), self.end, context)
+        return _time(parse(self.start), self.start, context), _time(parse(self.end), self.end, context)
 
     def sub_path(self, path: str) -> str:
         """An input partition such as ``*/US`` is a sub-path of each instance folder (file feeds only)."""
@@ -143,7 +132,7 @@ class OutputBinding(_Frozen):
     instance: str
 
     def time(self, instance: datetime) -> pendulum.DateTime | None:
-        return _time(parsed(self.instance), self.instance, dataset_context(self.feed, instance, None))
+        return _time(parse(self.instance), self.instance, dataset_context(self.feed, instance, None))
 
     def resolve(self, instance: datetime) -> ResolvedOutput:
         moment = self.time(instance)

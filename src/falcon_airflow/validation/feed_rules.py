@@ -401,7 +401,7 @@ def cluster_path_patterns(context: RuleContext, feed: Feed) -> Iterator[Finding]
 
 @rule("F27", EntityType.FEED, "feeds of one group share frequency and path time variables")
 def group_consistency(context: RuleContext, feed: Feed) -> Iterator[Finding]:
-    groups = context.workspace.feed_groups()
+    groups = context.workspace.feed_groups
     pattern = date_pattern(_data_template(feed, None) or "")
     for group in dict.fromkeys(feed.groups):
         first = groups.get(group, [feed])[0]
