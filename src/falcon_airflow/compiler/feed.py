@@ -140,10 +140,11 @@ def compile_replication(workspace_clusters: dict[str, object], feed: Feed, sourc
     master, deploy_mode = spark_master(target_side.cluster, None)
     delay = replication.delay.minutes if replication.delay else 0
     instance = f"macros.falcon.replicated_instance(falcon.source, dag_run, {delay})"
+    side = "table" if source_side.storage is StorageKind.TABLE else "path"  # a catalog partition or a folder
     arguments = ["--feed", feed.name, "--source-cluster", source.name, "--target-cluster", target.name,
                  "--instance", f"{{{{ {instance} }}}}",
-                 "--source-path", f"{{{{ macros.falcon.feed_path(falcon.source, {instance}) }}}}",
-                 "--target-path", f"{{{{ macros.falcon.feed_path(falcon.target, {instance}) }}}}",
+                 f"--source-{side}", f"{{{{ macros.falcon.feed_path(falcon.source, {instance}) }}}}",
+                 f"--target-{side}", f"{{{{ macros.falcon.feed_path(falcon.target, {instance}) }}}}",
                  "--max-maps", str(_int_property(feed, "maxMaps", 5)),
                  "--report", "{{ macros.falcon.report_path(dag_run, task.task_id) }}"]
     if replication.include_pattern:

@@ -1,0 +1,104 @@
+"""Retention and replication DAGs on real Airflow (dag.test), running our PySpark jobs on real files."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pendulum
+import pytest
+
+from falcon_airflow.dags.builder import build_dag
+from falcon_airflow.dags.loader import entities_folder, load_specs
+
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("airflow")]
+
+CLUSTER = """\
+<cluster name="{name}" colo="{name}" xmlns="uri:falcon:cluster:0.1">
+  <interfaces>
+    <interface type="readonly" endpoint="file://{storage}" version="1"/>
+    <interface type="write" endpoint="file://{storage}" version="1"/>
+    <interface type="spark" endpoint="local[2]" version="4"/>
+  </interfaces>
+  <locations><location name="staging" path="/staging"/></locations>
+</cluster>
+"""
+
+FEED = """\
+<feed name="logs" xmlns="uri:falcon:feed:0.1">
+  <availabilityFlag>_DONE</availabilityFlag>
+  <frequency>hours(1)</frequency>
+  <clusters>
+    <cluster name="east" type="source">
+      <validity start="2026-01-01T00:00Z" end="2099-01-01T00:00Z"/>
+      <retention limit="hours(5)" action="delete"/>
+    </cluster>
+    <cluster name="west" type="target">
+      <validity start="2026-01-01T00:00Z" end="2099-01-01T00:00Z"/>
+      <retention limit="days(30)" action="delete"/>
+    </cluster>
+  </clusters>
+  <locations><location type="data" path="/logs/${YEAR}/${MONTH}/${DAY}/${HOUR}"/></locations>
+  <ACL owner="ops" group="users" permission="*"/>
+  <schema location="/none" provider="text"/>
+</feed>
+"""
+
+
+def spec(dag_id: str):  # type: ignore[no-untyped-def]
+    specs, issues = load_specs(entities_folder())
+    assert not [issue for issue in issues if issue["level"] == "error"], issues
+    return next(item for item in specs if item.dag_id == dag_id)
+
+
+def setup(entities: Callable[..., Path], tmp_path: Path) -> tuple[Path, Path]:
+    east, west = tmp_path / "east", tmp_path / "west"
+    entities("east.xml", CLUSTER.format(name="east", storage=east))
+    entities("west.xml", CLUSTER.format(name="west", storage=west))
+    entities("logs.xml", FEED)
+    return east, west
+
+
+def instance_folder(root: Path, moment: pendulum.DateTime) -> Path:
+    return root / "logs" / moment.format("YYYY/MM/DD/HH")
+
+
+def test_retention_dag_evicts_expired_instances_only(entities: Callable[..., Path], tmp_path: Path) -> None:
+    east, _ = setup(entities, tmp_path)
+    now = pendulum.now("UTC").start_of("hour")
+    kept, expired = [], []
+    for hours_ago in (*range(0, 4), *range(7, 12)):  # the limit is hours(5), counted from when the run starts
+        moment = now.subtract(hours=hours_ago)
+        folder = instance_folder(east, moment)
+        folder.mkdir(parents=True)
+        (folder / "part-0").write_text("x")
+        (expired if hours_ago >= 7 else kept).append(folder)
+    static = east / "logs" / "README"
+    static.write_text("not an instance")
+    retention = build_dag(spec("falcon.feed.logs.retention.east"))
+    run = retention.test(logical_date=now)
+    assert str(run.state) == "success"
+    assert all(folder.exists() for folder in kept)
+    assert not any(folder.exists() for folder in expired)
+    assert static.exists() and (east / "logs").is_dir()
+    (ti,) = run.get_task_instances()
+    report = ti.xcom_pull(task_ids="retention")
+    assert len(report["evicted"]) == len(expired)
+
+
+def test_replication_dag_copies_the_instance_and_writes_the_flag(entities: Callable[..., Path],
+                                                                 tmp_path: Path) -> None:
+    east, west = setup(entities, tmp_path)
+    moment = pendulum.datetime(2026, 3, 1, 5, tz="UTC")
+    source = instance_folder(east, moment)
+    (source / "nested").mkdir(parents=True)
+    (source / "part-0").write_text("a" * 1000)
+    (source / "nested" / "part-1").write_text("b" * 10)
+    (source / "_DONE").touch()
+    replication = build_dag(spec("falcon.feed.logs.replication.east.west"))
+    run = replication.test(logical_date=moment)
+    assert str(run.state) == "success"
+    target = instance_folder(west, moment)
+    assert (target / "part-0").read_text() == "a" * 1000 and (target / "nested" / "part-1").read_text() == "b" * 10
+    assert (target / "_DONE").exists()
+    assert not [path for path in target.parent.iterdir() if "staging" in path.name]
