@@ -59,7 +59,8 @@ PROCESS = """<process name="process-{i}" xmlns="uri:falcon:process:0.1">
   <outputs><output name="out" feed="feed-{i}" instance="now(0,0)"/></outputs>
   <properties><property name="day" value="${{formatTime(instanceTime(), 'yyyy-MM-dd')}}"/></properties>
   <workflow engine="spark" path="/apps"/>
-  <spark-attributes><name>job-{i}</name><jar>/apps/job.py</jar><spark-opts>--driver-memory 1g</spark-opts></spark-attributes>
+  <spark-attributes><name>job-{i}</name><jar>/apps/job.py</jar>\
+<spark-opts>--driver-memory 1g</spark-opts></spark-attributes>
   <retry policy="periodic" delay="minutes(5)" attempts="2"/>
 </process>
 """
@@ -211,7 +212,8 @@ def main(argv: list[str] | None = None) -> int:
         dags_file = REPOSITORY / "dags" / "falcon_entities.py"
         cold, dags, tasks = time_file(dags_file, environment)
         if dags != 2 * count:
-            raise RuntimeError(f"expected {2 * count} DAGs, the loader built {dags}: the generated entities are invalid")
+            raise RuntimeError(f"expected {2 * count} DAGs, the loader built {dags}: "
+                               "the generated entities are invalid")
         warm = min(time_file(dags_file, environment)[0] for _ in range(2))
         (cache,) = (home / "falcon" / "compiled").glob("*.json")
         plain_file = generate_plain(cache, work / "plain")

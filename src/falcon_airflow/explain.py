@@ -58,7 +58,7 @@ def explain_feed(workspace: Workspace, feed: Feed, at: datetime, cluster: str | 
                               "cut_off": format_falcon_date(moment.subtract(minutes=limit.minutes)),
                               "rule": "instances strictly older than the cut-off are evicted"}
         clusters.append(entry)
-    replication = []
+    replication: list[dict[str, Any]] = []
     for source, target in ((s, t) for t in feed.targets for s in feed.sources):
         if cluster is not None and cluster not in (source.name, target.name):
             continue

@@ -31,7 +31,7 @@ def instance(run: Any) -> pendulum.DateTime:
         run = run.get("dag_run") or run.get("data_interval_start") or run.get("logical_date")
         return instance(run)
     for attribute in ("data_interval_start", "logical_date", "run_after"):
-        moment = getattr(run, attribute, None)
+        moment: datetime | None = getattr(run, attribute, None)
         if moment is not None:
             return pendulum.instance(moment).in_timezone("UTC")
     raise ValueError(f"cannot tell the instance time of {run!r}: it has no data interval, logical date or run_after")
@@ -245,6 +245,6 @@ def report_path(run: Any, task_id: str) -> str:
     return str(report_file(getattr(run, "dag_id", "dag"), getattr(run, "run_id", "run"), task_id))
 
 
-MACROS = [instance, input_instances, input_markers, feed_marker, input_paths, output_instance, output_path, feed_path, el, nominal_time,
-          data_in, expand, property, workflow_property, table_part, partition_filter, run_time, replicated_instance,
-          report_path]
+MACROS = [instance, input_instances, input_markers, feed_marker, input_paths, output_instance, output_path, feed_path,
+          el, nominal_time, data_in, expand, property, workflow_property, table_part, partition_filter, run_time,
+          replicated_instance, report_path]

@@ -14,7 +14,9 @@ from falcon_airflow.timetables import FalconFrequencyTimetable
 
 
 class FalconPlugin(AirflowPlugin):
+    # Airflow reads these class-level lists; AirflowPlugin declares them as plain ``list[Any]`` attributes, so a
+    # ``ClassVar`` annotation here would conflict with the base class (mypy: cannot override with a class variable).
     name = "falcon"
-    timetables = [FalconFrequencyTimetable]
+    timetables = [FalconFrequencyTimetable]  # noqa: RUF012
     macros = MACROS
-    priority_weight_strategies = [OldestInstanceFirst, NewestInstanceFirst]
+    priority_weight_strategies = [OldestInstanceFirst, NewestInstanceFirst]  # noqa: RUF012

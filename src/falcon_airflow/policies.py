@@ -16,7 +16,8 @@ def retry_wait(policy: str, delay: timedelta, failed_run: int) -> timedelta:
     if policy == "periodic":
         return delay
     if policy == "exp-backoff":
-        return delay * (2 ** max(failed_run, 0))
+        factor: int = 2 ** max(failed_run, 0)
+        return delay * factor
     if policy == "final":
         return timedelta(0)
     raise ValueError(f"unknown policy {policy!r}")

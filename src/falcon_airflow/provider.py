@@ -10,7 +10,6 @@ from typing import Any
 
 from falcon_airflow import __version__
 
-
 INTEGRATION = "Apache Falcon"
 
 

@@ -7,8 +7,10 @@ file and line of the entity), so the loader can show it in the Airflow UI.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from functools import partial
 from pathlib import Path
 
 from falcon_airflow.compiler.feed import compile_replication, compile_retention
@@ -42,7 +44,8 @@ def compile_workspace(workspace: Workspace, *, entities_dir: Path | None = None,
                       now: datetime | None = None) -> Compilation:
     moment = now or datetime.now(UTC)
     report = validate_workspace(workspace, now=moment)
-    broken = {(issue.entity_type, issue.entity) for issue in report.issues if issue.is_error and issue.entity}
+    broken: set[tuple[str | None, str | None]] = {(issue.entity_type, issue.entity) for issue in report.issues
+                                                  if issue.is_error and issue.entity}
     broken |= {(parsed.entity_type.value, parsed.entity_name) for parsed in workspace.files
                if parsed.has_errors and parsed.entity_type is not None}
     issues = list(report.issues)
@@ -59,9 +62,9 @@ def compile_workspace(workspace: Workspace, *, entities_dir: Path | None = None,
                 return True
         return False
 
-    def attempt(entity: Entity, build: object) -> None:
+    def attempt(entity: Entity, build: Callable[[], DagSpec]) -> None:
         try:
-            specs.append(build())  # type: ignore[operator]
+            specs.append(build())
         except (FalconAirflowError, SparkOptionsError, ValueError) as problem:
             message = problem.message if isinstance(problem, FalconAirflowError) else str(problem)
             issues.append(_issue(entity, COMPILE_RULE, f"cannot compile {entity.describe()}: {message}"))
@@ -70,17 +73,15 @@ def compile_workspace(workspace: Workspace, *, entities_dir: Path | None = None,
         if left_out(feed):
             continue
         for placement in feed.clusters:
-            attempt(feed, lambda placement=placement, feed=feed: compile_retention(workspace.clusters, feed,
-                                                                                   placement))
+            attempt(feed, partial(compile_retention, workspace.clusters, feed, placement))
         for target in feed.targets:
             for source in feed.sources:
-                attempt(feed, lambda s=source, t=target, feed=feed: compile_replication(
-                    workspace.clusters, feed, s, t, catchup_default=catchup_default))
+                attempt(feed, partial(compile_replication, workspace.clusters, feed, source, target,
+                                      catchup_default=catchup_default))
     for process in workspace.processes.values():
         if left_out(process):
             continue
-        for placement in process.clusters:
-            attempt(process, lambda placement=placement, process=process: compile_process(
-                workspace, process, placement, entities_dir=entities_dir, catchup_default=catchup_default,
-                now=moment))
+        for process_placement in process.clusters:
+            attempt(process, partial(compile_process, workspace, process, process_placement,
+                                     entities_dir=entities_dir, catchup_default=catchup_default, now=moment))
     return Compilation(tuple(specs), Report(report.files, tuple(sorted(issues, key=Issue.sort_key))))

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from falcon_airflow.compiler.common import (
     CLUSTER_INTERFACES_NOTE,
     FEED_RETRY,
@@ -20,6 +22,7 @@ from falcon_airflow.compiler.common import (
 from falcon_airflow.compiler.specs import ReplicationDagSpec, RetentionDagSpec, Schedule, SparkJob
 from falcon_airflow.entities import (
     AGE_BASED_DELETE_LIMIT,
+    Cluster,
     ClusterLocationName,
     Feed,
     FeedCluster,
@@ -58,9 +61,10 @@ def _feed_tags(feed: Feed, *extra: str) -> tuple[str, ...]:
     return tags_of(feed.tag_pairs, "feed", *extra, *(f"group={group}" for group in feed.groups))
 
 
-def compile_retention(workspace_clusters: dict[str, object], feed: Feed, placement: FeedCluster) -> RetentionDagSpec:
+def compile_retention(workspace_clusters: Mapping[str, Cluster], feed: Feed,
+                      placement: FeedCluster) -> RetentionDagSpec:
     cluster = workspace_clusters.get(placement.name)
-    on_cluster = FeedOnCluster(feed, placement, cluster)  # type: ignore[arg-type]
+    on_cluster = FeedOnCluster(feed, placement, cluster)
     frequency = retention_frequency(feed, placement)
     limit = retention_limit(feed, placement)
     base = on_cluster.storage_base
@@ -75,12 +79,12 @@ def compile_retention(workspace_clusters: dict[str, object], feed: Feed, placeme
     action = "archive" if feed.property_map.get(ARCHIVE_PROPERTY, "").strip().lower() == "archive" else "delete"
     archive_root = None
     if action == "archive" and cluster is not None:
-        staging = cluster.location(ClusterLocationName.STAGING)  # type: ignore[attr-defined]
+        staging = cluster.location(ClusterLocationName.STAGING)
         if staging is None:
             raise FalconAirflowError(f"feed '{feed.name}' archives expired instances, but cluster "
                                      f"'{placement.name}' has no staging location to archive under")
         archive_root = join_storage(base, f"{staging.path.rstrip('/')}/archive")
-    master, deploy_mode = spark_master(cluster, None)  # type: ignore[arg-type]
+    master, deploy_mode = spark_master(cluster, None)
     stage = feed.retention_stage_for(placement)
     arguments = ["--feed", feed.name, "--cluster", placement.name, "--timezone", feed.zone.name,
                  "--limit", limit, "--frequency", str(feed.frequency), "--action", action,
@@ -120,10 +124,10 @@ def _int_property(feed: Feed, name: str, default: int) -> int:
         raise FalconAirflowError(f"feed '{feed.name}' property {name} is '{text}', not a number") from None
 
 
-def compile_replication(workspace_clusters: dict[str, object], feed: Feed, source: FeedCluster, target: FeedCluster,
-                        *, catchup_default: bool) -> ReplicationDagSpec:
-    source_side = FeedOnCluster(feed, source, workspace_clusters.get(source.name))  # type: ignore[arg-type]
-    target_side = FeedOnCluster(feed, target, workspace_clusters.get(target.name))  # type: ignore[arg-type]
+def compile_replication(workspace_clusters: Mapping[str, Cluster], feed: Feed, source: FeedCluster,
+                        target: FeedCluster, *, catchup_default: bool) -> ReplicationDagSpec:
+    source_side = FeedOnCluster(feed, source, workspace_clusters.get(source.name))
+    target_side = FeedOnCluster(feed, target, workspace_clusters.get(target.name))
     replication = Replication(source_side, target_side)
     start, end = replication.window
     properties = feed.property_map
@@ -133,9 +137,10 @@ def compile_replication(workspace_clusters: dict[str, object], feed: Feed, sourc
     order = properties.get("order", "FIFO").strip().upper()
     if order not in ("FIFO", "LIFO", "LAST_ONLY"):
         raise FalconAirflowError(f"feed '{feed.name}' property order is '{order}'; use FIFO, LIFO or LAST_ONLY")
+    source_template = source_side.template() if source_side.storage is StorageKind.FILESYSTEM else None
     source_binding = source_side.binding().model_copy(
-        update={"location": join_storage(source_side.read_base, source_side.template().template)}
-        if source_side.storage is StorageKind.FILESYSTEM and source_side.template() is not None else {})
+        update={"location": join_storage(source_side.read_base, source_template.template)}
+        if source_template is not None else {})
     target_binding = target_side.binding()
     master, deploy_mode = spark_master(target_side.cluster, None)
     delay = replication.delay.minutes if replication.delay else 0

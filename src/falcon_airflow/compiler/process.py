@@ -65,7 +65,8 @@ def workflow_conf(process: Process, bindings: list[InputBinding]) -> dict[str, s
                 "entityName", "entityType", "cluster", "queueName", "jobPriority"):
         conf[f"spark.falcon.{key}"] = f"{{{{ macros.falcon.workflow_property(falcon, {_quote(key)}, dag_run) }}}}"
     for binding in bindings:
-        conf[f"spark.falcon.{binding.name}"] = f"{{{{ macros.falcon.data_in(falcon, {_quote(binding.name)}, dag_run) }}}}"
+        conf[f"spark.falcon.{binding.name}"] = (
+            f"{{{{ macros.falcon.data_in(falcon, {_quote(binding.name)}, dag_run) }}}}")
     for item in process.outputs:
         conf[f"spark.falcon.{item.name}"] = output_argument(item.name)
     for name in process.property_map:
@@ -98,7 +99,7 @@ def _spark_job(runner: ProcessOnCluster, entities_dir: Path | None, bindings: li
         return "hive", SparkJob(connection=runner.cluster_name, master=master, deploy_mode=deploy_mode,
                                 application=job_file("hive_script.py"), name=f"falcon-{process.name}",
                                 conf=conf, arguments=tuple(hive_arguments), queue=queue,
-                                **options.arguments)  # type: ignore[arg-type]
+                                **options.arguments)
     assert attributes is not None  # P20 guarantees spark-attributes for the spark engine
     user_arguments = [f"{{{{ macros.falcon.expand(falcon, {_quote(text)}, dag_run) }}}}" for text in attributes.args]
     app = application or resolve_application(attributes.jar, entities_dir, cluster)
@@ -107,7 +108,7 @@ def _spark_job(runner: ProcessOnCluster, entities_dir: Path | None, bindings: li
         extra["queue"] = queue
     return "spark", SparkJob(connection=runner.cluster_name, master=master, deploy_mode=deploy_mode,
                              application=app, java_class=attributes.class_name, name=attributes.name or process.name,
-                             conf=conf, arguments=tuple(arguments + user_arguments), **extra)  # type: ignore[arg-type]
+                             conf=conf, arguments=tuple(arguments + user_arguments), **extra)
 
 
 def _late_spec(runner: ProcessOnCluster, entities_dir: Path | None,

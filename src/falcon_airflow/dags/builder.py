@@ -8,6 +8,7 @@ Replication DAG: wait_for_source -> replicate
 from __future__ import annotations
 
 from datetime import datetime, timedelta
+from itertools import pairwise
 from typing import Any
 
 from airflow.sdk import DAG
@@ -81,10 +82,10 @@ def build_process_dag(spec: ProcessDagSpec) -> DAG:
               "outputs": {item.name: item.model_dump(mode="json") for item in spec.outputs},
               "properties": dict(spec.properties), "empty_dir": spec.empty_dir}
     strategy = NewestInstanceFirst() if spec.order == "LIFO" else OldestInstanceFirst()
-    dag = DAG(spec.dag_id, schedule=_timetable(spec, spec.source.name), start_date=_start_date(spec), catchup=spec.schedule.catchup,
-              max_active_runs=spec.max_active_runs, default_args=_default_args(spec), tags=list(spec.tags),
-              doc_md=spec.doc_md, user_defined_macros={"falcon": falcon}, deadline=_deadlines(spec) or None,
-              render_template_as_native_obj=False)
+    dag = DAG(spec.dag_id, schedule=_timetable(spec, spec.source.name), start_date=_start_date(spec),
+              catchup=spec.schedule.catchup, max_active_runs=spec.max_active_runs, default_args=_default_args(spec),
+              tags=list(spec.tags), doc_md=spec.doc_md, user_defined_macros={"falcon": falcon},
+              deadline=_deadlines(spec) or None, render_template_as_native_obj=False)
     with dag:
         sensors = [
             FeedInstanceSensor(
@@ -111,7 +112,7 @@ def build_process_dag(spec: ProcessDagSpec) -> DAG:
                 cut_off_seconds=list(spec.late.cut_off_seconds), policy=spec.late.policy,
                 delay_seconds=spec.late.delay_seconds, rerun_job=spec.late.rerun.model_dump(), outputs=outputs,
                 retries=0))
-        for upstream, downstream in zip(chain, chain[1:], strict=False):
+        for upstream, downstream in pairwise(chain):
             upstream >> downstream
         for sensor in sensors:
             sensor >> chain[0]
@@ -119,8 +120,8 @@ def build_process_dag(spec: ProcessDagSpec) -> DAG:
 
 
 def build_retention_dag(spec: RetentionDagSpec) -> DAG:
-    dag = DAG(spec.dag_id, schedule=_timetable(spec, spec.feed), start_date=_start_date(spec), catchup=False, max_active_runs=1,
-              default_args=_default_args(spec), tags=list(spec.tags), doc_md=spec.doc_md)
+    dag = DAG(spec.dag_id, schedule=_timetable(spec, spec.feed), start_date=_start_date(spec), catchup=False,
+              max_active_runs=1, default_args=_default_args(spec), tags=list(spec.tags), doc_md=spec.doc_md)
     with dag:
         _spark_task("retention", spec.job)
     return dag
@@ -129,9 +130,9 @@ def build_retention_dag(spec: RetentionDagSpec) -> DAG:
 def build_replication_dag(spec: ReplicationDagSpec) -> DAG:
     falcon = {"source": spec.source_feed.model_dump(mode="json"), "target": spec.target_feed.model_dump(mode="json")}
     strategy = NewestInstanceFirst() if spec.order == "LIFO" else OldestInstanceFirst()
-    dag = DAG(spec.dag_id, schedule=_timetable(spec, spec.feed), start_date=_start_date(spec), catchup=spec.schedule.catchup,
-              max_active_runs=spec.max_active_runs, default_args=_default_args(spec), tags=list(spec.tags),
-              doc_md=spec.doc_md, user_defined_macros={"falcon": falcon})
+    dag = DAG(spec.dag_id, schedule=_timetable(spec, spec.feed), start_date=_start_date(spec),
+              catchup=spec.schedule.catchup, max_active_runs=spec.max_active_runs, default_args=_default_args(spec),
+              tags=list(spec.tags), doc_md=spec.doc_md, user_defined_macros={"falcon": falcon})
     instance = f"macros.falcon.replicated_instance(falcon.source, dag_run, {spec.delay_minutes})"
     with dag:
         wait = FeedInstanceSensor(
@@ -142,7 +143,7 @@ def build_replication_dag(spec: ReplicationDagSpec) -> DAG:
         if spec.order == "LAST_ONLY":
             steps.append(LastOnlyOperator(task_id="last_only", schedule=spec.schedule.model_dump(), retries=0))
         steps.append(_spark_task("replicate", spec.job, max_active_tis_per_dag=spec.parallel, weight_rule=strategy))
-        for upstream, downstream in zip(steps, steps[1:], strict=False):
+        for upstream, downstream in pairwise(steps):
             upstream >> downstream
     return dag
 

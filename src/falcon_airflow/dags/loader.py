@@ -54,7 +54,7 @@ def entities_folder(dags_file: str | None = None) -> Path:
 
 
 def _entity_files(folder: Path) -> list[Path]:
-    files = []
+    files: list[Path] = []
     for root, directories, names in os.walk(folder):
         directories[:] = sorted(name for name in directories if not name.startswith("."))
         files.extend(Path(root) / name for name in sorted(names) if name.endswith(".xml") and not name.startswith("."))
@@ -135,7 +135,8 @@ def _invalid_entities_dag(errors: list[dict[str, Any]], folder: Path) -> Any:
     return dag
 
 
-def load_dags(dags_file: str | None = None, *, folder: Path | None = None, strict: bool | None = None) -> dict[str, Any]:
+def load_dags(dags_file: str | None = None, *, folder: Path | None = None,
+              strict: bool | None = None) -> dict[str, Any]:
     """Every DAG of the entities folder by dag id (only the requested one on a worker)."""
     from airflow.sdk import get_parsing_context
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime
 
 import pendulum
 
@@ -195,7 +195,7 @@ def instance_time(context: ELContext, args: list[Value]) -> Value:
 
 
 def date_offset(context: ELContext, args: list[Value]) -> Value:
-    base = _moment(args[0], 0, "base date").in_timezone(UTC)
+    base = _moment(args[0], 0, "base date").in_timezone(pendulum.UTC)
     amount = _integer(args[1], 1, "offset")
     unit = _text(args[2], 2, "unit").strip().upper()
     if unit not in _OFFSET_UNITS:
@@ -204,7 +204,7 @@ def date_offset(context: ELContext, args: list[Value]) -> Value:
 
 
 def format_time(context: ELContext, args: list[Value]) -> Value:
-    moment = _moment(args[0], 0, "date").in_timezone(UTC)
+    moment = _moment(args[0], 0, "date").in_timezone(pendulum.UTC)
     pattern = _text(args[1], 1, "pattern")
     try:
         return format_java(moment, pattern)

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Union
 
 from falcon_airflow.errors import ELSyntaxError
 
@@ -49,7 +48,7 @@ class Binary:
     position: int
 
 
-Node = Union[Number, String, Call, Negate, Binary]
+Node = Number | String | Call | Negate | Binary
 
 
 @dataclass(frozen=True, slots=True)

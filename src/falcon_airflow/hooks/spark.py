@@ -64,7 +64,7 @@ class FalconSparkSubmitHook(SparkSubmitHook):
 
     def _resolve_connection(self) -> dict[str, Any]:
         if self._connection_exists():
-            return super()._resolve_connection()  # type: ignore[no-any-return]
+            return super()._resolve_connection()
         return {
             "master": self._falcon_master,
             "queue": self._yarn_queue,

@@ -111,7 +111,7 @@ class PathTemplate:
         # roll over; the local time is then placed in the zone (so 04:00 on a fall-back day is 04:00 local).
         wall = datetime(values["YEAR"], values["MONTH"], 1) + timedelta(
             days=values["DAY"] - 1, hours=values["HOUR"], minutes=values["MINUTE"])
-        return pendulum.instance(wall, tz=zone)  # type: ignore[arg-type]
+        return pendulum.instance(wall, tz=zone)
 
     def matches_exactly(self, path: str, zone: tzinfo) -> pendulum.DateTime | None:
         """Like :meth:`instance_time`, but the path must be the whole instance (nothing after the template)."""

@@ -28,8 +28,8 @@ class FalconSparkSubmitOperator(SparkSubmitOperator):
 
     def _get_hook(self) -> FalconSparkSubmitHook:
         return FalconSparkSubmitHook(
-            default_master=self.master, default_deploy_mode=self.falcon_deploy_mode, conf=self.conf, conn_id=self._conn_id,
-            files=self.files, py_files=self.py_files, archives=self._archives,
+            default_master=self.master, default_deploy_mode=self.falcon_deploy_mode, conf=self.conf,
+            conn_id=self._conn_id, files=self.files, py_files=self.py_files, archives=self._archives,
             driver_class_path=self.driver_class_path, jars=self.jars, java_class=self._java_class,
             packages=self.packages, exclude_packages=self.exclude_packages, repositories=self._repositories,
             total_executor_cores=self._total_executor_cores, executor_cores=self._executor_cores,

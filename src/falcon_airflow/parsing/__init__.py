@@ -17,7 +17,13 @@ from falcon_airflow.entities import Entity, EntityType
 from falcon_airflow.issues import Issue, Level
 from falcon_airflow.parsing.builders import build_entity
 from falcon_airflow.parsing.schema import validate_against_schema
-from falcon_airflow.parsing.secure import MAX_ENTITY_FILE_BYTES, LoadedXml, load_xml_file, parse_xml_bytes
+from falcon_airflow.parsing.secure import (
+    MAX_ENTITY_FILE_BYTES,
+    LoadedXml,
+    load_xml_file,
+    parse_xml_bytes,
+    source_line,
+)
 
 __all__ = ["MAX_ENTITY_FILE_BYTES", "ParsedFile", "parse_bytes", "parse_file"]
 
@@ -50,7 +56,7 @@ def identify(root: etree._Element, display: str) -> tuple[EntityType | None, Iss
     else:
         where = f" in namespace '{qname.namespace}'" if qname.namespace else " (no namespace)"
         message = f"root element <{qname.localname}>{where} is not a Falcon entity; expected one of: {expected}"
-    return None, Issue(Level.ERROR, "XSD", message, file=display, line=root.sourceline, entity=root.get("name"))
+    return None, Issue(Level.ERROR, "XSD", message, file=display, line=source_line(root), entity=root.get("name"))
 
 
 def _from_loaded(loaded: LoadedXml, display: str) -> ParsedFile:
@@ -68,7 +74,7 @@ def _from_loaded(loaded: LoadedXml, display: str) -> ParsedFile:
         entity, issues = build_entity(root, entity_type, display)
     except (ValidationError, ValueError, AssertionError) as error:  # the XSD should make this unreachable
         issue = Issue(Level.ERROR, "XSD", f"cannot read the {entity_type.value}: {error}", file=display,
-                      line=root.sourceline, entity=name, entity_type=entity_type.value)
+                      line=source_line(root), entity=name, entity_type=entity_type.value)
         return ParsedFile(display, None, entity_type, name, (issue,))
     return ParsedFile(display, entity, entity_type, name, tuple(issues))
 

@@ -75,6 +75,7 @@ from falcon_airflow.entities import (
 )
 from falcon_airflow.errors import DateFormatError
 from falcon_airflow.issues import Issue, Level
+from falcon_airflow.parsing.secure import source_line
 from falcon_airflow.timekeeping import Frequency, parse_falcon_date, resolve_zone
 
 T = TypeVar("T")
@@ -92,7 +93,7 @@ class _Node:
 
     @property
     def line(self) -> int | None:
-        return self.element.sourceline
+        return source_line(self.element)
 
     def child(self, name: str) -> _Node | None:
         found = self.element.find(f"{{{self.namespace}}}{name}")

@@ -8,13 +8,16 @@ rewrite them into one sentence a user can act on.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from functools import cache
 from importlib import resources
+from typing import Protocol, cast
 
 from lxml import etree
 
 from falcon_airflow.entities.base import EntityType
 from falcon_airflow.issues import Issue, Level
+from falcon_airflow.parsing.secure import source_line
 
 _TYPE_DESCRIPTIONS = {
     "frequency-type": "frequency: minutes(N), hours(N), days(N) or months(N) with N >= 1",
@@ -39,7 +42,8 @@ _ATOMIC = re.compile(r"^'(.*)' is not a valid value of the (?:local )?(?:atomic|
                      re.DOTALL)
 _ENUMERATION = re.compile(r"^\[facet 'enumeration'\] The value '(.*)' is not an element of the set \{(.*)\}\.$",
                           re.DOTALL)
-_FACET_PATTERN = re.compile(r"^\[facet 'pattern'\] The value '(.*)' is not accepted by the pattern '(.*)'\.$", re.DOTALL)
+_FACET_PATTERN = re.compile(r"^\[facet 'pattern'\] The value '(.*)' is not accepted by the pattern '(.*)'\.$",
+                            re.DOTALL)
 _OTHER_FACET = re.compile(r"^\[facet '[^']+'\] ")
 _EXPECTED = re.compile(r"Expected is(?: one of)? \( (.*) \)\.")
 
@@ -108,6 +112,16 @@ def _rewrite(raw: str) -> tuple[str, str] | None:
     return subject, f"{subject}: {detail}"
 
 
+class _LogEntry(Protocol):
+    """What we read of an lxml ``_LogEntry`` (lxml-stubs declare the error log as an empty, non-iterable class)."""
+
+    @property
+    def message(self) -> str: ...
+
+    @property
+    def line(self) -> int: ...
+
+
 def validate_against_schema(root: etree._Element, entity_type: EntityType, display: str,
                             entity_name: str | None) -> list[Issue]:
     schema = schema_for(entity_type)
@@ -115,7 +129,7 @@ def validate_against_schema(root: etree._Element, entity_type: EntityType, displ
         return []
     issues: list[Issue] = []
     seen: set[tuple[int, str]] = set()
-    for entry in schema.error_log:
+    for entry in cast("Iterable[_LogEntry]", schema.error_log):
         rewritten = _rewrite(entry.message)
         if rewritten is None or not rewritten[1]:
             continue
@@ -129,5 +143,5 @@ def validate_against_schema(root: etree._Element, entity_type: EntityType, displ
                             entity=entity_name, entity_type=entity_type.value))
     if not issues:  # never report "invalid" without a reason
         issues.append(Issue(Level.ERROR, "XSD", "document does not match the schema", file=display,
-                            line=root.sourceline, entity=entity_name, entity_type=entity_type.value))
+                            line=source_line(root), entity=entity_name, entity_type=entity_type.value))
     return issues

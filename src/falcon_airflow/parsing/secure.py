@@ -18,6 +18,7 @@ from __future__ import annotations
 import os
 import re
 from dataclasses import dataclass
+from typing import cast
 
 from lxml import etree
 
@@ -127,6 +128,14 @@ def find_doctype(data: bytes) -> int | None:
     if rest[:9].upper() == b"<!DOCTYPE":
         return _line_of(data, len(data) - len(rest))
     return None
+
+
+def source_line(element: etree._Element) -> int | None:
+    """The line of ``element`` in its document, or None when lxml does not know it.
+
+    lxml-stubs declares ``sourceline`` without a type (``sourceline = ...``); lxml gives an ``int`` or ``None``.
+    """
+    return cast("int | None", element.sourceline)
 
 
 def _hardened_parser() -> etree.XMLParser:

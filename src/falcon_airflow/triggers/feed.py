@@ -13,11 +13,15 @@ from airflow.triggers.base import BaseTrigger, TriggerEvent
 from falcon_airflow.storage import StorageError, exists, total_bytes
 
 
+def _event(payload: dict[str, Any]) -> TriggerEvent:
+    return TriggerEvent(payload)  # type: ignore[no-untyped-call]  # Airflow leaves TriggerEvent.__init__ unannotated
+
+
 class FeedInstancesTrigger(BaseTrigger):
     """Fires ``available`` once every marker (flag file or instance folder) exists, ``timeout`` at the deadline."""
 
     def __init__(self, markers: list[str], poke_interval: float = 60.0, deadline: float | None = None) -> None:
-        super().__init__()
+        super().__init__()  # type: ignore[no-untyped-call]  # Airflow leaves BaseTrigger.__init__ unannotated
         self.markers = list(markers)
         self.poke_interval = poke_interval
         self.deadline = deadline
@@ -32,14 +36,14 @@ class FeedInstancesTrigger(BaseTrigger):
             try:
                 states = await asyncio.gather(*(asyncio.to_thread(exists, marker) for marker in pending))
             except StorageError as problem:
-                yield TriggerEvent({"status": "error", "message": problem.message})
+                yield _event({"status": "error", "message": problem.message})
                 return
             pending = [marker for marker, present in zip(pending, states, strict=True) if not present]
             if not pending:
-                yield TriggerEvent({"status": "available", "markers": self.markers})
+                yield _event({"status": "available", "markers": self.markers})
                 return
             if self.deadline is not None and time.time() >= self.deadline:
-                yield TriggerEvent({"status": "timeout", "missing": pending})
+                yield _event({"status": "timeout", "missing": pending})
                 return
             wait = self.poke_interval
             if self.deadline is not None:
@@ -57,7 +61,7 @@ class LateDataTrigger(BaseTrigger):
 
     def __init__(self, patterns: dict[str, list[str]], recorded: dict[str, int], check_at: str,
                  reruns: int = 0) -> None:
-        super().__init__()
+        super().__init__()  # type: ignore[no-untyped-call]  # Airflow leaves BaseTrigger.__init__ unannotated
         self.patterns = patterns
         self.recorded = recorded
         self.check_at = check_at
@@ -75,10 +79,10 @@ class LateDataTrigger(BaseTrigger):
         try:
             current = await asyncio.to_thread(measure, self.patterns)
         except StorageError as problem:
-            yield TriggerEvent({"status": "error", "message": problem.message, "reruns": self.reruns})
+            yield _event({"status": "error", "message": problem.message, "reruns": self.reruns})
             return
         status = "changed" if current != self.recorded else "unchanged"
-        yield TriggerEvent({"status": status, "metrics": current, "reruns": self.reruns})
+        yield _event({"status": status, "metrics": current, "reruns": self.reruns})
 
 
 def measure(patterns: dict[str, list[str]]) -> dict[str, int]:

@@ -43,7 +43,8 @@ def _where(feed: Feed, cluster: FeedCluster) -> str:
 def lifecycle_has_retention_stage(context: RuleContext, feed: Feed) -> Iterator[Finding]:
     for cluster in feed.clusters:
         if feed.lifecycle_enabled(cluster) and feed.retention_stage_for(cluster) is None:
-            line = (cluster.lifecycle or feed.lifecycle).line if (cluster.lifecycle or feed.lifecycle) else None
+            lifecycle = cluster.lifecycle or feed.lifecycle
+            line = lifecycle.line if lifecycle else None
             yield error(f"{_where(feed, cluster)} has a lifecycle without a retention-stage; retention is a "
                         "mandatory stage", line)
 

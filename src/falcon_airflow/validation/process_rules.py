@@ -17,6 +17,7 @@ from falcon_airflow.entities import (
     FeedCluster,
     Input,
     InterfaceType,
+    Output,
     Process,
     ProcessCluster,
     ProcessSLA,
@@ -28,6 +29,10 @@ from falcon_airflow.timekeeping import format_falcon_date
 from falcon_airflow.validation.cluster_rules import SPARK_MASTER_HELP, is_supported_spark_master
 from falcon_airflow.validation.helpers import java_split, property_findings
 from falcon_airflow.validation.registry import Finding, RuleContext, error, rule, warning
+
+
+def _inputs_and_outputs(process: Process) -> tuple[Input | Output, ...]:
+    return (*process.inputs, *process.outputs)
 
 
 def _at(expression: str, moment: datetime) -> datetime | None:
@@ -96,7 +101,7 @@ def process_properties(context: RuleContext, process: Process) -> Iterator[Findi
 
 @rule("P8", EntityType.PROCESS, "every input and output feed is defined")
 def feeds_defined(context: RuleContext, process: Process) -> Iterator[Finding]:
-    for item in (*process.inputs, *process.outputs):
+    for item in _inputs_and_outputs(process):
         if item.feed not in context.workspace.feeds:
             kind = "input" if isinstance(item, Input) else "output"
             yield error(f"{kind} '{item.name}' of process '{process.name}' refers to feed '{item.feed}', which is "
@@ -106,7 +111,7 @@ def feeds_defined(context: RuleContext, process: Process) -> Iterator[Finding]:
 @rule("P9", EntityType.PROCESS, "every feed the process uses is defined on the process's clusters")
 def feeds_on_clusters(context: RuleContext, process: Process) -> Iterator[Finding]:
     for cluster in process.clusters:
-        for item in (*process.inputs, *process.outputs):
+        for item in _inputs_and_outputs(process):
             feed = context.workspace.feeds.get(item.feed)
             if feed is not None and feed.cluster(cluster.name) is None:
                 yield error(f"feed '{feed.name}' (used by '{item.name}') is not defined on cluster "
@@ -145,7 +150,7 @@ def table_input_optional(context: RuleContext, process: Process) -> Iterator[Fin
 @rule("P16", EntityType.PROCESS, "input and output names are unique")
 def unique_io_names(context: RuleContext, process: Process) -> Iterator[Finding]:
     seen: set[str] = set()
-    for item in (*process.inputs, *process.outputs):
+    for item in _inputs_and_outputs(process):
         if item.name in seen:
             kind = "input" if isinstance(item, Input) else "output"
             yield error(f"{kind} name '{item.name}' is already used in process '{process.name}'; input and output "

@@ -70,7 +70,8 @@ PROCESS = """\
 def pipeline(entities: Callable[..., Path], storage: Path, *, frequency: str = "hours(1)",
              late: bool = False) -> None:
     entities("cluster.xml", CLUSTER.format(storage=storage))
-    entities("events.xml", FEED.format(name="events", frequency=frequency, flag="<availabilityFlag>_DONE</availabilityFlag>",
+    entities("events.xml", FEED.format(name="events", frequency=frequency,
+                                       flag="<availabilityFlag>_DONE</availabilityFlag>",
                                        late='<late-arrival cut-off="minutes(1)"/>' if late else ""))
     entities("counts.xml", FEED.format(name="counts", frequency=frequency,
                                        flag="<availabilityFlag>_READY</availabilityFlag>", late=""))
@@ -176,6 +177,7 @@ def test_late_file_inside_the_cut_off_triggers_exactly_one_rerun(entities: Calla
 def spec_with_fast_late_checks() -> Any:
     spec = process_spec()
     assert spec.late is not None
-    # The entity says: checks every minute until a minute after the instance; checks every 5 s for 150 s keep the test short and sure.
+    # The entity says: checks every minute until a minute after the instance;
+    # checks every 5 s for 150 s keep the test short and sure.
     return spec.model_copy(update={"late": spec.late.model_copy(update={"delay_seconds": 5,
                                                                          "cut_off_seconds": (150,)})})

@@ -5,12 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from tests.unit.instances.builders import cluster, feed, process
 
 from falcon_airflow.compiler import compile_workspace
 from falcon_airflow.compiler.specs import ProcessDagSpec
 from falcon_airflow.workspace import Workspace
-
-from ..instances.builders import cluster, feed, process
 
 
 def compiled(tmp_path: Path, process_xml: str, *extra: str) -> ProcessDagSpec:

@@ -7,7 +7,8 @@ from pyspark.sql import SparkSession
 spark = SparkSession.builder.appName("count-lines").getOrCreate()
 inputs, output = sys.argv[1].split(","), sys.argv[2]
 conf = spark.sparkContext.getConf()
-rows = [(path, spark.read.text(path).count(), conf.get("spark.falcon.nominalTime", "?"), conf.get("spark.falcon.tag", "?"))
+rows = [(path, spark.read.text(path).count(), conf.get("spark.falcon.nominalTime", "?"),
+         conf.get("spark.falcon.tag", "?"))
         for path in inputs]
 spark.createDataFrame(rows, "path string, lines long, nominal string, tag string").coalesce(1) \
     .write.mode("overwrite").json(output)
