@@ -15,7 +15,6 @@ from datetime import datetime
 
 import pendulum
 
-from falcon_airflow.entities import Cluster
 from falcon_airflow.errors import InstanceError
 from falcon_airflow.instances.feeds import FeedOnCluster
 from falcon_airflow.timekeeping import Frequency, format_falcon_date
@@ -29,13 +28,6 @@ def normalize_partition(*expressions: str | None) -> str:
     """Join partition expressions with '/', collapse repeated slashes, trim slashes and spaces at both ends."""
     joined = "/".join(expression.strip() for expression in expressions if expression is not None)
     return re.sub(r"/+", "/", joined).strip().strip("/").strip()
-
-
-def cluster_variables(cluster: Cluster) -> dict[str, str]:
-    """Values of ``${cluster.*}``: the cluster's name, colo and every property."""
-    variables = {"cluster.name": cluster.name, "cluster.colo": cluster.colo}
-    variables.update({f"cluster.{key}": value for key, value in cluster.property_map.items()})
-    return variables
 
 
 def evaluate_cluster_expression(expression: str, variables: dict[str, str]) -> str:
@@ -87,7 +79,7 @@ class Replication:
         for side in (self.source, self.target):
             expression = side.placement.partition
             if expression is not None and side.cluster is not None:
-                expression = evaluate_cluster_expression(expression, cluster_variables(side.cluster))
+                expression = evaluate_cluster_expression(expression, side.cluster.expression_variables())
             parts.append(expression)
         return normalize_partition(*parts)
 

@@ -17,13 +17,12 @@ from falcon_airflow.entities import (
     StorageKind,
 )
 from falcon_airflow.errors import CatalogUriError, FrequencyError
+from falcon_airflow.instances.replication import evaluate_cluster_expression, normalize_partition
 from falcon_airflow.timekeeping import Frequency, TimeUnit, format_falcon_date
 from falcon_airflow.validation.helpers import (
     PATH_VARIABLE,
     date_pattern,
-    evaluate_cluster_expression,
     nonempty_parts,
-    normalize_partition,
     property_findings,
 )
 from falcon_airflow.validation.registry import Finding, RuleContext, error, rule

@@ -9,7 +9,6 @@ from falcon_airflow.entities import Property
 from falcon_airflow.validation.registry import Finding, error
 
 PATH_VARIABLE = re.compile(r"\$\{(YEAR|MONTH|DAY|HOUR|MINUTE)\}")
-_CLUSTER_EXPRESSION = re.compile(r"\$\{(cluster\.[^}]*)\}")
 _URI_SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*:")
 _URI_FORBIDDEN = re.compile(r"[\s\"<>\\^`{|}]")
 
@@ -38,18 +37,6 @@ def java_split(text: str, separator: str) -> list[str]:
 def nonempty_parts(text: str, separator: str = "/") -> list[str]:
     """Tokens between separators, empty ones skipped (commons-lang ``StringUtils.split``)."""
     return [part for part in text.split(separator) if part]
-
-
-def normalize_partition(*expressions: str | None) -> str:
-    """Join partition expressions with '/', collapse repeated slashes, trim slashes and spaces at both ends."""
-    joined = "/".join(expression.strip() for expression in expressions if expression is not None)
-    collapsed = re.sub(r"/+", "/", joined)
-    return collapsed.strip().strip("/").strip()
-
-
-def evaluate_cluster_expression(expression: str, variables: dict[str, str]) -> str:
-    """Replace ``${cluster.X}``; an unknown ``X`` becomes empty, as in Falcon's EL."""
-    return _CLUSTER_EXPRESSION.sub(lambda match: variables.get(match[1], ""), expression)
 
 
 def date_pattern(path: str) -> list[str]:
