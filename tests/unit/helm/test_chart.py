@@ -1,0 +1,457 @@
+"""The Helm chart in helm/falcon-airflow, rendered and linted offline with helm-python-sdk, and the Dockerfile.
+
+Rendering needs no cluster and no network: the official Airflow chart is a dependency behind ``airflow.enabled``
+(false by default), so these tests see only the chart's own objects. What they check is what a cluster would
+need from them: the entity files, Spark's RBAC, consistent labels, the release's namespace everywhere, and that
+the Airflow chart's values refer to the objects by the names they are rendered with.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+helm = pytest.importorskip("helm_python")
+
+REPOSITORY = Path(__file__).resolve().parents[3]
+CHART = REPOSITORY / "helm" / "falcon-airflow"
+EXAMPLE_ENTITIES = REPOSITORY / "entities"
+RELEASE = "demo"
+NAMESPACE = "team-a"
+
+# What a Spark driver does in its namespace (Spark on Kubernetes): executor pods, the driver service, the
+# ConfigMaps of spark.properties and pod templates, on-demand volume claims.
+SPARK_NEEDS = {
+    "pods": {"create", "get", "list", "watch", "delete", "deletecollection"},
+    "services": {"create", "get", "delete"},
+    "configmaps": {"create", "get", "list", "delete", "deletecollection"},
+    "persistentvolumeclaims": {"create", "get", "list", "delete", "deletecollection"},
+}
+
+Manifest = dict[str, Any]
+
+
+@pytest.fixture
+def chart() -> Any:
+    """A fresh load per test: rendering drops disabled dependencies from the loaded chart's metadata."""
+    with helm.Chart.load(CHART) as loaded:
+        yield loaded
+
+
+def render(chart: Any, values: dict[str, Any] | None = None, *, namespace: str = NAMESPACE,
+           name: str = RELEASE) -> list[Manifest]:
+    """Every object the chart renders, parsed; each remembers its template under ``__template``."""
+    objects: list[Manifest] = []
+    for template, text in chart.render(values or {}, name=name, namespace=namespace).items():
+        if template.endswith("NOTES.txt"):
+            continue
+        for document in yaml.safe_load_all(text):
+            if document:
+                document["__template"] = template
+                objects.append(document)
+    return objects
+
+
+def one(objects: list[Manifest], kind: str, component: str | None = None) -> Manifest:
+    found = [o for o in objects if o["kind"] == kind
+             and (component is None or o["metadata"]["labels"].get("app.kubernetes.io/component") == component)]
+    assert len(found) == 1, f"{kind}/{component}: {[o['metadata']['name'] for o in found]}"
+    return found[0]
+
+
+def spark_defaults(objects: list[Manifest]) -> dict[str, str]:
+    text = one(objects, "ConfigMap", "spark")["data"]["spark-defaults.conf"]
+    pairs = (line.split(None, 1) for line in text.splitlines() if line.strip() and not line.startswith("#"))
+    return {key: value.strip() for key, value in pairs}
+
+
+def default_values() -> dict[str, Any]:
+    return yaml.safe_load((CHART / "values.yaml").read_text(encoding="utf-8"))
+
+
+def example_entity_files() -> dict[str, str]:
+    """The repository's example entities, as a ConfigMap holds them: one flat folder of file names."""
+    files = {path.name: path.read_text(encoding="utf-8") for path in sorted(EXAMPLE_ENTITIES.rglob("*.xml"))}
+    assert len(files) == len(list(EXAMPLE_ENTITIES.rglob("*.xml"))), "example entity file names collide"
+    return files
+
+
+def pinned(package: str) -> str:
+    for line in (REPOSITORY / "constraints.txt").read_text(encoding="utf-8").splitlines():
+        if line.lower().startswith(f"{package.lower()}=="):
+            return line.split("==", 1)[1].strip()
+    raise AssertionError(f"{package} is not pinned in constraints.txt")
+
+
+# -- rendering ------------------------------------------------------------------------------------------------
+
+
+def test_default_values_render_the_chart_objects_as_yaml(chart: Any) -> None:
+    objects = render(chart)
+    kinds = sorted((o["kind"], o["metadata"]["name"]) for o in objects)
+    assert kinds == [
+        ("ConfigMap", "falcon-airflow-config"),
+        ("ConfigMap", "falcon-airflow-entities"),
+        ("ConfigMap", "falcon-airflow-spark"),
+        ("Role", "falcon-airflow-spark"),
+        ("RoleBinding", "falcon-airflow-spark"),
+        ("ServiceAccount", "falcon-airflow-spark"),
+    ]
+    for o in objects:
+        assert o["apiVersion"] in {"v1", "rbac.authorization.k8s.io/v1"}
+        assert re.fullmatch(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?", o["metadata"]["name"]), o["metadata"]["name"]
+
+
+def test_entities_configmap_holds_the_given_xml_files(chart: Any) -> None:
+    files = example_entity_files()
+    entities = one(render(chart, {"entities": {"files": files}}), "ConfigMap", "entities")
+    assert entities["data"] == files
+    for name, text in entities["data"].items():
+        assert name.endswith(".xml") and text.startswith("<?xml"), name
+
+
+def test_the_mounted_configmap_compiles_into_dags(chart: Any, tmp_path: Path) -> None:
+    """The ConfigMap as the kubelet mounts it (files are links into a hidden ..data folder) is what the dags/
+    loader reads: every example entity compiles, none is reported."""
+    from falcon_airflow.dags.loader import compile_folder
+
+    data = one(render(chart, {"entities": {"files": example_entity_files()}}), "ConfigMap", "entities")["data"]
+    snapshot = tmp_path / "..2026_01_01_00_00_00.000000001"
+    snapshot.mkdir()
+    for name, text in data.items():
+        (snapshot / name).write_text(text, encoding="utf-8")
+        os.symlink(f"..data/{name}", tmp_path / name)
+    os.symlink(snapshot.name, tmp_path / "..data")
+
+    specs, issues = compile_folder(tmp_path, catchup_default=False)
+    assert issues == []
+    assert {spec.dag_id for spec in specs} >= {
+        "falcon.process.count-clicks.primary", "falcon.process.generate-clicks.primary",
+        "falcon.feed.click-counts.replication.primary.backup", "falcon.feed.raw-clicks.retention.primary"}
+
+
+def test_set_file_as_the_readme_shows_it_fills_the_configmap(chart: Any) -> None:
+    path = EXAMPLE_ENTITIES / "clusters" / "primary.xml"
+    values = helm.parse_set_file(rf"entities.files.primary\.xml={path}")
+    entities = one(render(chart, values), "ConfigMap", "entities")
+    assert entities["data"] == {"primary.xml": path.read_text(encoding="utf-8")}
+
+
+@pytest.mark.parametrize("name", ["clusters/primary.xml", "primary xml", ""])
+def test_entity_file_names_must_fit_a_flat_configmap(chart: Any, name: str) -> None:
+    with pytest.raises(helm.HelmError, match=r"propertyName|pattern"):
+        chart.render({"entities": {"files": {name: "<cluster/>"}}}, name=RELEASE, namespace=NAMESPACE)
+
+
+def test_entities_beyond_a_configmaps_size_are_refused(chart: Any) -> None:
+    too_big = {"a.xml": "x" * 600_000, "b.xml": "y" * 600_000}
+    with pytest.raises(helm.HelmRenderError, match="1 MiB"):
+        chart.render({"entities": {"files": too_big}}, name=RELEASE, namespace=NAMESPACE)
+
+
+def test_settings_configmap_carries_falcon_and_openlineage_configuration(chart: Any) -> None:
+    data = one(render(chart), "ConfigMap", "config")["data"]
+    assert data["FALCON_ENTITIES_DIR"] == data["AIRFLOW__FALCON__ENTITIES_DIR"] == "/opt/airflow/entities"
+    assert (data["AIRFLOW__FALCON__STRICT"], data["AIRFLOW__FALCON__CATCHUP"]) == ("False", "True")
+    assert data["AIRFLOW__OPENLINEAGE__DISABLED"] == "False"
+    assert data["AIRFLOW__OPENLINEAGE__NAMESPACE"] == "falcon"
+    transport = json.loads(data["AIRFLOW__OPENLINEAGE__TRANSPORT"])
+    assert transport["type"] == "file" and transport["log_file_path"].startswith("/opt/airflow/logs/")
+    assert data["SPARK_CONF_DIR"] == "/opt/airflow/spark-conf"
+    assert all(isinstance(value, str) for value in data.values())
+
+
+def test_settings_overrides(chart: Any) -> None:
+    http = {"url": "https://lineage.example", "endpoint": "api/v1/lineage", "timeout": 5}
+    data = one(render(chart, {
+        "falcon": {"strict": True, "catchup": False, "extraEnv": {"AIRFLOW__CORE__PARALLELISM": 8}},
+        "openlineage": {"namespace": "clickstream", "transport": {"type": "http", "http": {"url": http["url"]}}},
+    }), "ConfigMap", "config")["data"]
+    assert (data["AIRFLOW__FALCON__STRICT"], data["AIRFLOW__FALCON__CATCHUP"]) == ("True", "False")
+    # Only the chosen transport's settings: nothing of the default file transport leaks into the http one.
+    assert json.loads(data["AIRFLOW__OPENLINEAGE__TRANSPORT"]) == {"type": "http", **http}
+    assert data["AIRFLOW__OPENLINEAGE__NAMESPACE"] == "clickstream"
+    assert data["AIRFLOW__CORE__PARALLELISM"] == "8"
+
+    disabled = one(render(chart, {"openlineage": {"enabled": False}}), "ConfigMap", "config")["data"]
+    assert disabled["AIRFLOW__OPENLINEAGE__DISABLED"] == "True"
+    assert "AIRFLOW__OPENLINEAGE__TRANSPORT" not in disabled
+
+    with pytest.raises(helm.HelmRenderError, match=r"openlineage\.transport\.kafka"):
+        chart.render({"openlineage": {"transport": {"type": "kafka"}}}, name=RELEASE, namespace=NAMESPACE)
+
+
+def test_spark_role_has_what_spark_on_kubernetes_needs_and_is_bound_to_its_service_account(chart: Any) -> None:
+    objects = render(chart)
+    role, binding = one(objects, "Role"), one(objects, "RoleBinding")
+    account = one(objects, "ServiceAccount")
+    granted: dict[str, set[str]] = {}
+    for rule in role["rules"]:
+        assert rule["apiGroups"] == [""]
+        for resource in rule["resources"]:
+            granted.setdefault(resource, set()).update(rule["verbs"])
+    for resource, verbs in SPARK_NEEDS.items():
+        assert verbs <= granted.get(resource, set()), f"{resource}: missing {verbs - granted.get(resource, set())}"
+    assert "*" not in {verb for verbs in granted.values() for verb in verbs}
+    assert "secrets" not in granted
+
+    assert binding["roleRef"] == {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role",
+                                  "name": role["metadata"]["name"]}
+    subjects = {(s["kind"], s["name"], s["namespace"]) for s in binding["subjects"]}
+    assert ("ServiceAccount", account["metadata"]["name"], NAMESPACE) in subjects
+    # The Airflow pods that run spark-submit (and client-mode drivers) get the role as well.
+    airflow = default_values()["airflow"]
+    for submitter in (airflow["workers"]["serviceAccount"]["name"], airflow["scheduler"]["serviceAccount"]["name"]):
+        assert ("ServiceAccount", submitter, NAMESPACE) in subjects
+    assert account["automountServiceAccountToken"] is True
+
+
+def test_spark_defaults_point_spark_at_the_release(chart: Any) -> None:
+    objects = render(chart)
+    conf = spark_defaults(objects)
+    account = one(objects, "ServiceAccount")["metadata"]["name"]
+    airflow = default_values()["airflow"]
+    assert conf["spark.kubernetes.namespace"] == NAMESPACE
+    assert conf["spark.kubernetes.container.image"] == (
+        f"{airflow['defaultAirflowRepository']}:{airflow['defaultAirflowTag']}")
+    assert conf["spark.kubernetes.authenticate.driver.serviceAccountName"] == account
+    assert conf["spark.kubernetes.authenticate.executor.serviceAccountName"] == account
+    assert conf["spark.kubernetes.executor.podTemplateFile"] == "/opt/airflow/spark-conf/executor-pod-template.yaml"
+    assert (conf["spark.executor.instances"], conf["spark.executor.memory"]) == ("2", "2g")
+
+    custom = spark_defaults(render(chart, {"spark": {
+        "image": {"repository": "registry.example/falcon-airflow", "tag": "1.2.3"},
+        "executor": {"instances": 5, "memory": "4g"},
+        "conf": {"spark.hadoop.fs.s3a.endpoint": "http://minio:9000"},
+    }}))
+    assert custom["spark.kubernetes.container.image"] == "registry.example/falcon-airflow:1.2.3"
+    assert (custom["spark.executor.instances"], custom["spark.executor.memory"]) == ("5", "4g")
+    assert custom["spark.hadoop.fs.s3a.endpoint"] == "http://minio:9000"
+
+
+def test_executor_pod_template_runs_the_executor_backend_as_non_root(chart: Any) -> None:
+    objects = render(chart)
+    conf = spark_defaults(objects)
+    pod = yaml.safe_load(one(objects, "ConfigMap", "spark")["data"]["executor-pod-template.yaml"])
+    assert pod["kind"] == "Pod"
+    assert pod["spec"]["securityContext"]["runAsNonRoot"] is True
+    assert pod["spec"]["securityContext"]["runAsUser"] != 0
+    assert pod["spec"]["serviceAccountName"] == conf["spark.kubernetes.authenticate.executor.serviceAccountName"]
+    (container,) = pod["spec"]["containers"]
+    assert container["name"] == conf["spark.kubernetes.executor.podTemplateContainerName"]
+    assert container["securityContext"]["allowPrivilegeEscalation"] is False
+    assert container["command"][:2] == ["/bin/bash", "-c"]
+    assert "org.apache.spark.scheduler.cluster.k8s.KubernetesExecutorBackend" in container["command"][2]
+
+
+@pytest.mark.slow
+def test_executor_command_starts_sparks_executor_backend(chart: Any, tmp_path: Path) -> None:
+    """The pod template's command, run here with the environment Spark gives executor pods: the backend of the
+    installed pyspark starts, parses its arguments and tries the driver (nobody listens: it fails there)."""
+    if shutil.which("java") is None:
+        pytest.skip("no Java runtime")
+    pod = yaml.safe_load(one(render(chart), "ConfigMap", "spark")["data"]["executor-pod-template.yaml"])
+    command = pod["spec"]["containers"][0]["command"]
+    environment = {
+        "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}", "HOME": str(tmp_path),
+        "SPARK_EXECUTOR_MEMORY": "256m", "SPARK_DRIVER_URL": "spark://CoarseGrainedScheduler@127.0.0.1:9",
+        "SPARK_EXECUTOR_ID": "1", "SPARK_EXECUTOR_CORES": "1", "SPARK_APPLICATION_ID": "spark-test",
+        "SPARK_EXECUTOR_POD_IP": "127.0.0.1", "SPARK_RESOURCE_PROFILE_ID": "0",
+        "SPARK_EXECUTOR_POD_NAME": "test-exec-1", "SPARK_JAVA_OPT_0": "-Dspark.driver.port=9",
+        "SPARK_LOCAL_IP": "127.0.0.1",
+    }
+    result = subprocess.run([*command, "executor"], env=environment, cwd=tmp_path, capture_output=True, text=True,
+                            timeout=180, check=False)
+    output = result.stdout + result.stderr
+    assert result.returncode != 0
+    assert "KubernetesExecutorBackend: Started daemon" in output, output[-3000:]
+    assert "Failed to connect to /127.0.0.1:9" in output, output[-3000:]
+
+
+# -- labels and namespaces ------------------------------------------------------------------------------------
+
+
+def test_labels_are_consistent(chart: Any) -> None:
+    objects = render(chart, {"entities": {"files": {"a.xml": "<x/>"}}, "commonLabels": {"team": "data"}})
+    version = chart.metadata["version"]
+    for o in objects:
+        labels = o["metadata"]["labels"]
+        assert labels["app.kubernetes.io/name"] == "falcon-airflow"
+        assert labels["app.kubernetes.io/instance"] == RELEASE
+        assert labels["app.kubernetes.io/managed-by"] == "Helm"
+        assert labels["app.kubernetes.io/part-of"] == "falcon-airflow"
+        assert labels["app.kubernetes.io/version"] == chart.metadata["appVersion"]
+        assert labels["helm.sh/chart"] == f"falcon-airflow-{version}"
+        assert labels["app.kubernetes.io/component"] in {"entities", "config", "spark"}
+        assert labels["team"] == "data"
+        assert all(len(value) <= 63 for value in labels.values())
+    pod = yaml.safe_load(one(objects, "ConfigMap", "spark")["data"]["executor-pod-template.yaml"])
+    assert pod["metadata"]["labels"]["app.kubernetes.io/instance"] == RELEASE
+
+
+@pytest.mark.parametrize("namespace", ["team-a", "lineage-prod"])
+def test_everything_lands_in_the_release_namespace(chart: Any, namespace: str) -> None:
+    objects = render(chart, {"entities": {"files": {"a.xml": "<x/>"}}}, namespace=namespace)
+    for o in objects:
+        assert o["metadata"]["namespace"] == namespace, o["__template"]
+    for subject in one(objects, "RoleBinding")["subjects"]:
+        assert subject["namespace"] == namespace
+    assert spark_defaults(objects)["spark.kubernetes.namespace"] == namespace
+    text = "\n".join(chart.render({}, name=RELEASE, namespace=namespace).values())
+    assert not re.search(r"namespace\W+default\b", text)
+
+
+# -- values overrides -----------------------------------------------------------------------------------------
+
+
+def test_without_rbac_creation_there_is_no_role(chart: Any) -> None:
+    kinds = {o["kind"] for o in render(chart, {"spark": {"rbac": {"create": False}}})}
+    assert "Role" not in kinds and "RoleBinding" not in kinds
+    assert "ServiceAccount" in kinds
+
+
+def test_an_existing_service_account_is_used_not_created(chart: Any) -> None:
+    objects = render(chart, {"spark": {"serviceAccount": {"create": False, "name": "spark-runner"}}})
+    assert "ServiceAccount" not in {o["kind"] for o in objects}
+    assert spark_defaults(objects)["spark.kubernetes.authenticate.executor.serviceAccountName"] == "spark-runner"
+    subjects = one(objects, "RoleBinding")["subjects"]
+    assert ("ServiceAccount", "spark-runner") in {(s["kind"], s["name"]) for s in subjects}
+
+
+def test_without_spark_on_kubernetes_only_the_falcon_configmaps_remain(chart: Any) -> None:
+    objects = render(chart, {"spark": {"kubernetes": {"enabled": False}}})
+    assert sorted(o["metadata"]["name"] for o in objects) == ["falcon-airflow-config", "falcon-airflow-entities"]
+    assert "SPARK_CONF_DIR" not in one(objects, "ConfigMap", "config")["data"]
+
+
+def test_git_sync_mode_renders_no_entities_configmap(chart: Any) -> None:
+    objects = render(chart, {"entities": {"source": "gitSync", "files": {"ignored.xml": "<x/>"}}})
+    assert [o for o in objects if o["metadata"]["name"].endswith("-entities")] == []
+    data = one(objects, "ConfigMap", "config")["data"]
+    assert data["FALCON_ENTITIES_DIR"] == "/opt/airflow/dags/repo/entities"
+
+    moved = one(render(chart, {"entities": {"source": "gitSync", "gitSync": {"subPath": "pipelines/falcon/"}}}),
+                "ConfigMap", "config")["data"]
+    assert moved["FALCON_ENTITIES_DIR"] == "/opt/airflow/dags/repo/pipelines/falcon"
+
+
+def test_the_readmes_git_sync_values_render(chart: Any) -> None:
+    readme = (REPOSITORY / "helm" / "README.md").read_text(encoding="utf-8")
+    (block,) = [b for b in re.findall(r"```yaml\n(.*?)```", readme, re.DOTALL) if "gitSync" in b]
+    data = one(render(chart, yaml.safe_load(block)), "ConfigMap", "config")["data"]
+    assert data["FALCON_ENTITIES_DIR"] == "/opt/airflow/dags/repo/entities"
+
+
+def test_git_sync_mode_with_airflow_needs_the_airflow_git_sync(chart: Any) -> None:
+    values = {"entities": {"source": "gitSync"}, "airflow": {"enabled": True}}
+    with pytest.raises(helm.HelmRenderError, match=r"gitSync\.enabled"):
+        chart.render(values, name=RELEASE, namespace=NAMESPACE)
+
+
+def test_unknown_entities_source_is_refused(chart: Any) -> None:
+    with pytest.raises(helm.HelmValuesError, match="configMap"):
+        chart.render({"entities": {"source": "s3"}}, name=RELEASE, namespace=NAMESPACE)
+
+
+def test_names_follow_the_release_without_the_fixed_prefix(chart: Any) -> None:
+    names = {o["metadata"]["name"] for o in render(chart, {"fullnameOverride": ""}, name="etl")}
+    assert names == {"etl-falcon-airflow-config", "etl-falcon-airflow-entities", "etl-falcon-airflow-spark"}
+
+
+# -- the chart and the Airflow chart's values -----------------------------------------------------------------
+
+
+def test_airflow_chart_is_an_optional_dependency_off_by_default(chart: Any) -> None:
+    (dependency,) = chart.metadata["dependencies"]
+    assert dependency["name"] == "airflow"
+    assert dependency["repository"] == "https://airflow.apache.org"
+    assert dependency["condition"] == "airflow.enabled"
+    assert re.fullmatch(r">=1\.\d+\.\d+ <2\.0\.0", dependency["version"])
+    assert chart.metadata["apiVersion"] == "v2" and chart.metadata["type"] == "application"
+    assert chart.values["airflow"]["enabled"] is False
+    assert chart.dependencies == []  # nothing vendored: the archive comes from `helm dependency build`
+    assert [d["status"] for d in helm.dependency_list(CHART)] == ["missing"]
+
+
+def test_airflow_values_refer_to_the_rendered_objects(chart: Any) -> None:
+    values = default_values()
+    airflow = values["airflow"]
+    objects = render(chart)
+    names = {o["metadata"]["labels"]["app.kubernetes.io/component"]: o["metadata"]["name"]
+             for o in objects if o["kind"] == "ConfigMap"}
+
+    volumes = {v["name"]: v["configMap"] for v in airflow["volumes"]}
+    mounts = {m["name"]: m["mountPath"] for m in airflow["volumeMounts"]}
+    assert volumes["falcon-entities"] == {"name": names["entities"], "optional": True}
+    assert volumes["falcon-spark-conf"]["name"] == names["spark"]
+    assert mounts["falcon-entities"] == values["entities"]["mountPath"]
+    assert mounts["falcon-spark-conf"] == values["spark"]["confMountPath"]
+    assert yaml.safe_load(airflow["extraEnvFrom"]) == [{"configMapRef": {"name": names["config"]}}]
+    assert {e["name"] for e in yaml.safe_load(airflow["extraEnv"])} == {"SPARK_LOCAL_IP", "SPARK_LOCAL_HOSTNAME"}
+    assert set(values["spark"]["rbac"]["submitterServiceAccounts"]) == {
+        airflow["workers"]["serviceAccount"]["name"], airflow["scheduler"]["serviceAccount"]["name"]}
+
+    # The image: ours, of this package's version, on the Airflow version the constraints pin.
+    assert airflow["defaultAirflowTag"] == chart.metadata["appVersion"]
+    assert airflow["airflowVersion"] == pinned("apache-airflow")
+    assert airflow["securityContexts"]["pod"]["runAsNonRoot"] is True
+    assert airflow["dags"]["gitSync"]["enabled"] is False
+
+
+def test_lint_reports_no_errors(chart: Any) -> None:
+    for values in (None, {"entities": {"source": "gitSync"}}, {"entities": {"files": example_entity_files()}}):
+        report = helm.lint(CHART, values, namespace=NAMESPACE)
+        assert report["errors"] == [], report
+        assert [m for m in report["messages"] if m["severity"] >= 3] == [], report
+        # The one warning allowed: the Airflow chart is declared but not downloaded (offline).
+        warnings = [m["error"] for m in report["messages"] if m["severity"] == 2]
+        assert all("missing these dependencies: airflow" in w for w in warnings), warnings
+
+
+def test_notes_say_where_the_entities_come_from(chart: Any) -> None:
+    notes = chart.render({"entities": {"files": {"a.xml": "<x/>"}}}, name=RELEASE, namespace=NAMESPACE)
+    text = next(v for k, v in notes.items() if k.endswith("NOTES.txt"))
+    assert "FALCON_ENTITIES_DIR=/opt/airflow/entities" in text and "holds 1 file(s)" in text
+    assert NAMESPACE in text
+
+
+# -- the image --------------------------------------------------------------------------------------------------
+
+
+def test_dockerfile_builds_on_airflow_with_java_17_the_pinned_package_and_the_dags_file() -> None:
+    text = (REPOSITORY / "Dockerfile").read_text(encoding="utf-8")
+    instructions = [line.strip() for line in re.sub(r"\\\n", " ", text).splitlines()
+                    if line.strip() and not line.lstrip().startswith("#")]
+    assert instructions[0] == f"FROM apache/airflow:{pinned('apache-airflow')}-python3.11"
+
+    def index(predicate: Any) -> int:
+        return next(i for i, line in enumerate(instructions) if predicate(line))
+
+    java = index(lambda line: "openjdk-17-jre-headless" in line)
+    install = index(lambda line: "pip install" in line)
+    assert index(lambda line: line == "USER root") < java < index(lambda line: line == "USER airflow") < install
+    assert instructions[-1] != "USER root" and "USER root" not in instructions[java + 1:]
+    assert "--constraint constraints.txt" in instructions[install]
+    assert "'.[airflow,spark]'" in instructions[install]
+    copies = [line for line in instructions if line.startswith("COPY")]
+    assert any("constraints.txt" in c and "pyproject.toml" in c and "README.md" in c for c in copies)
+    assert any(re.search(r"\bsrc/", c) for c in copies)
+    assert any(re.search(r"\bdags/ /opt/airflow/dags/?$", c) for c in copies)
+    assert f"ENV FALCON_ENTITIES_DIR={default_values()['entities']['mountPath']}" in instructions
+
+
+def test_dockerignore_keeps_the_build_context_to_the_package() -> None:
+    patterns = {line.strip() for line in (REPOSITORY / ".dockerignore").read_text(encoding="utf-8").splitlines()
+                if line.strip() and not line.startswith("#")}
+    assert {".venv", "airflow-home", "tests", ".git"} <= patterns
+    needed = {"src", "dags", "pyproject.toml", "constraints.txt", "README.md"}
+    assert not needed & {pattern.strip("/") for pattern in patterns}
