@@ -33,6 +33,7 @@ def get_provider_info() -> dict[str, Any]:
             "falcon_airflow.operators.late_data", "falcon_airflow.operators.report"]}],
         "sensors": [{"integration-name": INTEGRATION, "python-modules": ["falcon_airflow.sensors.feed"]}],
         "triggers": [{"integration-name": INTEGRATION, "python-modules": ["falcon_airflow.triggers.feed"]}],
+        "cli": ["falcon_airflow.operate.cli.airflow_cli_commands"],
         "config": {
             "falcon": {
                 "description": "Where falcon-airflow finds entity XML and how it compiles it.",

@@ -1,0 +1,54 @@
+"""``admin``: safemode (persisted in the store), Airflow's health and the versions."""
+
+from __future__ import annotations
+
+from falcon_airflow import __version__
+from falcon_airflow.operate.airflow_api import AirflowError
+from falcon_airflow.operate.context import Context
+from falcon_airflow.operate.core import Outcome, Status, succeeded, usage_error
+from falcon_airflow.operate.options import Options
+
+
+def set_safemode(context: Context, value: str) -> Outcome:
+    chosen = value.strip().lower()
+    if chosen not in ("true", "false"):
+        raise usage_error(f"Invalid value for -setsafemode: {value} (expected true or false)")
+    context.store.set_safemode(chosen == "true", user=context.user)
+    return succeeded(f"Falcon server safemode set to : {chosen}", safemode=chosen == "true")
+
+
+def status(context: Context) -> Outcome:
+    url = context.settings.url
+    safemode = context.store.safemode
+    try:
+        health = context.airflow().health()
+    except AirflowError as problem:
+        return Outcome(Status.FAILED, f"Falcon server doesn't seem to be running on {url}",
+                       {"safemode": safemode, "error": problem.message})
+    database = str((health.get("metadatabase") or {}).get("status") or "unknown")
+    components = {name: (value or {}).get("status") for name, value in health.items() if isinstance(value, dict)}
+    lines = [f"{name}: {value or 'unknown'}" for name, value in sorted(components.items())]
+    lines.append(f"safemode: {str(safemode).lower()}")
+    if database != "healthy":
+        message = f"Falcon server is not fully operational (on {url}). Please check log files."
+        return Outcome(Status.FAILED, message, {"health": components, "safemode": safemode},
+                       "\n".join([message, *lines]))
+    message = f"Falcon server is running (on {url})"
+    return succeeded(message, text="\n".join([message, *lines]), health=components, safemode=safemode)
+
+
+def version(context: Context) -> Outcome:
+    info = context.airflow().version()
+    airflow_version = str(info.get("version", "unknown"))
+    message = f"Falcon server build version: falcon-airflow {__version__} on Apache Airflow {airflow_version}"
+    return succeeded(message, properties={"falcon-airflow": __version__, "airflow": airflow_version,
+                                          "airflow-git": info.get("git_version")})
+
+
+def handle(context: Context, options: Options) -> Outcome:
+    action = options.action()
+    if action == "setsafemode":
+        return set_safemode(context, options.text("setsafemode") or "")
+    if action == "status":
+        return status(context)
+    return version(context)

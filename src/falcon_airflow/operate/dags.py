@@ -1,0 +1,88 @@
+"""Which Airflow DAGs carry an entity, per Falcon lifecycle.
+
+=============  ==========================================  ================================================
+lifecycle      Falcon                                      DAG
+=============  ==========================================  ================================================
+EXECUTION      a process's coordinator                     ``falcon.process.<name>.<cluster>``
+EVICTION       a feed's retention coordinator              ``falcon.feed.<name>.retention.<cluster>``
+REPLICATION    a feed's replication coordinator            ``falcon.feed.<name>.replication.<source>.<target>``
+IMPORT/EXPORT  a feed's import/export from a datasource    none: not run on Airflow
+=============  ==========================================  ================================================
+
+The ids are the compiler's (:mod:`falcon_airflow.compiler.common`); they are computed from the definition, so
+they are known before Airflow has parsed the entity. Entity names cannot contain dots (Falcon's name pattern),
+so ``falcon.process.<name>.`` is an exact prefix for the DAGs an entity ever had, including those of clusters a
+later update removed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+
+from falcon_airflow.compiler.common import process_dag_id, replication_dag_id, retention_dag_id
+from falcon_airflow.entities import Entity, EntityType, Feed, Process
+
+
+class Lifecycle(StrEnum):
+    EXECUTION = "EXECUTION"
+    EVICTION = "EVICTION"
+    REPLICATION = "REPLICATION"
+    IMPORT = "IMPORT"
+    EXPORT = "EXPORT"
+
+    @property
+    def entity_type(self) -> EntityType:
+        return EntityType.PROCESS if self is Lifecycle.EXECUTION else EntityType.FEED
+
+
+DEFAULT_LIFECYCLE = {EntityType.PROCESS: Lifecycle.EXECUTION, EntityType.FEED: Lifecycle.REPLICATION}
+
+
+@dataclass(frozen=True)
+class DagRef:
+    """One DAG of an entity: its id, lifecycle, the cluster it runs for and (replication) the source cluster."""
+
+    dag_id: str
+    lifecycle: Lifecycle
+    cluster: str
+    source_cluster: str | None = None
+
+
+def entity_dags(entity: Entity, lifecycles: frozenset[Lifecycle] | None = None) -> list[DagRef]:
+    """The DAGs the current definition of ``entity`` compiles to, limited to ``lifecycles`` when given."""
+    wanted = lifecycles if lifecycles is not None else frozenset(Lifecycle)
+    found: list[DagRef] = []
+    if isinstance(entity, Process) and Lifecycle.EXECUTION in wanted:
+        found += [DagRef(process_dag_id(entity.name, item.name), Lifecycle.EXECUTION, item.name)
+                  for item in entity.clusters]
+    if isinstance(entity, Feed):
+        if Lifecycle.EVICTION in wanted:
+            found += [DagRef(retention_dag_id(entity.name, item.name), Lifecycle.EVICTION, item.name)
+                      for item in entity.clusters]
+        if Lifecycle.REPLICATION in wanted:
+            found += [DagRef(replication_dag_id(entity.name, source.name, target.name), Lifecycle.REPLICATION,
+                             target.name, source.name)
+                      for target in entity.targets for source in entity.sources]
+    return found
+
+
+def dag_prefixes(entity_type: EntityType, name: str) -> list[str]:
+    """Prefixes of every DAG id an entity of this type and name may have had."""
+    if entity_type is EntityType.PROCESS:
+        return [f"falcon.process.{name}."]
+    if entity_type is EntityType.FEED:
+        return [f"falcon.feed.{name}.retention.", f"falcon.feed.{name}.replication."]
+    return []
+
+
+def describe_dag(dag_id: str) -> DagRef | None:
+    """A DagRef from a DAG id alone (for DAGs of clusters a definition no longer has)."""
+    parts = dag_id.split(".")
+    if len(parts) == 4 and parts[:2] == ["falcon", "process"]:
+        return DagRef(dag_id, Lifecycle.EXECUTION, parts[3])
+    if len(parts) == 5 and parts[:2] == ["falcon", "feed"] and parts[3] == "retention":
+        return DagRef(dag_id, Lifecycle.EVICTION, parts[4])
+    if len(parts) == 6 and parts[:2] == ["falcon", "feed"] and parts[3] == "replication":
+        return DagRef(dag_id, Lifecycle.REPLICATION, parts[5], parts[4])
+    return None

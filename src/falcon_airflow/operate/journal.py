@@ -1,0 +1,201 @@
+"""Falcon's atomic actions on a store that is a folder: a journal per multi-step action.
+
+An action that takes several steps (submitAndSchedule, delete, update with its cascade, schedule, suspend,
+resume) first writes a journal ``<store>/.falcon/journal/<id>.json`` naming its steps, then runs them, marking each
+one done (with what undoing it would need) as soon as it has happened, and removes the journal at the end. One step
+is the *commit point* - the write to the store that makes the change real.
+
+When a command is interrupted (a crash, Ctrl-C, a lost connection), the next command finds the journal and, before
+doing anything else:
+
+* **completes** the action if its commit point was passed (every remaining step is idempotent: unpausing a DAG
+  twice, deleting a deleted DAG, writing the same bytes again all end in the same state);
+* **undoes** it otherwise, running the undo of every step that was done, newest first (a paused DAG is
+  unpaused again); nothing of the action remains.
+
+A step that cannot finish yet (Airflow has not parsed a new DAG, Airflow is unreachable) leaves the journal in
+place; the next command tries again.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import uuid
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, Generic, TypeVar
+
+from falcon_airflow.operate.store import Store, iso, stamp, write_atomic
+
+JOURNAL_FOLDER = "journal"
+Context = TypeVar("Context")
+
+
+class StepPending(Exception):
+    """A step that cannot be finished now; the journal stays and the next command retries it."""
+
+
+@dataclass
+class Step:
+    name: str
+    done: bool = False
+    undo: dict[str, Any] | None = None
+
+
+@dataclass
+class Journal:
+    id: str
+    action: str
+    entity_type: str
+    name: str
+    user: str
+    created: str
+    commit: str
+    steps: list[Step]
+    data: dict[str, Any] = field(default_factory=dict)
+    path: Path = field(default=Path(), repr=False)
+
+    @property
+    def subject(self) -> str:
+        return f"({self.entity_type}) {self.name}"
+
+    @property
+    def committed(self) -> bool:
+        return any(step.done for step in self.steps if step.name == self.commit)
+
+    def step(self, name: str) -> Step:
+        for item in self.steps:
+            if item.name == name:
+                return item
+        raise KeyError(name)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"id": self.id, "action": self.action, "entity_type": self.entity_type, "name": self.name,
+                "user": self.user, "created": self.created, "commit": self.commit,
+                "steps": [{"name": item.name, "done": item.done, "undo": item.undo} for item in self.steps],
+                "data": self.data}
+
+    @classmethod
+    def from_json(cls, document: Mapping[str, Any], path: Path) -> Journal:
+        steps = [Step(str(item["name"]), bool(item.get("done")), item.get("undo")) for item in document["steps"]]
+        return cls(id=str(document["id"]), action=str(document["action"]),
+                   entity_type=str(document["entity_type"]), name=str(document["name"]),
+                   user=str(document.get("user", "")), created=str(document.get("created", "")),
+                   commit=str(document["commit"]), steps=steps, data=dict(document.get("data") or {}), path=path)
+
+
+class JournalBook:
+    """The journals of one store."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+        self.folder = store.meta / JOURNAL_FOLDER
+
+    def begin(self, action: str, entity_type: str, name: str, steps: Sequence[str], *, commit: str, user: str,
+              data: Mapping[str, Any] | None = None) -> Journal:
+        """Write the journal of an action before any of its steps runs."""
+        if commit not in steps:
+            raise ValueError(f"commit step {commit!r} is not one of {list(steps)}")
+        now = datetime.now(UTC)
+        identifier = f"{stamp(now)}-{uuid.uuid4().hex[:8]}"
+        journal = Journal(id=identifier, action=action, entity_type=entity_type, name=name, user=user,
+                          created=iso(now), commit=commit, steps=[Step(item) for item in steps],
+                          data=dict(data or {}), path=self.folder / f"{identifier}.json")
+        self._save(journal)
+        return journal
+
+    def mark(self, journal: Journal, step: str, undo: dict[str, Any] | None = None) -> None:
+        item = journal.step(step)
+        item.done = True
+        item.undo = undo
+        self._save(journal)
+
+    def update(self, journal: Journal) -> None:
+        self._save(journal)
+
+    def close(self, journal: Journal) -> None:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(journal.path)
+
+    def pending(self) -> list[Journal]:
+        """Journals left by interrupted commands, oldest first (unreadable ones are set aside, not lost)."""
+        if not self.folder.is_dir():
+            return []
+        journals = []
+        for path in sorted(self.folder.glob("*.json")):
+            try:
+                journals.append(Journal.from_json(json.loads(path.read_text(encoding="utf-8")), path))
+            except (OSError, ValueError, KeyError, TypeError):
+                with contextlib.suppress(OSError):
+                    path.rename(path.with_suffix(".unreadable"))
+        return journals
+
+    def _save(self, journal: Journal) -> None:
+        write_atomic(journal.path, (json.dumps(journal.to_json(), indent=2) + "\n").encode())
+
+
+StepFunction = Callable[[Context, Journal], "dict[str, Any] | None"]
+UndoFunction = Callable[[Context, Journal, "dict[str, Any] | None"], None]
+
+
+@dataclass(frozen=True)
+class ActionSteps(Generic[Context]):
+    """How to do (and undo) each step of one kind of action."""
+
+    do: Mapping[str, StepFunction[Context]]
+    undo: Mapping[str, UndoFunction[Context]] = field(default_factory=dict)
+
+
+def run(book: JournalBook, journal: Journal, steps: ActionSteps[Context], context: Context) -> None:
+    """Run the steps not done yet, marking each; close the journal when all are done."""
+    for item in journal.steps:
+        if item.done:
+            continue
+        undo = steps.do[item.name](context, journal)
+        book.mark(journal, item.name, undo)
+    book.close(journal)
+
+
+def roll_back(book: JournalBook, journal: Journal, steps: ActionSteps[Context], context: Context) -> None:
+    """Undo the steps that were done, newest first, then drop the journal."""
+    for item in reversed(journal.steps):
+        if item.done and item.name in steps.undo:
+            steps.undo[item.name](context, journal, item.undo)
+            item.done = False
+            book.update(journal)
+    book.close(journal)
+
+
+def recover(book: JournalBook, actions: Mapping[str, ActionSteps[Context]], context: Context,
+            failures: tuple[type[BaseException], ...] = ()) -> tuple[list[str], list[Journal]]:
+    """Complete or undo every interrupted action. Returns what was done (messages) and the journals still open."""
+    notes: list[str] = []
+    still_open: list[Journal] = []
+    for journal in book.pending():
+        steps = actions.get(journal.action)
+        if steps is None:
+            notes.append(f"unknown interrupted action '{journal.action}' of {journal.subject} left in {journal.path}")
+            still_open.append(journal)
+            continue
+        try:
+            if journal.committed:
+                run(book, journal, steps, context)
+                notes.append(f"completed the interrupted {journal.action} of {journal.subject} "
+                             f"(started {journal.created})")
+            else:
+                roll_back(book, journal, steps, context)
+                notes.append(f"undid the interrupted {journal.action} of {journal.subject} "
+                             f"(started {journal.created})")
+        except StepPending as pending:
+            notes.append(f"the interrupted {journal.action} of {journal.subject} is still pending: {pending}")
+            still_open.append(journal)
+        except failures as problem:
+            message = getattr(problem, "message", None) or str(problem)
+            notes.append(f"the interrupted {journal.action} of {journal.subject} could not be finished now "
+                         f"({message}); the next command tries again")
+            still_open.append(journal)
+    return notes, still_open

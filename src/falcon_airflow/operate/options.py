@@ -1,0 +1,200 @@
+"""The parsed options of a command and Falcon's value rules for them.
+
+Exactly one action option per command. Values are checked with Falcon's rules and messages (``ValidationUtil``,
+``FalconCLI``, ``AbstractEntityManager``, ``AbstractInstanceManager``).
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any
+
+from falcon_airflow.entities import EntityType
+from falcon_airflow.errors import DateFormatError
+from falcon_airflow.operate.core import Refused, missing, usage_error
+from falcon_airflow.operate.dags import Lifecycle
+from falcon_airflow.operate.specs import COMMANDS, SUPPORTED, Spec, all_specs
+from falcon_airflow.timekeeping import parse_falcon_date
+
+
+class Options:
+    """The parsed options of one command (from either front end), with Falcon's value rules."""
+
+    def __init__(self, command: str, namespace: argparse.Namespace | dict[str, Any]) -> None:
+        self.command = command
+        values = vars(namespace) if isinstance(namespace, argparse.Namespace) else dict(namespace)
+        self.values = {spec.dest: values.get(spec.dest) for spec in all_specs(command)}
+
+    def text(self, dest: str) -> str | None:
+        value = self.values.get(dest)
+        if value is None or isinstance(value, bool):
+            return None
+        return str(value)
+
+    def flag(self, dest: str) -> bool:
+        return bool(self.values.get(dest))
+
+    def given(self, dest: str) -> bool:
+        value = self.values.get(dest)
+        return value not in (None, False)
+
+    def action(self) -> str:
+        """The one action option given (Falcon: exactly one per command)."""
+        actions, _ = COMMANDS[self.command]
+        chosen = [spec.flag.lstrip("-") for spec in actions if self.given(spec.dest)]
+        if not chosen:
+            raise usage_error(f"Invalid/missing {self.command} command. Supported commands include "
+                              f"{SUPPORTED[self.command]}. Please refer to Falcon CLI twiki for more details.")
+        if len(chosen) > 1:
+            raise usage_error(f"only one {self.command} action may be given; found "
+                              f"{', '.join('-' + item for item in chosen)}")
+        return chosen[0]
+
+    @property
+    def output(self) -> str:
+        chosen = (self.text("format") or "").lower()
+        if chosen and chosen not in ("text", "json"):
+            raise usage_error(f"--format must be text or json, not '{chosen}'")
+        return "json" if self.flag("json") or chosen == "json" else "text"
+
+    def required(self, dest: str, option: str) -> str:
+        value = self.text(dest)
+        if value is None or not value.strip():
+            raise missing(option)
+        return value.strip()
+
+    def integer(self, dest: str, option: str, default: int | None) -> int | None:
+        value = self.text(dest)
+        if value is None:
+            return default
+        try:
+            return int(value.strip())
+        except ValueError:
+            raise usage_error(f'Input value provided for queryParam "{option}" is not a valid Integer') from None
+
+    def time(self, dest: str) -> datetime | None:
+        value = self.text(dest)
+        return None if value is None else parse_time(value)
+
+
+# -- value rules ---------------------------------------------------------------------------------------------------
+
+_TYPE_ORDER = (EntityType.FEED, EntityType.PROCESS, EntityType.CLUSTER, EntityType.DATASOURCE)
+ENTITY_FILTERS = ("TYPE", "NAME", "STATUS", "PIPELINES", "CLUSTER", "TAGS")
+INSTANCE_FILTERS = ("STATUS", "CLUSTER", "SOURCECLUSTER", "STARTEDAFTER")
+SUMMARY_FILTERS = ("STATUS", "CLUSTER")
+ORDERS = {"entity": ("type", "name"), "instance": ("status", "cluster", "starttime", "endtime"),
+          "summary": ("cluster",)}
+FIELDS = ("type", "name", "status", "tags", "pipelines", "clusters")
+
+
+def parse_time(value: str) -> datetime:
+    try:
+        return parse_falcon_date(value)
+    except DateFormatError as problem:
+        raise usage_error(f"Time {value} is not valid: {problem.message}") from None
+
+
+def entity_type(value: str) -> EntityType:
+    """Falcon's ``EntityType.getEnum``: case-insensitive, with its message for anything else."""
+    try:
+        return EntityType(value.strip().lower())
+    except ValueError:
+        expected = ", ".join(item.value for item in _TYPE_ORDER)
+        raise usage_error(f"Invalid entity type: {value}. Expected [{expected}].") from None
+
+
+def entity_types(value: str | None) -> list[EntityType]:
+    """``-type`` of ``entity -list``: empty for every type, else a comma-separated list."""
+    if not value:
+        return []
+    return [entity_type(item) for item in value.split(",") if item.strip()]
+
+
+def sort_order(value: str | None) -> str | None:
+    if value is None or not value.strip():
+        return None
+    if value.strip().lower() not in ("asc", "desc"):
+        raise usage_error(f'Value for param sortOrder should be "asc" or "desc". It is  : {value}')
+    return value.strip().lower()
+
+
+def order_by(value: str | None, kind: str) -> str | None:
+    if value is None or not value.strip():
+        return None
+    if value.strip().lower() not in ORDERS[kind]:
+        raise usage_error(f"Invalid orderBy argument : {value}")
+    return value.strip().lower()
+
+
+def filter_by(value: str | None, kind: str) -> dict[str, list[str]]:
+    """``FIELD:value,...`` as {FIELD: [values]}: the first colon splits, empty values are dropped (Falcon)."""
+    allowed = {"entity": ENTITY_FILTERS, "instance": INSTANCE_FILTERS, "summary": SUMMARY_FILTERS}[kind]
+    found: dict[str, list[str]] = {}
+    if not value:
+        return found
+    for piece in value.split(","):
+        key, _, item = piece.partition(":")
+        if key.strip().upper() not in allowed:
+            raise usage_error(f"Invalid filterBy argument : {key} in : {piece}")
+        if item:
+            found.setdefault(key.strip().upper(), []).append(item)
+    return found
+
+
+def fields(value: str | None) -> set[str]:
+    if not value:
+        return set()
+    chosen = {item.strip().lower() for item in value.split(",") if item.strip()}
+    if any(item not in FIELDS for item in chosen):
+        raise usage_error("Invalid fields argument : fields")
+    return chosen
+
+
+def properties(value: str | None) -> dict[str, str]:
+    """``key:value,...``: the first colon splits, spaces are trimmed; ``key``, ``key=v``, ``:v`` are refused."""
+    found: dict[str, str] = {}
+    if not value:
+        return found
+    for piece in value.split(","):
+        key, colon, item = piece.partition(":")
+        if not colon or not key.strip():
+            raise usage_error(f"Found invalid property {piece}. Supported format: key1:value1,key2:value2")
+        found[key.strip()] = item.strip()
+    return found
+
+
+def lifecycles(value: str | None, kind: EntityType) -> frozenset[Lifecycle] | None:
+    """``-lifecycle`` (case-insensitive, comma-separated); ``None`` when not given (the type's default applies)."""
+    if value is None:
+        return None
+    chosen: list[Lifecycle] = []
+    wrong: list[str] = []
+    for item in value.split(","):
+        try:
+            chosen.append(Lifecycle(item.strip().upper()))
+        except ValueError:
+            wrong.append(item.strip())
+    if wrong:
+        raise usage_error(f"Invalid life cycle values: {', '.join(wrong)} (valid: "
+                          f"{', '.join(item.value for item in Lifecycle)})")
+    for item in chosen:
+        if item.entity_type is not kind:
+            raise Refused(f"Incorrect lifecycle: {item.value} for given type: {kind.value}")
+    return frozenset(chosen)
+
+
+def names(value: str | None) -> list[str]:
+    return [item.strip() for item in (value or "").split(",") if item.strip()]
+
+
+def check_colo_not_given(options: Options) -> None:
+    """Falcon refuses ``-colo`` for entity actions that do not run on a colo."""
+    if options.given("colo"):
+        raise usage_error("Invalid argument : colo")
+
+
+def flags(specs: Sequence[Spec]) -> list[str]:
+    return [spec.flag for spec in specs]

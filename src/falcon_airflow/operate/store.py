@@ -1,0 +1,292 @@
+"""The configuration store: the entities folder the dags/ loader compiles, plus what the commands remember.
+
+Layout (hidden folders are never read by the loader or by ``validate``)::
+
+    <store>/clusters|feeds|processes|datasources/<name>.xml    where -submit writes a new definition
+    <store>/...any other *.xml...                              entities dropped in by hand are found too
+    <store>/.archive/<type>/<name>/<yyyyMMddTHHmmss.ffffffZ>.xml   every replaced or deleted definition
+    <store>/.archive/<type>/<name>/<same stamp>.json              why (update/delete), by whom, from which file
+    <store>/.falcon/safemode.json       admin -setsafemode
+    <store>/.falcon/schedule.json       per entity: RUNNING or SUSPENDED once it was scheduled (absent: SUBMITTED)
+    <store>/.falcon/doas.json           per entity: the -doAs user, to be Spark's proxy user
+    <store>/.falcon/journal/*.json      multi-step actions in flight (see journal.py)
+    <store>/.falcon/lock                serialises commands that change the store
+
+Every write is atomic: a temporary file in the same folder (hidden, so a concurrent parse never sees it), fsync,
+then ``os.replace``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import fcntl
+import json
+import os
+import tempfile
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from falcon_airflow.entities import Entity, EntityType
+from falcon_airflow.operate.core import Refused
+from falcon_airflow.workspace import Workspace
+
+TYPE_FOLDERS = {EntityType.CLUSTER: "clusters", EntityType.FEED: "feeds", EntityType.PROCESS: "processes",
+                EntityType.DATASOURCE: "datasources"}
+META_FOLDER = ".falcon"
+ARCHIVE_FOLDER = ".archive"
+SAFEMODE_DOC = "safemode.json"
+SCHEDULE_DOC = "schedule.json"
+DOAS_DOC = "doas.json"
+LOCK_WAIT_SECONDS = 60.0
+
+
+def stamp(moment: datetime | None = None) -> str:
+    """A sortable UTC timestamp for file names: ``20260301T053000.123456Z``."""
+    return (moment or datetime.now(UTC)).astimezone(UTC).strftime("%Y%m%dT%H%M%S.%fZ")
+
+
+def iso(moment: datetime | None = None) -> str:
+    return (moment or datetime.now(UTC)).astimezone(UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
+
+
+def entity_key(entity_type: EntityType | str, name: str) -> str:
+    return f"{EntityType(entity_type).value}/{name}"
+
+
+def write_atomic(path: Path, data: bytes) -> None:
+    """Write ``data`` to ``path`` so that a reader sees the old content or the new one, never a part."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(handle, "wb") as stream:
+            stream.write(data)
+            stream.flush()
+            os.fsync(stream.fileno())
+        os.replace(temporary, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        raise
+    _fsync_folder(path.parent)
+
+
+def _fsync_folder(folder: Path) -> None:
+    with contextlib.suppress(OSError):
+        descriptor = os.open(folder, os.O_RDONLY)
+        try:
+            os.fsync(descriptor)
+        finally:
+            os.close(descriptor)
+
+
+@dataclass(frozen=True)
+class StoredEntity:
+    """An entity of the store and the file that defines it."""
+
+    entity: Entity
+    path: Path
+
+    @property
+    def key(self) -> str:
+        return entity_key(self.entity.entity_type, self.entity.name)
+
+    def read_bytes(self) -> bytes:
+        return self.path.read_bytes()
+
+
+class Store:
+    """The entities folder as Falcon's configuration store."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.meta = root / META_FOLDER
+        self.archive_root = root / ARCHIVE_FOLDER
+        self._workspace: Workspace | None = None
+
+    # -- entities -------------------------------------------------------------------------------------------------
+
+    def workspace(self) -> Workspace:
+        """Every entity file of the store as one workspace (read once per command, re-read after a write)."""
+        if self._workspace is None:
+            self._workspace = Workspace.load([str(self.root)]) if self.root.is_dir() else Workspace.of([])
+        return self._workspace
+
+    def forget_cache(self) -> None:
+        self._workspace = None
+
+    def get(self, entity_type: EntityType, name: str) -> StoredEntity | None:
+        entity = self.workspace().get(entity_type, name)
+        return None if entity is None else StoredEntity(entity, Path(entity.source.file))
+
+    def entities(self) -> list[StoredEntity]:
+        return [StoredEntity(entity, Path(entity.source.file)) for entity in self.workspace().entities()]
+
+    def path_for_new(self, entity_type: EntityType, name: str) -> Path:
+        """Where a newly submitted entity goes: ``<type folder>/<name>.xml``, unless another file holds that name."""
+        folder = self.root / TYPE_FOLDERS[entity_type]
+        candidate = folder / f"{name}.xml"
+        counter = 1
+        while candidate.exists():
+            counter += 1
+            candidate = folder / f"{name}-{counter}.xml"
+        return candidate
+
+    def write(self, path: Path, data: bytes) -> None:
+        write_atomic(path, data)
+        self.forget_cache()
+
+    def remove(self, path: Path) -> None:
+        with contextlib.suppress(FileNotFoundError):
+            path.unlink()
+        _fsync_folder(path.parent)
+        self.forget_cache()
+
+    # -- archive --------------------------------------------------------------------------------------------------
+
+    def archive(self, entity_type: EntityType, name: str, data: bytes, *, reason: str, user: str,
+                source: Path | None = None, moment: datetime | None = None) -> Path:
+        """Keep a definition (the one being replaced or deleted) under ``.archive/<type>/<name>/<stamp>.xml``.
+
+        Idempotent: when the newest archived version is these bytes, archived for the same reason (a step repeated
+        after a crash), that version is returned instead of a second copy."""
+        folder = self.archive_root / entity_type.value / name
+        previous = self.history(entity_type, name)
+        if previous and previous[-1].read_bytes() == data:
+            with contextlib.suppress(OSError, ValueError):
+                if json.loads(previous[-1].with_suffix(".json").read_text(encoding="utf-8")).get("reason") == reason:
+                    return previous[-1]
+        moment = moment or datetime.now(UTC)
+        target = folder / f"{stamp(moment)}.xml"
+        while target.exists():  # two versions in the same microsecond: keep both
+            moment = moment.replace(microsecond=(moment.microsecond + 1) % 1_000_000)
+            target = folder / f"{stamp(moment)}.xml"
+        write_atomic(target, data)
+        info = {"type": entity_type.value, "name": name, "reason": reason, "user": user, "archived": iso(moment),
+                "source": str(source.relative_to(self.root)) if source is not None and source.is_relative_to(
+                    self.root) else (str(source) if source is not None else None)}
+        write_atomic(target.with_suffix(".json"), (json.dumps(info, indent=2) + "\n").encode())
+        return target
+
+    def history(self, entity_type: EntityType, name: str) -> list[Path]:
+        """Archived definitions of an entity, oldest first."""
+        folder = self.archive_root / entity_type.value / name
+        return sorted(folder.glob("*.xml")) if folder.is_dir() else []
+
+    # -- small documents under .falcon ----------------------------------------------------------------------------
+
+    def read_doc(self, name: str) -> dict[str, Any]:
+        path = self.meta / name
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            return {}
+        except (OSError, ValueError) as problem:
+            raise Refused(f"the store file {path} is unreadable: {problem}") from None
+        return data if isinstance(data, dict) else {}
+
+    def write_doc(self, name: str, data: dict[str, Any]) -> None:
+        write_atomic(self.meta / name, (json.dumps(data, indent=2, sort_keys=True) + "\n").encode())
+
+    # -- safemode, schedule state, doAs ---------------------------------------------------------------------------
+
+    @property
+    def safemode(self) -> bool:
+        return bool(self.read_doc(SAFEMODE_DOC).get("safemode", False))
+
+    def set_safemode(self, value: bool, *, user: str) -> None:
+        self.write_doc(SAFEMODE_DOC, {"safemode": value, "since": iso(), "by": user})
+
+    def schedule_state(self, entity_type: EntityType, name: str) -> str | None:
+        """``RUNNING`` or ``SUSPENDED`` once the entity was scheduled; ``None`` while it is only submitted."""
+        entry = self.read_doc(SCHEDULE_DOC).get(entity_key(entity_type, name))
+        return str(entry["state"]) if isinstance(entry, dict) and "state" in entry else None
+
+    def set_schedule_state(self, entity_type: EntityType, name: str, state: str | None, *, user: str) -> None:
+        document = self.read_doc(SCHEDULE_DOC)
+        key = entity_key(entity_type, name)
+        if state is None:
+            if key not in document:
+                return
+            document.pop(key)
+        else:
+            current = document.get(key)
+            if isinstance(current, dict) and current.get("state") == state:
+                return
+            document[key] = {"state": state, "since": iso(), "by": user}
+        self.write_doc(SCHEDULE_DOC, document)
+
+    def proxy_user(self, entity_type: EntityType, name: str) -> str | None:
+        entry = self.read_doc(DOAS_DOC).get(entity_key(entity_type, name))
+        return str(entry["user"]) if isinstance(entry, dict) and entry.get("user") else None
+
+    def set_proxy_user(self, entity_type: EntityType, name: str, user: str | None, *, action: str) -> None:
+        document = self.read_doc(DOAS_DOC)
+        key = entity_key(entity_type, name)
+        if user is None:
+            if key not in document:
+                return
+            document.pop(key)
+        else:
+            current = document.get(key)
+            if isinstance(current, dict) and current.get("user") == user:
+                return
+            document[key] = {"user": user, "since": iso(), "action": action}
+        self.write_doc(DOAS_DOC, document)
+
+    # -- one command at a time ------------------------------------------------------------------------------------
+
+    @contextlib.contextmanager
+    def lock(self, wait_seconds: float = LOCK_WAIT_SECONDS) -> Iterator[None]:
+        """Hold the store's lock (another command changing the store waits, at most ``wait_seconds``)."""
+        self.meta.mkdir(parents=True, exist_ok=True)
+        descriptor = os.open(self.meta / "lock", os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            deadline = time.monotonic() + wait_seconds
+            while True:
+                try:
+                    fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    break
+                except OSError as problem:
+                    if problem.errno not in (errno.EAGAIN, errno.EACCES) or time.monotonic() >= deadline:
+                        raise Refused(f"another falcon-airflow command is changing the store {self.root}; "
+                                      "try again when it has finished") from None
+                    time.sleep(0.1)
+            try:
+                yield
+            finally:
+                fcntl.flock(descriptor, fcntl.LOCK_UN)
+        finally:
+            os.close(descriptor)
+
+
+# -- for the DAG loader and the compiler (read-only, never raise) -----------------------------------------------------
+
+def _doc(entities_dir: Path, name: str) -> dict[str, Any]:
+    try:
+        data = json.loads((entities_dir / META_FOLDER / name).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def recorded_proxy_user(entities_dir: Path, entity_type: str, name: str) -> str | None:
+    """The ``-doAs`` user recorded for an entity: Spark's ``--proxy-user`` for its jobs (``None`` when none)."""
+    entry = _doc(entities_dir, DOAS_DOC).get(f"{entity_type}/{name}")
+    return str(entry["user"]) if isinstance(entry, dict) and entry.get("user") else None
+
+
+def recorded_schedule_state(entities_dir: Path, entity_type: str, name: str) -> str | None:
+    """``RUNNING``/``SUSPENDED`` once scheduled, ``None`` while submitted: a new DAG of a RUNNING entity should be
+    created unpaused (``is_paused_upon_creation=False``)."""
+    entry = _doc(entities_dir, SCHEDULE_DOC).get(f"{entity_type}/{name}")
+    return str(entry["state"]) if isinstance(entry, dict) and "state" in entry else None
+
+
+def state_files(entities_dir: Path) -> list[Path]:
+    """The store files that change what the loader builds (for its content cache key)."""
+    return [entities_dir / META_FOLDER / name for name in (SCHEDULE_DOC, DOAS_DOC)]

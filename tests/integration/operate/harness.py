@@ -1,0 +1,236 @@
+"""A real Airflow for the operate commands: a temporary AIRFLOW_HOME, a migrated SQLite database, the api-server
+on a free port of 127.0.0.1 with SimpleAuthManager (admin/admin), dags/ reading a temporary entity store.
+
+No scheduler, dag-processor or worker runs: DAGs reach the database with ``airflow dags reserialize``, runs are
+created and changed through the REST API, and what only a worker would do (a task running, failing, timing out,
+writing its log) is simulated in the database and the log folder by :meth:`AirflowServer.worker`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import io
+import json
+import os
+import signal
+import socket
+import sqlite3
+import subprocess
+import sys
+import textwrap
+import time
+import urllib.request
+from collections.abc import Iterator, Mapping
+from contextlib import redirect_stderr, redirect_stdout
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from falcon_airflow.operate import cli as operate_cli
+from falcon_airflow.operate.airflow_api import AirflowClient
+from falcon_airflow.operate.settings import Settings
+
+REPOSITORY = Path(__file__).resolve().parents[3]
+AIRFLOW = Path(sys.executable).parent / "airflow"
+START_TIMEOUT = 120.0
+
+CLUSTER = """\
+<cluster name="{name}" colo="{name}-colo" xmlns="uri:falcon:cluster:0.1">
+  <interfaces>
+    <interface type="readonly" endpoint="file://{storage}" version="1"/>
+    <interface type="write" endpoint="file://{storage}" version="1"/>
+    <interface type="spark" endpoint="local[2]" version="4"/>
+  </interfaces>
+  <locations><location name="staging" path="/staging"/></locations>
+</cluster>
+"""
+
+FEED = """\
+<feed name="{name}" xmlns="uri:falcon:feed:0.1">
+  <availabilityFlag>_DONE</availabilityFlag>
+  <frequency>hours(1)</frequency>
+  <clusters>
+    <cluster name="east" type="source">
+      <validity start="2026-01-01T00:00Z" end="2099-01-01T00:00Z"/>
+      <retention limit="days({days})" action="delete"/>
+    </cluster>{west}
+  </clusters>
+  <locations><location type="data" path="/{name}/${{YEAR}}/${{MONTH}}/${{DAY}}/${{HOUR}}"/></locations>
+  <ACL owner="ops" group="users" permission="*"/>
+  <schema location="/none" provider="text"/>
+</feed>
+"""
+
+WEST = """
+    <cluster name="west" type="target">
+      <validity start="2026-01-01T00:00Z" end="2099-01-01T00:00Z"/>
+      <retention limit="days(30)" action="delete"/>
+    </cluster>"""
+
+PROCESS = """\
+<process name="{name}" xmlns="uri:falcon:process:0.1">
+  <clusters>
+    <cluster name="east"><validity start="2026-01-01T00:00Z" end="2099-01-01T00:00Z"/></cluster>
+  </clusters>
+  <parallel>1</parallel>
+  <order>{order}</order>
+  <timeout>hours(1)</timeout>
+  <frequency>hours(1)</frequency>
+  <inputs><input name="input" feed="{feed}" start="now(0,0)" end="now(0,0)"/></inputs>
+  <outputs><output name="output" feed="{output}" instance="now(0,0)"/></outputs>
+  <workflow engine="spark" path="apps"/>
+  <spark-attributes><name>{name}</name><jar>apps/job.py</jar></spark-attributes>
+  <ACL owner="analytics" group="users" permission="*"/>
+</process>
+"""
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def feed_xml(name: str, *, days: int = 2, west: bool = False) -> str:
+    return FEED.format(name=name, days=days, west=WEST if west else "")
+
+
+def process_xml(name: str, feed: str, output: str, order: str = "FIFO") -> str:
+    return PROCESS.format(name=name, feed=feed, output=output, order=order)
+
+
+@dataclass
+class AirflowServer:
+    home: Path
+    store: Path
+    storage: Path
+    drafts: Path
+    port: int
+    env: dict[str, str]
+    process: subprocess.Popen[bytes] | None = None
+    credentials: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    # -- life cycle -------------------------------------------------------------------------------------------------
+
+    @classmethod
+    def prepare(cls, root: Path) -> AirflowServer:
+        home, store, storage, drafts = (root / name for name in ("home", "store", "storage", "drafts"))
+        for folder in (home, store, storage, drafts):
+            folder.mkdir(parents=True)
+        (home / "simple_auth_manager_passwords.json.generated").write_text(json.dumps({"admin": "admin"}))
+        port = free_port()
+        env = {key: value for key, value in os.environ.items() if not key.startswith(("AIRFLOW", "FALCON_"))}
+        env.update({
+            "AIRFLOW_HOME": str(home), "AIRFLOW__CORE__DAGS_FOLDER": str(REPOSITORY / "dags"),
+            "FALCON_ENTITIES_DIR": str(store), "AIRFLOW__CORE__LOAD_EXAMPLES": "False",
+            "AIRFLOW__CORE__SIMPLE_AUTH_MANAGER_USERS": "admin:admin", "AIRFLOW__API__HOST": "127.0.0.1",
+            "AIRFLOW__API__PORT": str(port), "AIRFLOW__API__BASE_URL": f"http://127.0.0.1:{port}",
+            "AIRFLOW__API__WORKERS": "1", "AIRFLOW__FALCON__CATCHUP": "False",
+            "AIRFLOW__CORE__UNIT_TEST_MODE": "False", "PATH": f"{AIRFLOW.parent}:{os.environ.get('PATH', '')}",
+        })
+        return cls(home, store, storage, drafts, port, env,
+                   credentials={"FALCON_AIRFLOW_URL": f"http://127.0.0.1:{port}", "FALCON_AIRFLOW_USER": "admin",
+                                "FALCON_AIRFLOW_PASSWORD": "admin"})
+
+    def airflow(self, *args: str, timeout: float = 300) -> subprocess.CompletedProcess[str]:
+        result = subprocess.run([str(AIRFLOW), *args], env=self.env, capture_output=True, text=True,
+                                timeout=timeout, check=False)
+        assert result.returncode == 0, f"airflow {' '.join(args)} failed:\n{result.stderr[-3000:]}"
+        return result
+
+    def start(self) -> None:
+        self.airflow("db", "migrate")
+        log = (self.home / "api-server.log").open("wb")
+        self.process = subprocess.Popen([str(AIRFLOW), "api-server", "--host", "127.0.0.1", "--port",
+                                         str(self.port)], env=self.env, stdout=log, stderr=subprocess.STDOUT,
+                                        start_new_session=True)
+        deadline = time.monotonic() + START_TIMEOUT
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise RuntimeError(f"the api-server exited: {(self.home / 'api-server.log').read_text()[-3000:]}")
+            with contextlib.suppress(OSError), \
+                    urllib.request.urlopen(f"{self.url}/api/v2/version", timeout=2) as response:
+                if response.status == 200:
+                    return
+            time.sleep(0.5)
+        self.stop()
+        raise RuntimeError(f"the api-server did not answer within {START_TIMEOUT} s")
+
+    def stop(self) -> None:
+        """Terminate the api-server's whole process group (it forks workers), waiting a bounded time."""
+        if self.process is None or self.process.poll() is not None:
+            return
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(self.process.pid, signal.SIGTERM)
+        try:
+            self.process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(self.process.pid, signal.SIGKILL)
+            self.process.wait(timeout=10)
+
+    def reserialize(self) -> None:
+        """What the dag-processor would do: parse dags/ (the store) and write the DAGs into the database."""
+        self.airflow("dags", "reserialize")
+
+    # -- the commands under test ------------------------------------------------------------------------------------
+
+    @contextlib.contextmanager
+    def environment(self, extra: Mapping[str, str]) -> Iterator[None]:
+        values = {**self.credentials, "FALCON_AIRFLOW_WAIT": "0", **extra}
+        saved = {key: os.environ.get(key) for key in values}
+        os.environ.update(values)
+        try:
+            yield
+        finally:
+            for key, value in saved.items():
+                if value is None:
+                    os.environ.pop(key, None)
+                else:
+                    os.environ[key] = value
+
+    def run(self, *argv: str, env: Mapping[str, str] | None = None) -> tuple[int, str, str]:
+        """``falcon-airflow <argv>`` in this process (so a test can make a step crash); (code, stdout, stderr)."""
+        parser = argparse.ArgumentParser(prog="falcon-airflow")
+        operate_cli.register(parser.add_subparsers(dest="command", required=True))
+        args = parser.parse_args([*argv, "--entities", str(self.store)])
+        out, err = io.StringIO(), io.StringIO()
+        with self.environment(env or {}), redirect_stdout(out), redirect_stderr(err):
+            code = args.run(args)
+        return int(code), out.getvalue(), err.getvalue()
+
+    def json(self, *argv: str) -> tuple[int, dict[str, Any]]:
+        code, out, err = self.run(*argv, "-json")
+        assert out, err
+        return code, json.loads(out)
+
+    def draft(self, name: str, xml: str) -> Path:
+        path = self.drafts / name
+        path.write_text(textwrap.dedent(xml), encoding="utf-8")
+        return path
+
+    def client(self) -> AirflowClient:
+        return AirflowClient(Settings(url=self.url, entities=self.store, user="admin", password="admin"))
+
+    # -- what a worker would do -------------------------------------------------------------------------------------
+
+    def worker(self, dag_id: str, run_id: str, *, run_state: str | None = None,
+               tasks: Mapping[str, tuple[str, int]] | None = None) -> None:
+        """Set a run's state and its tasks' (state, try number) as the scheduler and workers would."""
+        with contextlib.closing(sqlite3.connect(self.home / "airflow.db")) as db, db:
+            if run_state is not None:
+                db.execute("UPDATE dag_run SET state = ? WHERE dag_id = ? AND run_id = ?", (run_state, dag_id, run_id))
+            for task_id, (state, tries) in (tasks or {}).items():
+                db.execute("UPDATE task_instance SET state = ?, try_number = ? WHERE dag_id = ? AND run_id = ? "
+                           "AND task_id = ?", (state, tries, dag_id, run_id, task_id))
+
+    def write_log(self, dag_id: str, run_id: str, task_id: str, try_number: int,
+                  entries: list[dict[str, Any]]) -> None:
+        folder = self.home / "logs" / f"dag_id={dag_id}" / f"run_id={run_id}" / f"task_id={task_id}"
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / f"attempt={try_number}.log").write_text("".join(json.dumps(entry) + "\n" for entry in entries))

@@ -1,0 +1,129 @@
+"""The journal: written before acting, steps marked as they happen; an interrupted action is completed when it
+passed its commit point and undone otherwise, by the next command."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from falcon_airflow.operate.journal import ActionSteps, Journal, JournalBook, StepPending, recover, run
+from falcon_airflow.operate.store import Store
+
+
+class Log:
+    def __init__(self) -> None:
+        self.events: list[str] = []
+
+
+def steps(fail_at: str | None = None, error: type[BaseException] = KeyboardInterrupt) -> ActionSteps[Log]:
+    def make(name: str) -> Any:
+        def do(log: Log, journal: Journal) -> dict[str, Any] | None:
+            if name == fail_at:
+                raise error(f"crash in {name}")
+            log.events.append(f"do {name}")
+            return {"undo-of": name}
+        return do
+
+    def undo(log: Log, journal: Journal, info: dict[str, Any] | None) -> None:
+        log.events.append(f"undo {info['undo-of'] if info else None}")
+
+    return ActionSteps[Log](do={name: make(name) for name in ("prepare", "commit", "after")},
+                            undo={"prepare": undo})
+
+
+@pytest.fixture
+def book(tmp_path: Path) -> JournalBook:
+    return JournalBook(Store(tmp_path))
+
+
+def begin(book: JournalBook) -> Journal:
+    return book.begin("demo", "feed", "logs", ["prepare", "commit", "after"], commit="commit", user="alice",
+                      data={"path": "/x"})
+
+
+def test_the_journal_is_on_disk_before_any_step_runs(book: JournalBook) -> None:
+    journal = begin(book)
+    document = json.loads(journal.path.read_text())
+    assert document["action"] == "demo"
+    assert [step["done"] for step in document["steps"]] == [False, False, False]
+    assert document["commit"] == "commit"
+    assert [item.id for item in book.pending()] == [journal.id]
+
+
+def test_a_finished_action_leaves_no_journal(book: JournalBook) -> None:
+    log = Log()
+    run(book, begin(book), steps(), log)
+    assert log.events == ["do prepare", "do commit", "do after"]
+    assert book.pending() == []
+
+
+def test_crash_before_the_commit_point_is_undone(book: JournalBook) -> None:
+    log = Log()
+    with pytest.raises(KeyboardInterrupt):
+        run(book, begin(book), steps(fail_at="commit"), log)
+    (pending,) = book.pending()
+    assert [step.done for step in pending.steps] == [True, False, False]
+
+    notes, still_open = recover(book, {"demo": steps()}, log)
+
+    assert log.events == ["do prepare", "undo prepare"]
+    assert notes == [f"undid the interrupted demo of (feed) logs (started {pending.created})"]
+    assert still_open == [] and book.pending() == []
+
+
+def test_crash_after_the_commit_point_is_completed(book: JournalBook) -> None:
+    log = Log()
+    with pytest.raises(SystemExit):
+        run(book, begin(book), steps(fail_at="after", error=SystemExit), log)
+
+    notes, _ = recover(book, {"demo": steps()}, log)
+
+    assert log.events == ["do prepare", "do commit", "do after"]
+    assert notes[0].startswith("completed the interrupted demo of (feed) logs")
+    assert book.pending() == []
+
+
+def test_a_step_that_must_wait_keeps_the_journal_for_the_next_command(book: JournalBook) -> None:
+    log = Log()
+    with pytest.raises(StepPending):
+        run(book, begin(book), steps(fail_at="after", error=StepPending), log)
+
+    notes, still_open = recover(book, {"demo": steps(fail_at="after", error=StepPending)}, log)
+    assert "still pending: crash in after" in notes[0]
+    assert len(still_open) == 1
+
+    recover(book, {"demo": steps()}, log)
+    assert book.pending() == []
+
+
+def test_a_failure_during_recovery_is_reported_and_retried(book: JournalBook) -> None:
+    log = Log()
+    with pytest.raises(KeyboardInterrupt):
+        run(book, begin(book), steps(fail_at="after"), log)
+
+    notes, still_open = recover(book, {"demo": steps(fail_at="after", error=ConnectionError)}, log,
+                                failures=(ConnectionError,))
+    assert "could not be finished now (crash in after)" in notes[0]
+    assert len(still_open) == 1 and len(book.pending()) == 1
+
+
+def test_an_unknown_action_is_left_alone(book: JournalBook) -> None:
+    begin(book)
+    notes, still_open = recover(book, {}, Log())
+    assert "unknown interrupted action 'demo'" in notes[0]
+    assert len(still_open) == 1
+
+
+def test_an_unreadable_journal_is_set_aside_not_lost(book: JournalBook) -> None:
+    book.folder.mkdir(parents=True)
+    (book.folder / "broken.json").write_text("{")
+    assert book.pending() == []
+    assert (book.folder / "broken.unreadable").exists()
+
+
+def test_commit_must_be_a_step(book: JournalBook) -> None:
+    with pytest.raises(ValueError, match="commit step"):
+        book.begin("demo", "feed", "logs", ["a"], commit="b", user="alice")
