@@ -20,7 +20,6 @@ each py4j call costs tens of microseconds.
 from __future__ import annotations
 
 import argparse
-import calendar
 import json
 import os
 import re
@@ -31,6 +30,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta, timezone, tzinfo
+from functools import cached_property
 from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
@@ -85,7 +85,15 @@ def run_job(name: str, parser: argparse.ArgumentParser, argv: Sequence[str] | No
     started = time.monotonic()
     report_path = getattr(args, "report", None)
     try:
-        result = body(args)
+        try:
+            result = body(args)
+        except Exception as error:
+            java = java_exception_class(error)
+            if java is None or isinstance(error, (UsageError, JobError)):
+                raise
+            # a Hadoop/Spark failure (permission denied, unreachable name node): its first line, no py4j trace
+            lines = str(getattr(error, "java_exception", None) or error).strip().splitlines()
+            raise JobError(lines[0] if lines else java) from error
     except UsageError as error:
         parser.print_usage(sys.stderr)
         print(f"{name}: error: {error}", file=sys.stderr)
@@ -281,7 +289,7 @@ class Template:
                                  f"(use ${{YEAR}}, ${{MONTH}}, ${{DAY}}, ${{HOUR}}, ${{MINUTE}})")
         return Template(_VARIABLE.sub(lambda match: "${" + match[1] + "}", text))
 
-    @property
+    @cached_property
     def pieces(self) -> tuple[tuple[str, str | None], ...]:
         """(literal text, variable after it) in order; the last piece is (trailing text, ``None``)."""
         pieces: list[tuple[str, str | None]] = []
@@ -387,11 +395,6 @@ class Template:
             step = {"DAY": timedelta(days=1), "HOUR": timedelta(hours=1), "MINUTE": timedelta(minutes=1)}[finest]
             return (start + step).replace(tzinfo=zone)
         return _wall_clock(full, zone)
-
-
-def day_count(year: int, month: int) -> int:
-    """Days in a month (for tests and callers that build calendars)."""
-    return calendar.monthrange(year, month)[1]
 
 
 # --------------------------------------------------------------------------------------------------------------
@@ -629,6 +632,17 @@ def include_pattern(glob: str) -> re.Pattern[str]:
     return re.compile("(?:" + "".join(out) + ")(?:/|$)")
 
 
+def include_prefix(glob: str) -> str:
+    """The leading glob-free components of an include pattern (``US/*`` → ``US``; ``IN`` → ``IN``; ``*/3/*`` →
+    ``""``): Falcon appended this prefix to both the source and the target path."""
+    prefix = []
+    for part in glob.split("/"):
+        if any(char in part for char in "*?[]{}\\"):
+            break
+        prefix.append(part)
+    return "/".join(prefix)
+
+
 def split_paths(text: str) -> list[str]:
     """A comma-separated list of paths, leaving commas inside glob braces ``{a,b}`` alone."""
     parts: list[str] = []
@@ -654,7 +668,7 @@ def split_paths(text: str) -> list[str]:
 _SEPARATOR = "\n"
 _STATUS_TEXT = re.compile(
     r"[A-Za-z0-9_$]+\{path=(?P<path>.*?); isDirectory=(?P<dir>true|false)(?:; length=(?P<length>\d+))?"
-    r".*?; modification_time=(?P<mtime>-?\d+);", re.S)
+    r".*?; modification_time=(?P<mtime>-?\d+);.*?; isSymlink=(?P<link>true|false)", re.S)
 
 
 @dataclass(frozen=True)
@@ -665,6 +679,7 @@ class Entry:
     is_dir: bool
     length: int
     mtime: int
+    is_symlink: bool = False  # as listed: HDFS lists links as links; the local file system lists their targets
 
 
 def java_exception_class(error: BaseException) -> str | None:
@@ -687,8 +702,10 @@ class HadoopFs:
 
     Paths in and out are URI strings. Listings (glob, list) come back in bulk: the JVM joins the statuses'
     ``toString`` into one string that is parsed here, with a per-status fallback when that text is ambiguous.
-    Symlink checks use ``getFileLinkStatus`` (for the local file system with a scheme-less path, the only form
-    Hadoop's local implementation reads links from).
+    Symlink checks use ``getFileLinkStatus`` (``java.nio`` for ``file:``, see :meth:`is_symlink`).
+
+    Without the native Hadoop library (pyspark ships none) the local file system forks a ``chmod`` for every file
+    or folder it creates; deletes, renames and listings do not fork.
     """
 
     def __init__(self, spark: SparkSession) -> None:
@@ -700,6 +717,9 @@ class HadoopFs:
         self._filesystems: dict[str, Any] = {}
         self._local: dict[str, bool] = {}
         self._join_method: Any = None
+        self._nio: Any = None
+        self._bulk: Any = None
+        self._walk: Any = None
 
     # -- objects
     def path(self, uri: str) -> Any:
@@ -739,11 +759,20 @@ class HadoopFs:
         return self._entry(status)
 
     def is_symlink(self, uri: str) -> bool | None:
-        """Whether the last component of ``uri`` is a symlink (not followed); ``None`` if it does not exist."""
-        fs = self.filesystem(uri)
-        target = self._Path(split_uri(uri).path) if self.is_local(uri) else self._Path(uri)
+        """Whether the last component of ``uri`` is a symlink (not followed); ``None`` if it does not exist.
+
+        For ``file:`` URIs the JVM's ``java.nio.file.Files.isSymbolicLink`` answers (a missing path is then
+        ``False``): Hadoop's local ``getFileLinkStatus`` gives the same answer but forks ``readlink`` for every
+        call when the native Hadoop library is absent (~7 ms each), and needs a scheme-less path to see links.
+        """
+        if self.is_local(uri):
+            if self._nio is None:  # bound once: each attribute lookup on a py4j class is a round trip
+                self._nio = (self.jvm.java.nio.file.Files.isSymbolicLink, self.jvm.java.nio.file.Paths.get,
+                             self.gateway.new_array(self.jvm.java.lang.String, 0))
+            is_symbolic_link, get_path, no_more = self._nio
+            return bool(is_symbolic_link(get_path(split_uri(uri).path, no_more)))
         try:
-            return bool(fs.getFileLinkStatus(target).isSymlink())
+            return bool(self.filesystem(uri).getFileLinkStatus(self._Path(uri)).isSymlink())
         except Exception as error:
             if _is_not_found(error):
                 return None
@@ -820,7 +849,55 @@ class HadoopFs:
 
     def _entry(self, status: Any) -> Entry:
         return Entry(str(status.getPath().toString()), bool(status.isDirectory()), int(status.getLen()),
-                     int(status.getModificationTime()))
+                     int(status.getModificationTime()), bool(status.isSymlink()))
+
+    def list_many(self, uris: Sequence[str]) -> dict[str, list[Entry]] | None:
+        """The children of many folders of one file system in one ``listStatus(Path[])`` call, by normalised
+        folder path; ``None`` if that cannot be done (a folder vanished, a path has a newline)."""
+        if not uris or any("\n" in uri for uri in uris):
+            return None
+        try:
+            if self._bulk is None:
+                self._bulk = (self.jvm.org.apache.commons.lang3.StringUtils.split,
+                              self.jvm.org.apache.hadoop.util.StringUtils.stringToPath)
+            split, to_paths = self._bulk
+            paths = to_paths(split("\n".join(uris), "\n"))
+            if len(paths) != len(uris):
+                return None
+            statuses = self.filesystem(uris[0]).listStatus(paths)
+        except Exception:  # a folder vanished meanwhile, or no commons-lang3: the caller goes one by one
+            return None
+        children: dict[str, list[Entry]] = {normalize_path(split_uri(uri).path): [] for uri in uris}
+        for entry in self._describe(statuses):
+            folder = parent_of(normalize_path(split_uri(entry.path).path))
+            if folder in children:
+                children[folder].append(entry)
+        return children
+
+    def symlinks_below(self, uri: str, depth: int) -> set[str] | None:
+        """Every symlink at most ``depth`` levels below a local folder, as normalised paths, found by one JVM walk
+        that does not follow links (commons-io ``PathUtils.walk`` with ``SymbolicLinkFileFilter``); ``None`` when
+        the folder is not local, is itself a symlink, or cannot be walked."""
+        if not self.is_local(uri) or self.is_symlink(uri) is not False:
+            return None
+        try:
+            if self._walk is None:
+                self._walk = (self.jvm.org.apache.commons.io.file.PathUtils.walk,
+                              self.jvm.org.apache.commons.io.filefilter.SymbolicLinkFileFilter.INSTANCE,
+                              self.gateway.new_array(self.jvm.java.nio.file.FileVisitOption, 0))
+            walk, only_links, no_options = self._walk
+            _, get_path, no_more = self._nio
+            found = walk(get_path(split_uri(uri).path, no_more), only_links, depth, False, no_options).toArray()
+            count = len(found)
+            text = self._join(found) if count else ""
+        except Exception:  # not walkable (vanished, permissions): the caller checks one path at a time
+            return None
+        if text is None:
+            return None
+        paths = text.split(_SEPARATOR) if count else []
+        if len(paths) != count:
+            return None
+        return {normalize_path(path) for path in paths}
 
     def _describe(self, statuses: Any) -> list[Entry]:
         if statuses is None:
@@ -834,8 +911,8 @@ class HadoopFs:
             if len(parts) == count:
                 matches = [_STATUS_TEXT.match(part) for part in parts]
                 if all(matches):
-                    return [Entry(match["path"], match["dir"] == "true", int(match["length"] or 0), int(match["mtime"]))
-                            for match in matches if match]
+                    return [Entry(match["path"], match["dir"] == "true", int(match["length"] or 0), int(match["mtime"]),
+                                  match["link"] == "true") for match in matches if match]
         return [self._entry(statuses[index]) for index in range(count)]
 
     def _join(self, statuses: Any) -> str | None:

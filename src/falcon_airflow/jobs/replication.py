@@ -7,11 +7,14 @@ Command line (``spark-submit [--py-files common.py] replication.py ARGS``)::
     --source-path URI          repeatable: the instance folder(s) on the source's read-only storage
     --target-path URI          the instance folder on the target
     --source-table URI --target-table URI   table feeds: catalog:db:table#k=v;… with resolved values
-    --include GLOB             relative include pattern (Falcon's FilteredCopyListing semantics)
+    --include GLOB             relative include pattern (Falcon's FilteredCopyListing semantics: * crosses /,
+                               a file is copied when its path or one of its folders matches); its leading
+                               glob-free folders (US/* → US) are the unit copied and swapped, as Falcon appended
+                               them to both paths, so partitions from several sources can share one instance
     --availability-flag NAME   default _SUCCESS (NA means the default); never copied, written after publishing
     --max-maps N               copy tasks (default 5)
     --overwrite                copy every file again (otherwise files already identical at the target are kept)
-    --remove-deleted-files     drop target files that the sources no longer have
+    --remove-deleted-files     drop target files that the sources no longer have (within the include pattern)
     --preserve-times --preserve-permissions
     --executor-jvm auto|driver|launch    how copy tasks reach a JVM (below); default auto
     --report PATH
@@ -19,23 +22,34 @@ Command line (``spark-submit [--py-files common.py] replication.py ARGS``)::
 How it copies: the driver lists the sources (bulk listings through the Hadoop FS API), then
 ``sc.parallelize(file lists, N).mapPartitions(copy)``: each task rebuilds a Hadoop ``Configuration`` from a dict
 of the driver's settings, opens the file systems and streams every file JVM-side (``CheckedInputStream`` with a
-CRC32 into ``FileSystem.create``), then reads the copy back to compute its CRC32. No file content passes through
-Python or the driver. Python workers have no JVM of their own: with a ``local`` master a task connects to the
-driver's py4j gateway (the executors live in that JVM); otherwise it starts a private gateway JVM once per worker
-process (``pyspark.java_gateway.launch_gateway``, which needs Spark's ``bin/spark-submit`` on the executor host).
+CRC32, commons-io ``IOUtils.copy`` into ``FileSystem.create``), then reads the copy back to compute its CRC32. No
+file content passes through Python or the driver. Python workers have no JVM of their own: with a ``local`` master
+a task connects to the driver's py4j gateway (the executors live in that JVM); otherwise it starts a private gateway
+JVM once per worker process (``pyspark.java_gateway.launch_gateway``, which needs Spark's ``bin/spark-submit`` on
+the executor host). Each task keeps 4 files in flight (threads, each with its own py4j connection). On the local
+file system Hadoop forks a ``chmod`` for every file it creates (no native library in pyspark), which bounds the
+small-file rate there; HDFS and S3A have no such cost.
 
 Atomic publish: files go to ``<target parent>/.<target name>.falcon-staging-<random>``; the count, the total
 bytes and every file's CRC32 (source stream vs read-back copy) are verified; then an existing target is renamed
 aside (``.<name>.falcon-old-<random>``), the staging folder renamed to the target, the old version deleted and the
 availability flag written. A reader sees the old complete instance, no instance, or the new complete one. A rerun
 removes leftover staging folders (and puts back an old version a crash left aside) and completes idempotently: a
-target already identical to the sources is left as it is.
+target already identical to the sources is left as it is. One run per published folder at a time is assumed (as
+Falcon's coordinator ran one action per instance and source cluster).
 
-Output: a one-line JSON summary on stdout. Report: ``{"job", "feed", "source_cluster", "target_cluster",
-"instance", "sources", "target", "availability_flag", "files", "bytes", "copied", "copied_bytes", "skipped",
-"skipped_bytes", "kept_extra", "removed", "published", "verified", "tasks", "seconds", "manifest": [{"path",
-"bytes", "crc32", "origin"}][, "partition"]}`` — ``files``/``bytes`` describe the target instance after the run,
-``copied`` the files written from the sources, ``skipped`` those already identical at the target.
+Table feeds: the source partition's location comes from the catalog (``DESCRIBE FORMATTED … PARTITION``), the
+target is ``--target-path`` or the target table's location plus ``k=v/…``; after publishing, the partition is
+registered with ``ALTER TABLE … ADD IF NOT EXISTS PARTITION (…) LOCATION …`` (re-pointed if it existed elsewhere).
+
+Output: a one-line JSON summary on stdout (the report without ``manifest``). Report: ``{"job", "feed",
+"source_cluster", "target_cluster", "instance", "sources", "target", "include", "published_folder",
+"availability_flag", "recovered", "files", "bytes", "copied", "copied_bytes", "skipped", "skipped_bytes",
+"kept_extra", "removed", "published", "verified", "max_maps", "tasks", "seconds", "manifest": [{"path", "bytes",
+"crc32", "origin"}][, "partition"]}`` — ``files``/``bytes`` describe the published folder after the run,
+``copied`` the files written from the sources, ``skipped`` those already identical at the target (not rewritten),
+``kept_extra`` target files the sources lack that were kept, ``removed`` those dropped, ``published`` whether a
+new version was swapped in (false for an idempotent rerun).
 Exit 0 done, 1 failure (nothing published), 2 bad arguments.
 """
 
@@ -49,6 +63,7 @@ import sys
 import types
 import uuid
 from collections.abc import Iterable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import suppress
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -61,7 +76,8 @@ else:  # run as a script by spark-submit, common.py beside it or shipped with --
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
-BUFFER_BYTES = 1 << 20
+BUFFER_BYTES = 1 << 16
+COPY_THREADS = 4  # files in flight per copy task
 STAGING_MARK = ".falcon-staging-"
 OLD_MARK = ".falcon-old-"
 
@@ -201,9 +217,10 @@ class _Copier:
         self.Path = jvm.org.apache.hadoop.fs.Path
         self.CRC32 = jvm.java.util.zip.CRC32
         self.Checked = jvm.java.util.zip.CheckedInputStream
-        self.IOUtils = jvm.org.apache.commons.io.IOUtils
         self.null = jvm.java.io.OutputStream.nullOutputStream()
-        self.buffer = gateway.new_array(jvm.byte, BUFFER_BYTES)
+        # commons-io IOUtils.copy(in, out, bufferSize) loops JVM-side with a JVM buffer and returns the count
+        # (a byte[] from Python would travel by value on every call)
+        self.stream_copy = jvm.org.apache.commons.io.IOUtils.copy
         self.filesystems: dict[str, Any] = {}
 
     def fs(self, uri: str, path: Any) -> Any:
@@ -221,12 +238,12 @@ class _Copier:
             with suppress(Exception):  # best effort: the copies are closed already
                 fs.close()
 
-    def crc(self, uri: str) -> tuple[int, int]:
+    def crc(self, uri: str, size: int) -> tuple[int, int]:
         path = self.Path(uri)
         checksum = self.CRC32()
         stream = self.Checked(self.fs(uri, path).open(path, BUFFER_BYTES), checksum)
         try:
-            length = int(self.IOUtils.copyLarge(stream, self.null, self.buffer))
+            length = int(self.stream_copy(stream, self.null, _chunk(size)))
         finally:
             stream.close()
         return length, int(checksum.getValue())
@@ -239,7 +256,7 @@ class _Copier:
         try:
             out = target_fs.create(target, True, BUFFER_BYTES)
             try:
-                copied = int(self.IOUtils.copyLarge(stream, out, self.buffer))
+                copied = int(self.stream_copy(stream, out, _chunk(int(item["length"]))))
             finally:
                 out.close()
         finally:
@@ -250,13 +267,18 @@ class _Copier:
                 target_fs.setTimes(target, status.getModificationTime(), status.getAccessTime())
             if self.task["preserve_permissions"]:
                 target_fs.setPermission(target, status.getPermission())
-        read, copy_crc = self.crc(item["dst"])
+        read, copy_crc = self.crc(item["dst"], int(item["length"]))
         return {"bytes": copied, "src_crc": int(checksum.getValue()), "read": read, "dst_crc": copy_crc}
 
     def compare(self, item: dict[str, Any]) -> dict[str, Any]:
-        source_bytes, source_crc = self.crc(item["src"])
-        target_bytes, target_crc = self.crc(item["dst"])
+        source_bytes, source_crc = self.crc(item["src"], int(item["length"]))
+        target_bytes, target_crc = self.crc(item["dst"], int(item["length"]))
         return {"bytes": source_bytes, "src_crc": source_crc, "read": target_bytes, "dst_crc": target_crc}
+
+
+def _chunk(size: int) -> int:
+    """Copy buffer for a file: 1 MiB for large files, no bigger than the file for small ones (8 KiB at least)."""
+    return max(1 << 13, min(1 << 20, size))
 
 
 def _ship_by_value() -> None:
@@ -265,23 +287,31 @@ def _ship_by_value() -> None:
     if __name__ != "__main__" and module is not None:  # as __main__ cloudpickle ships it by value anyway
         from pyspark import cloudpickle
 
-        cloudpickle.register_pickle_by_value(module)
+        cloudpickle.register_pickle_by_value(module)  # type: ignore[no-untyped-call]
 
 
 def _run_partition(task: dict[str, Any], slices: Iterable[list[dict[str, Any]]]) -> Iterator[dict[str, Any]]:
-    """``mapPartitions`` body: copy (or compare) every item of this task's slice; one result per item."""
+    """``mapPartitions`` body: copy (or compare) every item of this task's slice; one result per item.
+
+    A few threads per task keep several files in flight: each thread has its own py4j connection, and the JVM work
+    of one file (a create that forks ``chmod`` on the local file system, a network round trip on HDFS or S3A)
+    overlaps the others'.
+    """
     copier = _Copier(task)
-    results = []
+
+    def one(item: dict[str, Any]) -> dict[str, Any]:
+        result = {"rel": item["rel"], "length": item["length"], "origin": item["origin"]}
+        try:
+            result.update(copier.compare(item) if task["op"] == "compare" else copier.copy(item))
+        except Exception as error:  # reported per file; the driver fails the run with the first ones
+            lines = str(getattr(error, "java_exception", None) or error).strip().splitlines()
+            result["error"] = lines[0] if lines else type(error).__name__
+        return result
+
+    items = [item for part in slices for item in part]
     try:
-        for items in slices:
-            for item in items:
-                result = {"rel": item["rel"], "length": item["length"], "origin": item["origin"]}
-                try:
-                    result.update(copier.compare(item) if task["op"] == "compare" else copier.copy(item))
-                except Exception as error:  # reported per file; the driver fails the run with the first ones
-                    lines = str(getattr(error, "java_exception", None) or error).strip().splitlines()
-                    result["error"] = lines[0] if lines else type(error).__name__
-                results.append(result)
+        with ThreadPoolExecutor(max(1, min(COPY_THREADS, len(items)))) as pool:
+            results = list(pool.map(one, items))
     finally:
         copier.close()
     return iter(results)
@@ -298,15 +328,15 @@ class SourceFile:
     length: int
 
 
-def list_sources(fs: common.HadoopFs, sources: Sequence[common.Uri], include: str | None,
-                 flag: str) -> dict[str, SourceFile]:
-    """Relative path → file of every source (include-filtered, flag files skipped); the same relative path in
-    two sources is an error."""
+def list_sources(fs: common.HadoopFs, sources: Sequence[common.Uri], include: str | None, flag: str,
+                 prefix: str = "") -> dict[str, SourceFile]:
+    """Relative path → file of every source (include-filtered, flag files skipped, only below ``prefix``); the
+    same relative path in two sources is an error."""
     pattern = common.include_pattern(include) if include else None
     planned: dict[str, SourceFile] = {}
     for source in sources:
         root = fs.qualify(str(source))
-        for entry in fs.list_files(str(root)):
+        for entry in fs.list_files(root.with_path(root.path.rstrip("/") + "/" + prefix) if prefix else str(root)):
             found = common.split_uri(entry.path)
             path = common.normalize_path(found.path)
             rel = path[len(root.path):].lstrip("/") if common.is_under(path, root.path) else common.name_of(path)
@@ -431,7 +461,20 @@ class Replicator:
         sources, target = self.resolve_paths()
         if target.path == "/":
             raise common.JobError("the target resolves to a file system root")
-        planned = list_sources(self.fs, sources, options.include, options.flag)
+        flag = target.with_path(target.path + "/" + options.flag)
+        # With an include pattern the unit copied and swapped is <target>/<its glob-free folders> (Falcon appended
+        # them to both paths): replications of different partitions into one instance do not touch each other.
+        prefix = common.include_prefix(options.include) if options.include else ""
+        pattern = common.include_pattern(options.include) if options.include else None
+        if prefix:
+            named = self.fs.status(sources[0].with_path(sources[0].path.rstrip("/") + "/" + prefix))
+            if named is not None and not named.is_dir:  # the include names one file: its folder is the unit
+                prefix = prefix.rsplit("/", 1)[0] if "/" in prefix else ""
+        planned = list_sources(self.fs, sources, options.include, options.flag, prefix)
+        instance = target
+        if prefix:
+            planned = {rel[len(prefix) + 1:]: item for rel, item in planned.items()}
+            target = common.Uri(target.scheme, target.authority, target.path + "/" + prefix)
         recovered = recover(self.fs, target)
         current = self.fs.status(str(target))
         if current is not None and not current.is_dir:
@@ -444,6 +487,8 @@ class Replicator:
                 if common.name_of(rel) != options.flag:
                     existing[rel] = entry.length
         extras = sorted(set(existing) - set(planned))
+        # --remove-deleted-files drops only what the include pattern covers
+        removable = [rel for rel in extras if pattern is None or pattern.match(f"{prefix}/{rel}" if prefix else rel)]
         identical: set[str] = set()
         crcs: dict[str, int] = {}
         if current is not None and not options.overwrite:
@@ -457,10 +502,10 @@ class Replicator:
         report: dict[str, Any] = {
             "job": "replication", "feed": options.feed, "source_cluster": options.source_cluster,
             "target_cluster": options.target_cluster, "instance": options.instance,
-            "sources": [str(source) for source in sources], "target": str(target), "include": options.include,
-            "availability_flag": target.with_path(target.path + "/" + options.flag), "recovered": recovered,
+            "sources": [str(source) for source in sources], "target": str(instance), "include": options.include,
+            "published_folder": str(target), "availability_flag": flag, "recovered": recovered,
         }
-        if current is not None and len(identical) == len(planned) and not (extras and options.remove_deleted):
+        if current is not None and len(identical) == len(planned) and not (removable and options.remove_deleted):
             # Already complete: leave the instance as it is (an idempotent rerun), make sure the flag is there.
             self.fs.touch(report["availability_flag"])
             kept = {rel: existing[rel] for rel in extras}
@@ -479,7 +524,8 @@ class Replicator:
             source = item.uri if origin == "source" else target.with_path(target.path + "/" + rel)
             items.append({"rel": rel, "src": source, "dst": target.with_path(staging_path + "/" + rel),
                           "length": item.length, "origin": origin})
-        kept = {} if options.remove_deleted else {rel: existing[rel] for rel in extras}
+        removed = removable if options.remove_deleted else []
+        kept = {rel: existing[rel] for rel in extras if rel not in removed}
         for rel, size in kept.items():
             items.append({"rel": rel, "src": target.with_path(target.path + "/" + rel),
                           "dst": target.with_path(staging_path + "/" + rel), "length": size, "origin": "target"})
@@ -493,8 +539,7 @@ class Replicator:
             self.fs.delete(staging, True)
             raise
         self.fs.touch(report["availability_flag"])
-        report.update(self.counters(planned, identical, kept, extras if options.remove_deleted else [],
-                                    published=True))
+        report.update(self.counters(planned, identical, kept, removed, published=True))
         report["manifest"] = sorted(({"path": result["rel"], "bytes": result["bytes"],
                                       "crc32": f"{result['dst_crc']:08x}", "origin": result["origin"]}
                                      for result in results), key=lambda item: item["path"])

@@ -234,6 +234,34 @@ def test_bad_include_patterns(glob: str) -> None:
         common.include_pattern(glob)
 
 
+@pytest.mark.parametrize(("glob", "prefix"), [
+    ("US/*", "US"), ("*/3/*", ""), ("a/b/c", "a/b/c"), ("a/b*/c", "a"), ("colo/{x,y}/*", "colo"), ("IN", "IN"),
+])
+def test_include_prefix(glob: str, prefix: str) -> None:
+    assert common.include_prefix(glob) == prefix
+
+
 def test_split_paths_keeps_brace_commas() -> None:
     assert common.split_paths("file:///a/{x,y}/*, file:///b") == ["file:///a/{x,y}/*", "file:///b"]
     assert common.split_paths("") == []
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("DeprecatedRawLocalFileStatus{path=file:/d/2015/01; isDirectory=true; modification_time=1; access_time=1; "
+     "owner=; group=; permission=rwxrwxrwx; isSymlink=false; hasAcl=false; isEncrypted=false; isErasureCoded=false}",
+     ("file:/d/2015/01", True, 0, 1, False)),
+    ("HdfsNamedFileStatus{path=hdfs://nn:8020/d/a b; x; isDirectory=false; length=42; replication=3; "
+     "blocksize=134217728; modification_time=1700000000000; access_time=0; owner=falcon; group=hadoop; "
+     "permission=rw-r--r--; isSymlink=true; symlink=hdfs://nn:8020/elsewhere; hasAcl=false; isEncrypted=false; "
+     "isErasureCoded=false}", ("hdfs://nn:8020/d/a b; x", False, 42, 1700000000000, True)),
+    ("S3AFileStatus{path=s3a://b/k/part-0; isDirectory=false; length=7; replication=1; blocksize=33554432; "
+     "modification_time=5; access_time=0; owner=u; group=u; permission=rw-rw-rw-; isSymlink=false; hasAcl=false; "
+     "isEncrypted=true; isErasureCoded=false} isEmptyDirectory=FALSE eTag=abc versionId=null",
+     ("s3a://b/k/part-0", False, 7, 5, False)),
+])
+def test_bulk_status_text(text: str, expected: tuple[str, bool, int, int, bool]) -> None:
+    """The statuses' toString, read in bulk by HadoopFs (one py4j call for a whole listing)."""
+    match = common._STATUS_TEXT.match(text)
+    assert match is not None
+    assert (match["path"], match["dir"] == "true", int(match["length"] or 0), int(match["mtime"]),
+            match["link"] == "true") == expected
