@@ -28,7 +28,8 @@ def normalised(compilation: Any, *roots: Path) -> str:
                         "message": issue.message} for issue in compilation.report.issues if issue.is_error]}
     text = json.dumps(data, indent=1, sort_keys=True)
     for root, name in zip(roots, ("<root>", "<shared>"), strict=False):
-        text = text.replace(str(root.resolve()), name)
+        for form in {str(root.resolve()), str(root.absolute())}:  # shared may be reached through a symlink
+            text = text.replace(form, name)
     return text + "\n"
 
 

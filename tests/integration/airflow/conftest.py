@@ -19,7 +19,8 @@ APPS = Path(__file__).resolve().parent / "apps"
 @pytest.fixture(scope="session")
 def airflow_db() -> None:
     airflow = Path(sys.executable).parent / "airflow"
-    result = subprocess.run([str(airflow), "db", "migrate"], capture_output=True, text=True, timeout=300,
+    # reset, not migrate: an earlier test in this process may already have touched the database file
+    result = subprocess.run([str(airflow), "db", "reset", "--yes"], capture_output=True, text=True, timeout=300,
                             env=os.environ.copy())
     assert result.returncode == 0, result.stderr[-3000:]
 
