@@ -13,9 +13,15 @@ from pathlib import Path
 import pytest
 
 # Airflow reads its configuration when first imported: give every test process its own home, no examples.
-if "AIRFLOW_HOME" not in os.environ:
-    os.environ["AIRFLOW_HOME"] = tempfile.mkdtemp(prefix="falcon-airflow-home-")
-    atexit.register(shutil.rmtree, os.environ["AIRFLOW_HOME"], ignore_errors=True)
+# Under pytest-xdist every worker needs a home (and SQLite database) of its own: the workers inherit the
+# controller's environment, so the home is a folder per worker below one temporary base folder.
+if "AIRFLOW_HOME" not in os.environ or os.environ.get("FALCON_TEST_HOME_BASE"):
+    if not os.environ.get("FALCON_TEST_HOME_BASE"):
+        os.environ["FALCON_TEST_HOME_BASE"] = tempfile.mkdtemp(prefix="falcon-airflow-home-")
+        atexit.register(shutil.rmtree, os.environ["FALCON_TEST_HOME_BASE"], ignore_errors=True)
+    _home = Path(os.environ["FALCON_TEST_HOME_BASE"]) / os.environ.get("PYTEST_XDIST_WORKER", "main")
+    _home.mkdir(exist_ok=True)
+    os.environ["AIRFLOW_HOME"] = str(_home)
 os.environ.setdefault("AIRFLOW__CORE__LOAD_EXAMPLES", "False")
 os.environ.setdefault("AIRFLOW__CORE__DAGS_FOLDER", str(Path(__file__).resolve().parent.parent / "dags"))
 os.environ.setdefault("AIRFLOW__CORE__UNIT_TEST_MODE", "False")
