@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
+from typing import Any
 
 EXIT_OK = 0
 EXIT_INVALID = 1
@@ -104,6 +105,146 @@ def _explain(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _lineage(args: argparse.Namespace) -> int:
+    import json
+    from pathlib import Path
+
+    from falcon_airflow.lineage import query
+    from falcon_airflow.lineage.events import EventLog, Marquez, MarquezError, default_event_logs, load_event_logs
+
+    prefix = f"falcon-airflow lineage {args.question}"
+    times = {}
+    for name in ("start", "end", "at"):
+        text = getattr(args, name, None)
+        try:
+            times[name] = query.parse_time(text) if text else None
+        except ValueError:
+            print(f"{prefix}: --{name}: '{text}' is not a time (yyyy-MM-ddTHH:mmZ or ISO 8601)", file=sys.stderr)
+            return EXIT_USAGE
+    paths = [Path(item) for item in args.events or []]
+    missing = [str(path) for path in paths if not path.exists()]
+    if missing:
+        print(f"{prefix}: no such event log: {', '.join(missing)}", file=sys.stderr)
+        return EXIT_USAGE
+    if not paths and not args.marquez:
+        paths = default_event_logs()
+    entities = getattr(args, "entities", None)
+    if entities and not Path(entities).is_dir():
+        print(f"{prefix}: --entities: {entities} is not a folder", file=sys.stderr)
+        return EXIT_USAGE
+    if not paths and not args.marquez and not entities:
+        print(f"{prefix}: no events: give --events PATH (an event log, e.g. airflow-home/lineage/events.jsonl) or "
+              "--marquez URL" + (" or --entities DIR" if args.question == "graph" else ""), file=sys.stderr)
+        return EXIT_USAGE
+    log = load_event_logs(paths)
+    if args.marquez:
+        try:
+            remote = Marquez(args.marquez, timeout=args.timeout).events()
+        except MarquezError as problem:
+            print(f"{prefix}: {problem}", file=sys.stderr)
+            return EXIT_INVALID
+        log = EventLog(log.events + remote.events, log.skipped + remote.skipped, log.sources + remote.sources)
+    if log.skipped:
+        print(f"{prefix}: {log.skipped} unreadable event(s) left out", file=sys.stderr)
+    index = query.LineageIndex(log.events)
+    try:
+        if args.question == "graph":
+            from falcon_airflow.lineage.graph import build_graph, render
+
+            workspace = None
+            if entities:
+                from falcon_airflow.workspace import Workspace
+
+                workspace = Workspace.load([entities])
+            text = render(build_graph(workspace, index if log.events else None, instances=args.instances),
+                          args.format)
+        elif args.question == "column":
+            answer = query.column_lineage(index, args.dataset, args.field, direction=args.direction,
+                                          depth=args.depth, start=times["start"], end=times["end"])
+            text = json.dumps(answer, indent=2) + "\n" if args.format == "json" else query.column_text(answer)
+        elif args.question == "field-history":
+            answer = query.field_history(index, args.dataset, args.field, start=times["start"], end=times["end"])
+            text = json.dumps(answer, indent=2) + "\n" if args.format == "json" else query.history_text(answer)
+        else:
+            assert times["at"] is not None
+            answer = query.process_instance(index, args.process, times["at"], cluster=args.cluster)
+            text = json.dumps(answer, indent=2) + "\n" if args.format == "json" else query.instance_text(answer)
+    except query.QueryError as problem:
+        print(f"{prefix}: {problem}", file=sys.stderr)
+        return EXIT_INVALID
+    if args.output:
+        Path(args.output).write_text(text, encoding="utf-8")
+    else:
+        sys.stdout.write(text)
+    return EXIT_OK
+
+
+def _add_lineage(commands: Any) -> None:
+    lineage = commands.add_parser(
+        "lineage", help="query OpenLineage events: entity graph, column lineage, field history, process instances",
+        description="Questions answered from OpenLineage events: an event log (JSON lines, as the file transport "
+                    "writes it; default airflow-home/lineage/events.jsonl, else $AIRFLOW_HOME/lineage/events.jsonl) "
+                    "and/or a Marquez-compatible API (--marquez). Times are yyyy-MM-ddTHH:mmZ or ISO 8601; ranges "
+                    "are [start, end). DATASET is a feed (FEED, FEED@CLUSTER, falcon://CLUSTER/FEED: every "
+                    "instance) or a dataset URI (file:///path, hdfs://nn:8020/path, s3://bucket/key, "
+                    "hive://host:port/db.table). Exit 0 answered, 1 unknown dataset or process, 2 wrong command line.")
+    questions = lineage.add_subparsers(dest="question", metavar="QUESTION", required=True)
+
+    def sources(parser: argparse.ArgumentParser) -> None:
+        parser.add_argument("--events", nargs="+", metavar="PATH",
+                            help="event logs (.jsonl, .json) or folders of them")
+        parser.add_argument("--marquez", metavar="URL", help="a Marquez-compatible server (its raw events)")
+        parser.add_argument("--timeout", type=float, default=30.0, metavar="S", help="HTTP timeout (default 30)")
+        parser.add_argument("--output", metavar="FILE", help="write the answer here instead of stdout")
+
+    graph = questions.add_parser(
+        "graph", help="Falcon's entity graph: clusters, feeds, processes, owners, tags, groups, pipelines",
+        description="The entity graph of an entities folder and/or the events, with Falcon's vertex types and edge "
+                    "labels (stored-in, runs-on, input, output, owned-by, grouped-as, pipeline, replicated-to ...).")
+    graph.add_argument("--entities", metavar="DIR", help="an entities folder")
+    graph.add_argument("--instances", action="store_true",
+                       help="also the process and feed instances of the events")
+    graph.add_argument("--format", choices=("json", "dot", "svg"), default="json")
+    sources(graph)
+    graph.set_defaults(run=_lineage)
+
+    column = questions.add_parser(
+        "column", help="where a column came from or went, per instance, across runs",
+        description="For each instance of DATASET (inside --start/--end), the column edges of the columnLineage "
+                    "facets reached from FIELD within --depth steps, with their transformation types and runs.")
+    column.add_argument("dataset", metavar="DATASET")
+    column.add_argument("field", metavar="FIELD")
+    column.add_argument("--direction", choices=("upstream", "downstream", "both"), default="upstream")
+    column.add_argument("--depth", type=int, default=10, metavar="N", help="steps to follow (default 10)")
+    column.add_argument("--start", metavar="T", help="first instance (inclusive)")
+    column.add_argument("--end", metavar="T", help="end of the range (exclusive)")
+    column.add_argument("--format", choices=("text", "json"), default="text")
+    sources(column)
+    column.set_defaults(run=_lineage)
+
+    history = questions.add_parser(
+        "field-history", help="every operation on a column across instances",
+        description="Every run that wrote, read, copied or dropped FIELD of DATASET's instances, oldest first.")
+    history.add_argument("dataset", metavar="DATASET")
+    history.add_argument("field", metavar="FIELD")
+    history.add_argument("--start", metavar="T", help="first instance (inclusive)")
+    history.add_argument("--end", metavar="T", help="end of the range (exclusive)")
+    history.add_argument("--format", choices=("text", "json"), default="text")
+    sources(history)
+    history.set_defaults(run=_lineage)
+
+    instance = questions.add_parser(
+        "instance", help="what a process instance read and wrote",
+        description="The tasks of the process instance at --at, every try, what each read and wrote, and the "
+                    "Spark runs under them with their column lineage.")
+    instance.add_argument("process", metavar="PROCESS")
+    instance.add_argument("--at", required=True, metavar="T", help="the instance time")
+    instance.add_argument("--cluster", metavar="C", help="the cluster (default: every cluster)")
+    instance.add_argument("--format", choices=("text", "json"), default="text")
+    sources(instance)
+    instance.set_defaults(run=_lineage)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="falcon-airflow",
                      description="Apache Falcon entities on Apache Airflow and Apache Spark.")
@@ -155,6 +296,11 @@ def build_parser() -> argparse.ArgumentParser:
     explain.add_argument("--type", choices=("process", "feed"), help="when a process and a feed share NAME")
     explain.add_argument("--format", choices=("text", "json"), default="text")
     explain.set_defaults(run=_explain)
+    _add_lineage(commands)
+
+    from falcon_airflow.operate.cli import register as register_operate  # entity, instance, admin
+
+    register_operate(commands)
     return parser
 
 

@@ -245,6 +245,13 @@ def report_path(run: Any, task_id: str) -> str:
     return str(report_file(getattr(run, "dag_id", "dag"), getattr(run, "run_id", "run"), task_id))
 
 
+def lineage_path(run: Any, task_id: str) -> str:
+    """Where the lineage driver writes the OpenLineage events of a task's Spark run (under the Airflow home)."""
+    from falcon_airflow.storage import lineage_file
+
+    return str(lineage_file(getattr(run, "dag_id", "dag"), getattr(run, "run_id", "run"), task_id))
+
+
 MACROS = [instance, input_instances, input_markers, feed_marker, input_paths, output_instance, output_path, feed_path,
           el, nominal_time, data_in, expand, property, workflow_property, table_part, partition_filter, run_time,
-          replicated_instance, report_path]
+          replicated_instance, report_path, lineage_path]

@@ -128,3 +128,10 @@ def report_file(dag_id: str, run_id: str, task_id: str) -> Path:
     folder = home / "falcon" / "reports" / safe[0] / safe[1]
     folder.mkdir(parents=True, exist_ok=True)
     return folder / f"{safe[2]}.json"
+
+
+def lineage_file(dag_id: str, run_id: str, task_id: str) -> Path:
+    """Where the lineage driver of a task writes its OpenLineage events (JSON lines), beside the task's report:
+    ``$AIRFLOW_HOME/falcon/reports/<dag>/<run>/<task>.lineage.jsonl``."""
+    report = report_file(dag_id, run_id, task_id)
+    return report.with_name(f"{report.stem}.lineage.jsonl")

@@ -73,11 +73,11 @@ def compile_workspace(workspace: Workspace, *, entities_dir: Path | None = None,
         if left_out(feed):
             continue
         for placement in feed.clusters:
-            attempt(feed, partial(compile_retention, workspace.clusters, feed, placement))
+            attempt(feed, partial(compile_retention, workspace.clusters, feed, placement, entities_dir=entities_dir))
         for target in feed.targets:
             for source in feed.sources:
                 attempt(feed, partial(compile_replication, workspace.clusters, feed, source, target,
-                                      catchup_default=catchup_default))
+                                      catchup_default=catchup_default, entities_dir=entities_dir))
     for process in workspace.processes.values():
         if left_out(process):
             continue

@@ -6,7 +6,7 @@ import math
 from pathlib import Path
 
 from falcon_airflow.compiler.spark_options import split_master
-from falcon_airflow.compiler.specs import EntitySource, RetrySpec
+from falcon_airflow.compiler.specs import EntitySource, FeedFacts, RetrySpec
 from falcon_airflow.entities import ACL, Cluster, Feed, InterfaceType, Process, Retry
 from falcon_airflow.instances.paths import join_storage
 from falcon_airflow.timekeeping import Frequency
@@ -101,6 +101,24 @@ def resolve_application(path: str, entities_dir: Path | None, cluster: Cluster |
     if base is not None and base.startswith("file:"):
         return join_storage(base, path).removeprefix("file://")
     return join_storage(base, path)
+
+
+def feed_facts(feed: Feed, entities_dir: Path | None, cluster: Cluster | None) -> FeedFacts:
+    """A feed's owner, tags, groups and declared schema for its lineage (the schema located like a workflow)."""
+    location = feed.data_schema.location.strip()
+    return FeedFacts(owner=feed.acl.owner or None, tags=feed.tag_pairs, groups=feed.groups,
+                     schema_location=resolve_application(location, entities_dir, cluster) if location else None,
+                     schema_provider=feed.data_schema.provider.strip() or None)
+
+
+def catalogs_of(*clusters: Cluster | None) -> dict[str, str]:
+    """Cluster name to ``registry`` endpoint, for the clusters that have one."""
+    catalogs = {}
+    for cluster in clusters:
+        registry = cluster.interface(InterfaceType.REGISTRY) if cluster is not None else None
+        if cluster is not None and registry is not None and registry.endpoint.strip():
+            catalogs[cluster.name] = registry.endpoint.strip()
+    return catalogs
 
 
 def job_file(name: str) -> str:

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from pathlib import Path
 
 from falcon_airflow.compiler.common import (
     CLUSTER_INTERFACES_NOTE,
     FEED_RETRY,
+    catalogs_of,
     default_timeout_seconds,
     doc_header,
+    feed_facts,
     job_file,
     owner_of,
     replication_dag_id,
@@ -19,7 +22,7 @@ from falcon_airflow.compiler.common import (
     tags_of,
     throttle,
 )
-from falcon_airflow.compiler.specs import ReplicationDagSpec, RetentionDagSpec, Schedule, SparkJob
+from falcon_airflow.compiler.specs import LineageSpec, ReplicationDagSpec, RetentionDagSpec, Schedule, SparkJob
 from falcon_airflow.entities import (
     AGE_BASED_DELETE_LIMIT,
     Cluster,
@@ -61,8 +64,13 @@ def _feed_tags(feed: Feed, *extra: str) -> tuple[str, ...]:
     return tags_of(feed.tag_pairs, "feed", *extra, *(f"group={group}" for group in feed.groups))
 
 
-def compile_retention(workspace_clusters: Mapping[str, Cluster], feed: Feed,
-                      placement: FeedCluster) -> RetentionDagSpec:
+def _lineage(feed: Feed, entities_dir: Path | None, *clusters: Cluster | None) -> LineageSpec:
+    return LineageSpec(owner=feed.acl.owner or None, tags=feed.tag_pairs, groups=feed.groups,
+                       feeds={feed.name: feed_facts(feed, entities_dir, clusters[0])}, catalogs=catalogs_of(*clusters))
+
+
+def compile_retention(workspace_clusters: Mapping[str, Cluster], feed: Feed, placement: FeedCluster, *,
+                      entities_dir: Path | None = None) -> RetentionDagSpec:
     cluster = workspace_clusters.get(placement.name)
     on_cluster = FeedOnCluster(feed, placement, cluster)
     frequency = retention_frequency(feed, placement)
@@ -113,7 +121,7 @@ def compile_retention(workspace_clusters: Mapping[str, Cluster], feed: Feed,
                           timezone=feed.timezone, catchup=False),
         locations=locations, table=table, timezone=feed.timezone, limit=limit, frequency=str(feed.frequency),
         action=action, archive_root=archive_root, job=job, retry=FEED_RETRY, owner=owner_of(feed.acl),
-        tags=_feed_tags(feed, "retention"), doc_md=doc)
+        tags=_feed_tags(feed, "retention"), doc_md=doc, lineage=_lineage(feed, entities_dir, cluster))
 
 
 def _int_property(feed: Feed, name: str, default: int) -> int:
@@ -125,7 +133,8 @@ def _int_property(feed: Feed, name: str, default: int) -> int:
 
 
 def compile_replication(workspace_clusters: Mapping[str, Cluster], feed: Feed, source: FeedCluster,
-                        target: FeedCluster, *, catchup_default: bool) -> ReplicationDagSpec:
+                        target: FeedCluster, *, catchup_default: bool,
+                        entities_dir: Path | None = None) -> ReplicationDagSpec:
     source_side = FeedOnCluster(feed, source, workspace_clusters.get(source.name))
     target_side = FeedOnCluster(feed, target, workspace_clusters.get(target.name))
     replication = Replication(source_side, target_side)
@@ -182,5 +191,6 @@ def compile_replication(workspace_clusters: Mapping[str, Cluster], feed: Feed, s
         include=replication.include_pattern, parallel=parallel,
         max_active_runs=max(parallel, throttle(timeout, feed.frequency)),
         order=order, wait_timeout_seconds=timeout, job=job, retry=FEED_RETRY, owner=owner_of(feed.acl),
-        tags=_feed_tags(feed, "replication"), doc_md=doc)
+        tags=_feed_tags(feed, "replication"), doc_md=doc,
+        lineage=_lineage(feed, entities_dir, source_side.cluster, target_side.cluster))
 

@@ -13,8 +13,10 @@ from pathlib import Path
 
 from falcon_airflow.compiler.common import (
     CLUSTER_INTERFACES_NOTE,
+    catalogs_of,
     default_timeout_seconds,
     doc_header,
+    feed_facts,
     job_file,
     owner_of,
     process_dag_id,
@@ -27,15 +29,21 @@ from falcon_airflow.compiler.common import (
     throttle,
 )
 from falcon_airflow.compiler.spark_options import parse_spark_options
-from falcon_airflow.compiler.specs import LateDataSpec, ProcessDagSpec, Schedule, SlaSpec, SparkJob
-from falcon_airflow.entities import Process, ProcessCluster, WorkflowEngine
+from falcon_airflow.compiler.specs import LateDataSpec, LineageSpec, ProcessDagSpec, Schedule, SlaSpec, SparkJob
+from falcon_airflow.entities import InterfaceType, Process, ProcessCluster, WorkflowEngine
 from falcon_airflow.instances.bindings import InputBinding
 from falcon_airflow.instances.process import ProcessOnCluster
+from falcon_airflow.lineage.naming import metastore_namespace
 from falcon_airflow.timekeeping import format_falcon_date
 from falcon_airflow.workspace import Workspace
 
 CATCHUP_PROPERTY = "airflow.catchup"
+LINEAGE_PROPERTY = "airflow.lineage"
+"""``false`` runs a Python workflow as it is, without the column-lineage driver."""
 RESERVED_PREFIX = "airflow."
+LINEAGE_EVENTS = "{{ macros.falcon.lineage_path(dag_run, task.task_id) }}"
+TABLE_NAMESPACE_CONF = "spark.falcon.lineage.tableNamespace"
+"""How the lineage driver names catalog tables: as the task's own lineage does (the cluster's metastore)."""
 
 
 def _quote(text: str) -> str:
@@ -106,9 +114,29 @@ def _spark_job(runner: ProcessOnCluster, entities_dir: Path | None, bindings: li
     extra = dict(options.arguments)
     if queue and "queue" not in extra:
         extra["queue"] = queue
+    arguments += user_arguments
+    events = None
+    if _observed(process, app):
+        # The user's script runs unchanged inside the lineage driver, which observes what it writes.
+        arguments = ["--falcon-script", app, "--falcon-lineage-out", LINEAGE_EVENTS, "--", *arguments]
+        app, events = job_file("lineage_driver.py"), LINEAGE_EVENTS
+        registry = cluster.interface(InterfaceType.REGISTRY) if cluster is not None else None
+        conf.setdefault(TABLE_NAMESPACE_CONF, metastore_namespace(registry.endpoint if registry else None,
+                                                                  runner.cluster_name))  # tables named alike
+        user_py_files = extra.get("py_files")
+        extra["py_files"] = ",".join([job_file("lineage_plan.py"), *([str(user_py_files)] if user_py_files else [])])
     return "spark", SparkJob(connection=runner.cluster_name, master=master, deploy_mode=deploy_mode,
                              application=app, java_class=attributes.class_name, name=attributes.name or process.name,
-                             conf=conf, arguments=tuple(arguments + user_arguments), **extra)
+                             conf=conf, arguments=tuple(arguments), lineage_events=events, **extra)
+
+
+def _observed(process: Process, application: str) -> bool:
+    """Whether a workflow runs under the column-lineage driver: a Python application on the local file system
+    (the driver runs it by path), unless the process sets ``airflow.lineage=false``."""
+    if process.property_map.get(LINEAGE_PROPERTY, "").strip().lower() == "false":
+        return False
+    local = application.removeprefix("file://") if application.startswith("file:///") else application
+    return local.endswith(".py") and local.startswith("/")
 
 
 def _late_spec(runner: ProcessOnCluster, entities_dir: Path | None,
@@ -202,4 +230,9 @@ def compile_process(workspace: Workspace, process: Process, placement: ProcessCl
         tags=tags_of(process.tag_pairs, "process", *(f"pipeline={name}" for name in process.pipelines)),
         doc_md=_doc(runner, placement, now),
         empty_dir=runner.feed(process.inputs[0].feed).empty_dir() if process.inputs and cluster else None,
+        lineage=LineageSpec(owner=process.acl.owner if process.acl is not None and process.acl.owner else None,
+                            tags=process.tag_pairs, pipelines=process.pipelines,
+                            feeds={name: feed_facts(runner.workspace.feeds[name], entities_dir, cluster)
+                                   for name in process.feed_names if name in runner.workspace.feeds},
+                            catalogs=catalogs_of(cluster)),
     )

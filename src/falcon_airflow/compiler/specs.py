@@ -68,6 +68,34 @@ class SparkJob(Spec):
     queue: str | None = None
     proxy_user: str | None = None
     env: dict[str, str] = {}
+    lineage_events: str | None = None
+    """Set when the application runs under ``jobs/lineage_driver.py``: the (templated) per-run file of OpenLineage
+    events it writes, which the task forwards to the configured transport."""
+
+
+class FeedFacts(Spec):
+    """What lineage says of a feed besides its binding: its ACL owner, tags, groups and declared schema."""
+
+    owner: str | None = None
+    tags: tuple[tuple[str, str], ...] = ()
+    groups: tuple[str, ...] = ()
+    schema_location: str | None = None
+    """``<schema location>``, resolved like a workflow path (entities folder, else the cluster's storage)."""
+    schema_provider: str | None = None
+
+
+class LineageSpec(Spec):
+    """What the OpenLineage events of the DAG's tasks need besides the bindings (see docs/lineage.md)."""
+
+    owner: str | None = None
+    """The entity's ACL owner (``None`` when it declares none)."""
+    tags: tuple[tuple[str, str], ...] = ()
+    pipelines: tuple[str, ...] = ()
+    groups: tuple[str, ...] = ()
+    feeds: dict[str, FeedFacts] = {}
+    """Every feed the DAG reads, writes, evicts or copies."""
+    catalogs: dict[str, str] = {}
+    """Cluster name to its ``registry`` (metastore) endpoint, which names its tables."""
 
 
 class LateDataSpec(Spec):
@@ -112,6 +140,7 @@ class ProcessDagSpec(Spec):
     doc_md: str = ""
     empty_dir: str | None = None
     """``<staging>/EMPTY_DIR_DONT_DELETE``: what an optional input with no instance resolves to."""
+    lineage: LineageSpec | None = None
 
 
 class RetentionDagSpec(Spec):
@@ -134,6 +163,7 @@ class RetentionDagSpec(Spec):
     owner: str = "falcon"
     tags: tuple[str, ...] = ()
     doc_md: str = ""
+    lineage: LineageSpec | None = None
 
 
 class ReplicationDagSpec(Spec):
@@ -158,6 +188,7 @@ class ReplicationDagSpec(Spec):
     owner: str = "falcon"
     tags: tuple[str, ...] = ()
     doc_md: str = ""
+    lineage: LineageSpec | None = None
 
 
 DagSpec = ProcessDagSpec | RetentionDagSpec | ReplicationDagSpec

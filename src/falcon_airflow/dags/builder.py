@@ -24,6 +24,8 @@ from falcon_airflow.timekeeping import parse_falcon_date
 from falcon_airflow.timetables import FalconFrequencyTimetable
 
 POKE_SECONDS_MAX = 60
+PROCESS_INSTANCE = "{{ macros.falcon.instance(dag_run).isoformat() }}"
+"""The instance a process run works on, for its lineage."""
 
 
 def _timetable(spec: DagSpec, entity: str) -> FalconFrequencyTimetable:
@@ -55,7 +57,7 @@ def _spark_task(task_id: str, job: SparkJob, **extra: Any) -> FalconSparkSubmitO
         packages=job.packages, driver_memory=job.driver_memory, executor_memory=job.executor_memory,
         executor_cores=job.executor_cores, num_executors=job.num_executors,
         total_executor_cores=job.total_executor_cores, yarn_queue=job.queue, proxy_user=job.proxy_user,
-        env_vars=dict(job.env) or None, **extra)
+        env_vars=dict(job.env) or None, lineage_events=job.lineage_events, **extra)
 
 
 def _poke_seconds(timeout: int) -> int:
@@ -102,7 +104,8 @@ def build_process_dag(spec: ProcessDagSpec) -> DAG:
         outputs = [item.model_dump(mode="json") for item in spec.outputs]
         if outputs:
             chain.append(ClearOutputsOperator(task_id="clear_outputs", outputs=outputs, retries=0))
-        workflow = _spark_task("workflow", spec.job, max_active_tis_per_dag=spec.parallel, weight_rule=strategy)
+        workflow = _spark_task("workflow", spec.job, max_active_tis_per_dag=spec.parallel, weight_rule=strategy,
+                               falcon_lineage=spec, lineage_instance=PROCESS_INSTANCE)
         chain.append(workflow)
         if outputs:
             chain.append(MarkOutputsAvailableOperator(task_id="mark_outputs_available", outputs=outputs))
@@ -111,7 +114,7 @@ def build_process_dag(spec: ProcessDagSpec) -> DAG:
                 task_id="late_data", inputs=[item.model_dump(mode="json") for item in spec.late.inputs],
                 cut_off_seconds=list(spec.late.cut_off_seconds), policy=spec.late.policy,
                 delay_seconds=spec.late.delay_seconds, rerun_job=spec.late.rerun.model_dump(), outputs=outputs,
-                retries=0))
+                retries=0, falcon_lineage=spec))
         for upstream, downstream in pairwise(chain):
             upstream >> downstream
         for sensor in sensors:
@@ -123,7 +126,7 @@ def build_retention_dag(spec: RetentionDagSpec) -> DAG:
     dag = DAG(spec.dag_id, schedule=_timetable(spec, spec.feed), start_date=_start_date(spec), catchup=False,
               max_active_runs=1, default_args=_default_args(spec), tags=list(spec.tags), doc_md=spec.doc_md)
     with dag:
-        _spark_task("retention", spec.job)
+        _spark_task("retention", spec.job, falcon_lineage=spec)
     return dag
 
 
@@ -142,7 +145,8 @@ def build_replication_dag(spec: ReplicationDagSpec) -> DAG:
         steps: list[Any] = [wait]
         if spec.order == "LAST_ONLY":
             steps.append(LastOnlyOperator(task_id="last_only", schedule=spec.schedule.model_dump(), retries=0))
-        steps.append(_spark_task("replicate", spec.job, max_active_tis_per_dag=spec.parallel, weight_rule=strategy))
+        steps.append(_spark_task("replicate", spec.job, max_active_tis_per_dag=spec.parallel, weight_rule=strategy,
+                                 falcon_lineage=spec, lineage_instance=f"{{{{ {instance} }}}}"))
         for upstream, downstream in pairwise(steps):
             upstream >> downstream
     return dag

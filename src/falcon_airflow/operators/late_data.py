@@ -11,12 +11,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import timedelta
+from pathlib import Path
 from typing import Any
 
 import pendulum
 from airflow.sdk import BaseOperator
 from airflow.sdk.exceptions import AirflowException
 
+from falcon_airflow.compiler.specs import ProcessDagSpec
 from falcon_airflow.hooks.spark import FalconSparkSubmitHook
 from falcon_airflow.instances.bindings import InputBinding
 from falcon_airflow.macros import instance
@@ -35,8 +37,9 @@ class LateDataOperator(BaseOperator):
 
     def __init__(self, *, inputs: list[dict[str, Any]], cut_off_seconds: list[int], policy: str,
                  delay_seconds: int, rerun_job: dict[str, Any], outputs: list[dict[str, Any]],
-                 **kwargs: Any) -> None:
+                 falcon_lineage: ProcessDagSpec | None = None, **kwargs: Any) -> None:
         super().__init__(**kwargs)
+        self.falcon_lineage = falcon_lineage
         self.inputs = inputs
         self.cut_off_seconds = cut_off_seconds
         self.policy = policy
@@ -96,9 +99,30 @@ class LateDataOperator(BaseOperator):
         ClearOutputsOperator(task_id=f"{self.task_id}.clear", outputs=self.outputs).execute(context)
         job = self.rerun_job
         options = {key: job[key] for key in _SPARK_OPTIONS if job.get(key) not in (None, {}, "")}
+        events = Path(job["lineage_events"]) if job.get("lineage_events") else None
+        if events is not None:  # the re-run under the lineage driver is a child run of this task
+            from falcon_airflow.operators.lineage import parent_job_conf
+
+            options["conf"] = parent_job_conf(options.get("conf") or {}, context)
+            events.unlink(missing_ok=True)
         hook = FalconSparkSubmitHook(default_master=job["master"], default_deploy_mode=job.get("deploy_mode"),
                                      conn_id=job["connection"], name=f"{job['name']}-late",
                                      application_args=list(job.get("arguments", [])),
                                      yarn_queue=job.get("queue"), env_vars=job.get("env") or None, **options)
-        hook.submit(job["application"])
+        try:
+            hook.submit(job["application"])
+        finally:
+            if events is not None:
+                self._forward_lineage_events(events, context)
         MarkOutputsAvailableOperator(task_id=f"{self.task_id}.mark", outputs=self.outputs).execute(context)
+
+    def _forward_lineage_events(self, events: Path, context: Any) -> None:
+        try:
+            from falcon_airflow.operators.lineage import forward_events, task_lineage
+
+            found = None
+            if self.falcon_lineage is not None:
+                found = task_lineage(self.falcon_lineage, instance=instance(context["dag_run"]), report=None)
+            forward_events(events, found)
+        except Exception:
+            self.log.warning("could not forward the late re-run's OpenLineage events", exc_info=True)

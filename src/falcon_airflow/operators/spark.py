@@ -1,4 +1,4 @@
-"""Running a Falcon workflow or one of our lifecycle jobs with spark-submit."""
+"""Running a Falcon workflow or one of our lifecycle jobs with spark-submit, and reporting its lineage."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from typing import Any
 
 from airflow.providers.apache.spark.operators.spark_submit import SparkSubmitOperator
 
+from falcon_airflow.compiler.specs import DagSpec
 from falcon_airflow.hooks.spark import FalconSparkSubmitHook
 
 
@@ -17,14 +18,29 @@ class FalconSparkSubmitOperator(SparkSubmitOperator):
 
     When the application is given ``--report PATH`` (our lifecycle jobs), the JSON report it writes is read back
     and returned, so it lands in XCom and lineage can use it.
+
+    Lineage (OpenLineage provider): ``falcon_lineage`` is the DagSpec of the task's DAG; with it the task reports
+    the feed instances it reads and writes (a process instance, a replication) or evicts (retention), see
+    :mod:`falcon_airflow.lineage.datasets`. ``lineage_instance`` (templated) is the instance the run works on.
+    ``lineage_events`` (templated) is set when the application runs under the column-lineage driver: the file of
+    OpenLineage events it writes, which the task then forwards to the provider's transport; the Spark run gets
+    the task as its parent (``spark.openlineage.parent*`` conf). Lineage never fails the task.
     """
 
-    template_fields: Sequence[str] = (*SparkSubmitOperator.template_fields,)
+    template_fields: Sequence[str] = (*SparkSubmitOperator.template_fields, "lineage_instance", "lineage_events")
 
-    def __init__(self, *, master: str, deploy_mode: str | None = None, **kwargs: Any) -> None:
+    def __init__(self, *, master: str, deploy_mode: str | None = None, falcon_lineage: DagSpec | None = None,
+                 lineage_instance: str | None = None, lineage_events: str | None = None, **kwargs: Any) -> None:
+        if lineage_events:  # the Spark run is the task's child; its events reach the transport through the task
+            kwargs.setdefault("openlineage_inject_parent_job_info", True)
+            kwargs["openlineage_inject_transport_info"] = False
         super().__init__(**kwargs)
         self.master = master
         self.falcon_deploy_mode = deploy_mode
+        self.falcon_lineage = falcon_lineage
+        self.lineage_instance = lineage_instance
+        self.lineage_events = lineage_events
+        self._falcon_report: dict[str, Any] | None = None
 
     def _get_hook(self) -> FalconSparkSubmitHook:
         return FalconSparkSubmitHook(
@@ -43,8 +59,16 @@ class FalconSparkSubmitOperator(SparkSubmitOperator):
         )
 
     def execute(self, context: Any) -> Any:
-        super().execute(context)
-        return self.read_report()
+        events = Path(self.lineage_events) if self.lineage_events else None
+        if events is not None:
+            events.unlink(missing_ok=True)  # a retry's events, not the previous try's
+        try:
+            super().execute(context)
+        finally:
+            if events is not None:
+                self._forward_lineage_events(events)
+        self._falcon_report = self.read_report()
+        return self._falcon_report
 
     def read_report(self) -> dict[str, Any] | None:
         arguments = [str(item) for item in self.application_args or []]
@@ -57,3 +81,41 @@ class FalconSparkSubmitOperator(SparkSubmitOperator):
         report: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
         self.log.info("job report: %s", json.dumps(report)[:4000])
         return report
+
+    # -- OpenLineage -------------------------------------------------------------------------------------------
+
+    def _forward_lineage_events(self, events: Path) -> None:
+        try:
+            from falcon_airflow.operators.lineage import forward_events, parse_instance, task_lineage
+
+            found = None
+            if self.falcon_lineage is not None:
+                found = task_lineage(self.falcon_lineage, instance=parse_instance(self.lineage_instance),
+                                     report=None)
+            forward_events(events, found)
+        except Exception:
+            self.log.warning("could not forward the Spark run's OpenLineage events", exc_info=True)
+
+    def _openlineage(self, finished: bool) -> Any:
+        if self.falcon_lineage is None:
+            return None
+        try:
+            from falcon_airflow.operators.lineage import operator_lineage, parse_instance
+
+            report = None
+            if finished:
+                report = self._falcon_report if self._falcon_report is not None else self.read_report()
+            return operator_lineage(self.falcon_lineage, instance=parse_instance(self.lineage_instance),
+                                    report=report)
+        except Exception:
+            self.log.warning("could not compute the OpenLineage facets of %s", self.task_id, exc_info=True)
+            return None
+
+    def get_openlineage_facets_on_start(self) -> Any:
+        return self._openlineage(finished=False)
+
+    def get_openlineage_facets_on_complete(self, task_instance: Any) -> Any:
+        return self._openlineage(finished=True)
+
+    def get_openlineage_facets_on_failure(self, task_instance: Any) -> Any:
+        return self._openlineage(finished=True)

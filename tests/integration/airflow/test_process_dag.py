@@ -118,8 +118,10 @@ def test_instance_with_real_input_runs_its_spark_job(entities: Callable[..., Pat
 
     (workflow,) = [ti for ti in run.get_task_instances() if ti.task_id == "workflow"]
     rendered = RenderedTaskInstanceFields.get_templated_fields(workflow)
-    assert rendered["application_args"] == [f"file://{storage}/data/events/2026/03/01/0500",
-                                             f"file://{storage}/data/counts/2026/03/01/0500"]
+    arguments = rendered["application_args"]  # the script runs under the column-lineage driver
+    assert arguments[:2] == ["--falcon-script", str(entities_folder() / "apps" / "count_lines.py")]
+    assert arguments[arguments.index("--") + 1:] == [f"file://{storage}/data/events/2026/03/01/0500",
+                                                     f"file://{storage}/data/counts/2026/03/01/0500"]
 
     # A rerun of the same instance is idempotent: the output is cleared first, then rewritten.
     (output / "stale-file").write_text("left over")

@@ -51,7 +51,10 @@ def test_explicit_timeout_parallel_order_retry(tmp_path: Path) -> None:
 def test_workflow_arguments_follow_falcons_order(tmp_path: Path) -> None:
     spec = compiled(tmp_path, with_process(**{"<jar>/app/job.py</jar>": "<jar>/app/job.py</jar><arg>--mode</arg>"
                                                                           "<arg>${nominalTime}</arg>"}))
-    assert spec.job.arguments == (
+    wrapper = ("--falcon-script", "/srv/c1/app/job.py", "--falcon-lineage-out",
+               "{{ macros.falcon.lineage_path(dag_run, task.task_id) }}", "--")  # the column-lineage driver's
+    assert spec.job.arguments[:len(wrapper)] == wrapper
+    assert spec.job.arguments[len(wrapper):] == (
         "{{ macros.falcon.data_in(falcon, 'a', dag_run) }}",
         "{{ macros.falcon.output_path(falcon.outputs['b'], dag_run) }}",
         "{{ macros.falcon.expand(falcon, '--mode', dag_run) }}",
@@ -75,7 +78,8 @@ def test_application_relative_to_the_entities_folder(tmp_path: Path) -> None:
     (tmp_path / "apps").mkdir()
     (tmp_path / "apps" / "job.py").write_text("print('hello')\n")
     spec = compiled(tmp_path, with_process(**{"<jar>/app/job.py</jar>": "<jar>apps/job.py</jar>"}))
-    assert spec.job.application == str((tmp_path / "apps" / "job.py").resolve())
+    # a Python application runs under the column-lineage driver, which is given the script's path
+    assert spec.job.arguments[1] == str((tmp_path / "apps" / "job.py").resolve())
 
 
 def test_owner_tags_catchup_and_hive(tmp_path: Path) -> None:

@@ -1,0 +1,131 @@
+"""One SparkSession (``local[2]``) for every column-lineage test, the input files they read, and a Python UDF maker.
+
+The Spark tests carry ``xdist_group("spark-lineage")`` so that ``pytest -n 2 --dist loadgroup`` keeps them on one
+worker (one JVM). Inputs are real files written once per session under pytest's temporary folder: parquet tables
+``t1`` ... and a CSV file, each also registered as a temporary view of the same name for the SQL cases.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+
+@pytest.fixture(scope="session")
+def spark(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    """local[2], no UI, two shuffle partitions, an in-memory catalog in a temporary warehouse."""
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    from pyspark.sql import SparkSession
+
+    warehouse = tmp_path_factory.mktemp("lineage-warehouse")
+    session = (SparkSession.builder.master("local[2]").appName("falcon-airflow-lineage-tests")
+               .config("spark.ui.enabled", "false")
+               .config("spark.ui.showConsoleProgress", "false")
+               .config("spark.sql.shuffle.partitions", "2")
+               .config("spark.default.parallelism", "2")
+               .config("spark.sql.warehouse.dir", str(warehouse))
+               .config("spark.sql.catalogImplementation", "in-memory")
+               .config("spark.driver.host", "127.0.0.1")
+               .getOrCreate())
+    session.sparkContext.setLogLevel("ERROR")
+    yield session
+    session.stop()
+
+
+@dataclass
+class Tables:
+    """Where the test inputs are: ``paths[name]`` is the folder (or CSV file) of table ``name``."""
+
+    root: Path
+    paths: dict[str, str] = field(default_factory=dict)
+
+    def read(self, spark: Any, name: str) -> Any:
+        if name.endswith("_csv"):
+            return spark.read.option("header", True).option("inferSchema", True).csv(self.paths[name])
+        return spark.read.parquet(self.paths[name])
+
+
+# name -> (DDL schema, rows); small, with enough variety for filters, joins and windows to matter.
+TABLE_DATA: dict[str, tuple[str, list[tuple[Any, ...]]]] = {
+    "t1": ("a INT, b INT, c INT, d STRING, e STRING, s STRUCT<x: INT, y: STRING>",
+           [(i, i % 4, (i * 7) % 5, f"d{i % 3} w{i}", f"e{i % 2}", (i * 10, f"y{i}")) for i in range(1, 13)]),
+    "t2": ("a INT, c INT, d INT", [(i, i % 3, i * 100) for i in range(2, 15, 2)]),
+    "t3": ("a INT, d INT", [(i, i * 1000) for i in range(1, 8)]),
+    "words": ("a STRING", [("alpha beta",), ("gamma",), ("delta epsilon zeta",)]),
+    "orders": ("oder_id INT, order_date INT, shipped_date INT",
+               [(i, 20240100 + i, 20240102 + i if i % 3 else None) for i in range(1, 10)]),
+    "dates": ("date_id INT, day_name STRING", [(20240100 + i, f"day{i}") for i in range(0, 14)]),
+    "cte1": ("a INT, b STRING", [(i, str(i % 2)) for i in range(1, 9)]),
+    "cte2": ("a INT, c INT", [(i, i % 2) for i in range(1, 9)]),
+    "cte3": ("a INT, d INT", [(i, 9 - i) for i in range(1, 9)]),
+}
+
+
+@pytest.fixture(scope="session")
+def tables(spark: Any, tmp_path_factory: pytest.TempPathFactory) -> Tables:
+    """The parquet tables of :data:`TABLE_DATA` and ``people_csv``, written once; temp views of the same names."""
+    root = tmp_path_factory.mktemp("lineage-inputs")
+    found = Tables(root)
+    for name, (schema, rows) in TABLE_DATA.items():
+        path = root / name
+        spark.createDataFrame(rows, schema).coalesce(1).write.parquet(str(path))
+        found.paths[name] = str(path)
+    csv = root / "people.csv"
+    csv.write_text("id,name,age\n1,ann,31\n2,bob,45\n3,cid,27\n", encoding="utf-8")
+    found.paths["people_csv"] = str(csv)
+    for name in found.paths:
+        found.read(spark, name).createOrReplaceTempView(name)
+    return found
+
+
+PythonUdf = Callable[..., Any]
+
+
+def python_udf(spark: Any, func: Callable[..., Any], return_type: Any, name: str) -> PythonUdf:
+    """A scalar Python UDF (a ``PythonUDF`` expression in the plan) usable in the DataFrame API, registered for SQL.
+
+    ``pyspark.sql.functions.udf`` is used when it works. This environment pairs the pyspark 4.3 jars with the
+    pyspark-client 4.2 Python files, whose ``UserDefinedPythonFunction`` constructor call no longer matches the
+    JVM class; the UDF is then built the same way with the constructor the JVM has (two more empty lists).
+    """
+    from pyspark.sql.functions import udf
+
+    try:
+        made = udf(func, return_type)
+        made._judf  # noqa: B018 - builds the JVM function: fails on the version skew
+        spark.udf.register(name, made)
+        return made  # type: ignore[no-any-return]
+    except Exception:
+        pass
+    from pyspark.sql.classic.column import _to_java_column, _to_seq
+    from pyspark.sql.column import Column
+    from pyspark.sql.udf import _wrap_function
+
+    context = spark.sparkContext
+    wrapped = _wrap_function(context, func, return_type)
+    data_type = spark._jsparkSession.parseDataType(return_type.json())
+    empty = context._jvm.java.util.ArrayList
+    judf = context._jvm.org.apache.spark.sql.execution.python.UserDefinedPythonFunction(
+        name, wrapped, data_type, 100, True, empty(), empty())  # 100: SQL_BATCHED_UDF
+    spark._jsparkSession.udf().registerPython(name, judf)
+
+    def call(*columns: Any) -> Any:
+        return Column(judf.apply(_to_seq(context, columns, _to_java_column)))
+
+    return call
+
+
+@pytest.fixture(scope="session")
+def make_udf(spark: Any) -> Callable[[Callable[..., Any], Any, str], PythonUdf]:
+    """``make_udf(func, return_type, name)``: see :func:`python_udf`."""
+
+    def make(func: Callable[..., Any], return_type: Any, name: str) -> PythonUdf:
+        return python_udf(spark, func, return_type, name)
+
+    return make

@@ -1,0 +1,80 @@
+"""Dataset names per the OpenLineage naming conventions, the logical feed name, our job names."""
+
+from __future__ import annotations
+
+import pytest
+
+from falcon_airflow.lineage.naming import (
+    DatasetId,
+    JobName,
+    feed_dataset,
+    location_dataset,
+    metastore_namespace,
+    normalize_path,
+    parse_dataset,
+    parse_job_name,
+    table_dataset,
+    under,
+)
+
+
+@pytest.mark.parametrize(("location", "namespace", "name"), [
+    ("file:///srv/data/in/2026/03", "file", "/srv/data/in/2026/03"),
+    ("file:/srv/data/in", "file", "/srv/data/in"),  # Hadoop's spelling
+    ("/srv/data//in/./x/", "file", "/srv/data/in/x"),
+    ("file://localhost/srv/a", "file", "/srv/a"),
+    ("file://nas-1/exports/a", "file://nas-1", "/exports/a"),
+    ("hdfs://nn.example.com:8020/data/in/2026", "hdfs://nn.example.com:8020", "/data/in/2026"),
+    ("hdfs://nn:8020/data/in/../out/", "hdfs://nn:8020", "/data/out"),
+    ("s3a://bucket/data/in/2026", "s3://bucket", "data/in/2026"),
+    ("s3n://bucket/key", "s3://bucket", "key"),
+    ("s3://bucket/a//b/", "s3://bucket", "a/b"),
+    ("gs://bucket/x/y", "gs://bucket", "x/y"),
+    ("abfss://box@acct.dfs.core.windows.net/p/q", "abfss://box@acct.dfs.core.windows.net", "/p/q"),
+    ("catalog:sales:orders#ds=${YEAR}", "hive://default", "sales.orders"),
+])
+def test_locations_follow_the_naming_conventions(location: str, namespace: str, name: str) -> None:
+    assert location_dataset(location) == DatasetId(namespace, name)
+
+
+def test_tables_are_named_by_their_metastore() -> None:
+    assert metastore_namespace("thrift://meta.example.com:9083", "c1") == "hive://meta.example.com:9083"
+    assert metastore_namespace("meta:9083", "c1") == "hive://meta:9083"
+    assert metastore_namespace("thrift://a:9083,thrift://b:9083", "c1") == "hive://a:9083"
+    assert metastore_namespace(None, "c1") == metastore_namespace(" ", "c1") == "hive://c1"
+    assert table_dataset("db", "t", "hive://m:1") == DatasetId("hive://m:1", "db.t")
+    assert location_dataset("catalog:db:t#ds=1", table_namespace="hive://m:1") == DatasetId("hive://m:1", "db.t")
+
+
+@pytest.mark.parametrize("dataset", [
+    DatasetId("file", "/srv/a b/c"), DatasetId("hdfs://nn:8020", "/data/x"), DatasetId("s3://bucket", "k/l"),
+    DatasetId("gs://b", "o"), DatasetId("hive://m:9083", "db.table"), DatasetId("falcon://primary", "clicks"),
+    DatasetId("file://nas", "/e/x"),
+])
+def test_dataset_uris_read_back(dataset: DatasetId) -> None:
+    assert parse_dataset(dataset.uri) == dataset
+
+
+def test_feed_names_are_not_dataset_uris() -> None:
+    assert parse_dataset("clicks") is None and parse_dataset("clicks@primary") is None
+    assert feed_dataset("primary", "clicks") == DatasetId("falcon://primary", "clicks")
+    assert feed_dataset("primary", "clicks").uri == "falcon://primary/clicks"
+
+
+def test_under_and_normalize() -> None:
+    folder = DatasetId("file", "/d/in/05")
+    assert under(DatasetId("file", "/d/in/05/part-0"), folder) and under(folder, folder)
+    assert not under(DatasetId("file", "/d/in/050"), folder)
+    assert not under(DatasetId("hdfs://nn:1", "/d/in/05/x"), folder)
+    assert normalize_path("a/./b/../c") == "a/c" and normalize_path("/../x") == "/x"
+
+
+def test_job_names_of_our_dags() -> None:
+    assert parse_job_name("falcon.process.count-clicks.primary.workflow") == JobName(
+        "process", "count-clicks", ("primary",), "workflow")
+    assert parse_job_name("falcon.feed.logs.retention.east.retention") == JobName(
+        "retention", "logs", ("east",), "retention")
+    assert parse_job_name("falcon.feed.logs.replication.east.west.replicate") == JobName(
+        "replication", "logs", ("east", "west"), "replicate")
+    assert parse_job_name("falcon.process.count.local") is None  # the DAG itself
+    assert parse_job_name("spark.count-lines") is None
