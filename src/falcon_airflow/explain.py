@@ -37,6 +37,30 @@ def explain_process(workspace: Workspace, process: Process, at: datetime, cluste
             "instance": format_falcon_date(instance), "inputs": inputs, "outputs": outputs}
 
 
+def _users(workspace: Workspace, feed: Feed, cluster: str,
+           moment: datetime) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """Which process instances on ``cluster`` read this feed instance, and which one writes it."""
+    consumers: list[dict[str, Any]] = []
+    producers: list[dict[str, Any]] = []
+    for process in workspace.processes.values():
+        placement = process.cluster(cluster)
+        if placement is None or feed.name not in process.feed_names:
+            continue
+        runner = ProcessOnCluster(workspace, process, placement)
+        try:
+            if any(item.feed == feed.name for item in process.inputs):
+                found = runner.consumers_of(feed.name, moment)
+                if found:
+                    consumers.append({"process": process.name, "instances": [format_falcon_date(m) for m in found]})
+            if any(item.feed == feed.name for item in process.outputs):
+                producer = runner.producer_of(feed.name, moment)
+                if producer is not None:
+                    producers.append({"process": process.name, "instance": format_falcon_date(producer)})
+        except InstanceError:
+            continue  # a process that cannot resolve this feed on this cluster uses none of its instances
+    return consumers, producers
+
+
 def explain_feed(workspace: Workspace, feed: Feed, at: datetime, cluster: str | None) -> dict[str, Any]:
     placements = feed.clusters if cluster is None else tuple(item for item in feed.clusters if item.name == cluster)
     if not placements:
@@ -57,6 +81,8 @@ def explain_feed(workspace: Workspace, feed: Feed, at: datetime, cluster: str | 
         entry["retention"] = {"limit": str(limit), "action": placement.retention.action,
                               "cut_off": format_falcon_date(moment.subtract(minutes=limit.minutes)),
                               "rule": "instances strictly older than the cut-off are evicted"}
+        if entry["path"] is not None:
+            entry["consumers"], entry["producers"] = _users(workspace, feed, placement.name, moment)
         clusters.append(entry)
     replication: list[dict[str, Any]] = []
     for source, target in ((s, t) for t in feed.targets for s in feed.sources):
@@ -106,6 +132,10 @@ def as_text(report: dict[str, Any]) -> str:
         lines.append(f"  cluster {item['cluster']}{kind}: {item['path'] or item.get('note')}")
         lines.append(f"    retention {retention['limit']} ({retention['action']}): instances before "
                      f"{retention['cut_off']} are evicted")
+        for consumer in item.get("consumers", []):
+            lines.append(f"    read by process {consumer['process']} instance(s) {', '.join(consumer['instances'])}")
+        for producer in item.get("producers", []):
+            lines.append(f"    written by process {producer['process']} instance {producer['instance']}")
     for item in report.get("replication", []):
         lines.append(f"  replication {item['source']} -> {item['target']}" + (f": {item['note']}" if "note" in item
                                                                                 else ""))

@@ -89,3 +89,19 @@ def test_errors_exit_1_with_a_message(capsys: pytest.CaptureFixture[str], argume
 def test_usage_errors_exit_2(capsys: pytest.CaptureFixture[str]) -> None:
     assert run(capsys, "explain", "count-clicks", "--at", "yesterday", "--entities", str(EXAMPLES))[0] == 2
     assert run(capsys, "explain", "count-clicks", "--at", "2026-03-01T05:00Z", "--entities", "/no/such")[0] == 2
+
+
+def test_feed_instance_shows_its_consumers_and_producer(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # M4 (consumers of feed 10:15) and M12 (producer of feed 2013-02-28T10:35) through the command
+    workspace(tmp_path, cluster(), feed(frequency="minutes(5)", start="2011-02-28T10:00Z"),
+              process(frequency="minutes(10)", start="2012-02-28T10:20Z", end="2016-02-28T10:00Z",
+                      inputs=(("in", "f", "now(0,-20)", "now(0,0)"),)),
+              process("writer", frequency="minutes(10)", start="2012-02-28T10:37Z", end="2016-02-28T10:00Z",
+                      outputs=(("out", "f", "now(0,0)"),)))
+    code, out, _ = run(capsys, "explain", "f", "--at", "2012-02-28T10:15Z", "--entities", str(tmp_path),
+                       "--format", "json")
+    assert code == 0, out
+    (entry,) = json.loads(out)["clusters"]
+    assert entry["consumers"] == [{"process": "p", "instances": ["2012-02-28T10:20Z", "2012-02-28T10:30Z"]}]
+    code, out, _ = run(capsys, "explain", "f", "--at", "2013-02-28T10:35Z", "--entities", str(tmp_path))
+    assert code == 0 and "written by process writer instance 2013-02-28T10:37Z" in out
