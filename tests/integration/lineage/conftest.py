@@ -32,6 +32,7 @@ def spark(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
                .config("spark.sql.warehouse.dir", str(warehouse))
                .config("spark.sql.catalogImplementation", "in-memory")
                .config("spark.driver.host", "127.0.0.1")
+               .config("spark.sql.adaptive.enabled", "false")  # tiny inputs: re-planning only costs time
                .getOrCreate())
     session.sparkContext.setLogLevel("ERROR")
     yield session
