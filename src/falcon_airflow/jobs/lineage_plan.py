@@ -465,19 +465,36 @@ public class FalconAirflowPlanDump {
         return out;
     }
 
-    private String[] fieldNames(Class cls) {
+    // The names of a case class's fields: productElementName (generated code, fast), then the second parameter
+    // list of named expressions (exprId, qualifier); Scala reflection (slow on first use) only when that fails.
+    private String[] fieldNames(scala.Product product) {
+        Class cls = product.getClass();
         String[] cached = (String[]) names.get(cls);
-        if (cached == null) {
+        if (cached != null) return cached;
+        try {
+            int arity = product.productArity();
+            java.util.ArrayList found = new java.util.ArrayList();
+            for (int i = 0; i < arity; i++) {
+                String name = product.productElementName(i);
+                if (name == null || name.length() == 0) throw new IllegalStateException("unnamed field");
+                found.add(name);
+            }
+            if (product instanceof org.apache.spark.sql.catalyst.expressions.NamedExpression) {
+                if (!found.contains("exprId")) found.add("exprId");
+                if (!found.contains("qualifier")) found.add("qualifier");
+            }
+            cached = (String[]) found.toArray(new String[0]);
+        } catch (Throwable error) {
             try {
                 scala.collection.Seq seq =
                     org.apache.spark.sql.catalyst.ScalaReflection$.MODULE$.getConstructorParameterNames(cls);
                 cached = new String[seq.size()];
                 for (int i = 0; i < cached.length; i++) cached[i] = (String) seq.apply(i);
-            } catch (Throwable error) {
+            } catch (Throwable again) {
                 cached = new String[0];
             }
-            names.put(cls, cached);
         }
+        names.put(cls, cached);
         return cached;
     }
 
@@ -588,7 +605,7 @@ public class FalconAirflowPlanDump {
     }
 
     private void fields(scala.Product product, java.util.ArrayList kids, StringBuilder out) {
-        String[] fields = fieldNames(product.getClass());
+        String[] fields = fieldNames(product);
         int arity = product.productArity();
         for (int i = 0; i < fields.length; i++) {
             Object value = i < arity ? product.productElement(i) : accessor(product, fields[i]);
