@@ -7,22 +7,12 @@ from pathlib import Path
 
 import pendulum
 import pytest
+from tests.integration.airflow.templates import CLUSTER
 
 from falcon_airflow.dags.builder import build_dag
 from falcon_airflow.dags.loader import entities_folder, load_specs
 
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("airflow")]
-
-CLUSTER = """\
-<cluster name="{name}" colo="{name}" xmlns="uri:falcon:cluster:0.1">
-  <interfaces>
-    <interface type="readonly" endpoint="file://{storage}" version="1"/>
-    <interface type="write" endpoint="file://{storage}" version="1"/>
-    <interface type="spark" endpoint="local[2]" version="4"/>
-  </interfaces>
-  <locations><location name="staging" path="/staging"/></locations>
-</cluster>
-"""
 
 FEED = """\
 <feed name="logs" xmlns="uri:falcon:feed:0.1">

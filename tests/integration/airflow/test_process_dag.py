@@ -11,22 +11,12 @@ from typing import Any
 
 import pendulum
 import pytest
+from tests.integration.airflow.templates import CLUSTER
 
 from falcon_airflow.dags.builder import build_process_dag
 from falcon_airflow.dags.loader import entities_folder, load_specs
 
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("airflow")]
-
-CLUSTER = """\
-<cluster name="local" colo="local" xmlns="uri:falcon:cluster:0.1">
-  <interfaces>
-    <interface type="readonly" endpoint="file://{storage}" version="1"/>
-    <interface type="write" endpoint="file://{storage}" version="1"/>
-    <interface type="spark" endpoint="local[2]" version="4"/>
-  </interfaces>
-  <locations><location name="staging" path="/staging"/></locations>
-</cluster>
-"""
 
 FEED = """\
 <feed name="{name}" xmlns="uri:falcon:feed:0.1">
@@ -69,7 +59,7 @@ PROCESS = """\
 
 def pipeline(entities: Callable[..., Path], storage: Path, *, frequency: str = "hours(1)",
              late: bool = False) -> None:
-    entities("cluster.xml", CLUSTER.format(storage=storage))
+    entities("cluster.xml", CLUSTER.format(name="local", storage=storage))
     entities("events.xml", FEED.format(name="events", frequency=frequency,
                                        flag="<availabilityFlag>_DONE</availabilityFlag>",
                                        late='<late-arrival cut-off="minutes(1)"/>' if late else ""))
