@@ -17,13 +17,14 @@ from falcon_airflow.compiler.feed import compile_replication, compile_retention
 from falcon_airflow.compiler.process import compile_process
 from falcon_airflow.compiler.spark_options import SparkOptionsError
 from falcon_airflow.compiler.specs import DagSpec
+from falcon_airflow.compiler.store_state import StoreState, apply_store_state
 from falcon_airflow.entities import Entity, EntityType, Process
 from falcon_airflow.errors import FalconAirflowError
 from falcon_airflow.issues import Issue, Level
 from falcon_airflow.validation import Report, validate_workspace
 from falcon_airflow.workspace import Workspace
 
-__all__ = ["Compilation", "compile_workspace"]
+__all__ = ["Compilation", "StoreState", "compile_workspace"]
 
 COMPILE_RULE = "FA100"
 
@@ -41,7 +42,7 @@ def _issue(entity: Entity, rule: str, message: str) -> Issue:
 
 
 def compile_workspace(workspace: Workspace, *, entities_dir: Path | None = None, catchup_default: bool = True,
-                      now: datetime | None = None) -> Compilation:
+                      now: datetime | None = None, store_state: StoreState | None = None) -> Compilation:
     moment = now or datetime.now(UTC)
     report = validate_workspace(workspace, now=moment)
     broken: set[tuple[str | None, str | None]] = {(issue.entity_type, issue.entity) for issue in report.issues
@@ -64,7 +65,8 @@ def compile_workspace(workspace: Workspace, *, entities_dir: Path | None = None,
 
     def attempt(entity: Entity, build: Callable[[], DagSpec]) -> None:
         try:
-            specs.append(build())
+            spec = build()
+            specs.append(apply_store_state(spec, store_state) if store_state is not None else spec)
         except (FalconAirflowError, SparkOptionsError, ValueError) as problem:
             message = problem.message if isinstance(problem, FalconAirflowError) else str(problem)
             issues.append(_issue(entity, COMPILE_RULE, f"cannot compile {entity.describe()}: {message}"))

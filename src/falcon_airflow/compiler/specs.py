@@ -141,6 +141,8 @@ class ProcessDagSpec(Spec):
     empty_dir: str | None = None
     """``<staging>/EMPTY_DIR_DONT_DELETE``: what an optional input with no instance resolves to."""
     lineage: LineageSpec | None = None
+    paused_upon_creation: bool | None = None
+    """``False`` when the entity was scheduled (RUNNING), ``True`` when suspended; ``None``: Airflow's default."""
 
 
 class RetentionDagSpec(Spec):
@@ -164,6 +166,8 @@ class RetentionDagSpec(Spec):
     tags: tuple[str, ...] = ()
     doc_md: str = ""
     lineage: LineageSpec | None = None
+    paused_upon_creation: bool | None = None
+    """``False`` when the entity was scheduled (RUNNING), ``True`` when suspended; ``None``: Airflow's default."""
 
 
 class ReplicationDagSpec(Spec):
@@ -189,6 +193,8 @@ class ReplicationDagSpec(Spec):
     tags: tuple[str, ...] = ()
     doc_md: str = ""
     lineage: LineageSpec | None = None
+    paused_upon_creation: bool | None = None
+    """``False`` when the entity was scheduled (RUNNING), ``True`` when suspended; ``None``: Airflow's default."""
 
 
 DagSpec = ProcessDagSpec | RetentionDagSpec | ReplicationDagSpec

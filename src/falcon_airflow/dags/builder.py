@@ -39,6 +39,14 @@ def _start_date(spec: DagSpec) -> datetime:
     return parse_falcon_date(spec.schedule.start)
 
 
+def _paused(spec: DagSpec) -> dict[str, Any]:
+    # Only a recorded schedule state overrides [core] dags_are_paused_at_creation; it matters for new DAGs only
+    # (a new cluster of a scheduled entity, or a store whose database was reset): existing DAGs keep their state.
+    if spec.paused_upon_creation is None:
+        return {}
+    return {"is_paused_upon_creation": spec.paused_upon_creation}
+
+
 def _default_args(spec: DagSpec) -> dict[str, Any]:
     arguments: dict[str, Any] = {"owner": spec.owner, "retries": 0}
     if spec.retry is not None:
@@ -87,7 +95,8 @@ def build_process_dag(spec: ProcessDagSpec) -> DAG:
     dag = DAG(spec.dag_id, schedule=_timetable(spec, spec.source.name), start_date=_start_date(spec),
               catchup=spec.schedule.catchup, max_active_runs=spec.max_active_runs, default_args=_default_args(spec),
               tags=list(spec.tags), doc_md=spec.doc_md, user_defined_macros={"falcon": falcon},
-              deadline=_deadlines(spec) or None, render_template_as_native_obj=False)
+              deadline=_deadlines(spec) or None, render_template_as_native_obj=False,
+              **_paused(spec))
     with dag:
         sensors = [
             FeedInstanceSensor(
@@ -124,7 +133,8 @@ def build_process_dag(spec: ProcessDagSpec) -> DAG:
 
 def build_retention_dag(spec: RetentionDagSpec) -> DAG:
     dag = DAG(spec.dag_id, schedule=_timetable(spec, spec.feed), start_date=_start_date(spec), catchup=False,
-              max_active_runs=1, default_args=_default_args(spec), tags=list(spec.tags), doc_md=spec.doc_md)
+              max_active_runs=1, default_args=_default_args(spec), tags=list(spec.tags), doc_md=spec.doc_md,
+              **_paused(spec))
     with dag:
         _spark_task("retention", spec.job, falcon_lineage=spec)
     return dag
@@ -135,7 +145,8 @@ def build_replication_dag(spec: ReplicationDagSpec) -> DAG:
     strategy = NewestInstanceFirst() if spec.order == "LIFO" else OldestInstanceFirst()
     dag = DAG(spec.dag_id, schedule=_timetable(spec, spec.feed), start_date=_start_date(spec),
               catchup=spec.schedule.catchup, max_active_runs=spec.max_active_runs, default_args=_default_args(spec),
-              tags=list(spec.tags), doc_md=spec.doc_md, user_defined_macros={"falcon": falcon})
+              tags=list(spec.tags), doc_md=spec.doc_md, user_defined_macros={"falcon": falcon},
+              **_paused(spec))
     instance = f"macros.falcon.replicated_instance(falcon.source, dag_run, {spec.delay_minutes})"
     with dag:
         wait = FeedInstanceSensor(

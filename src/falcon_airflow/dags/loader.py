@@ -12,6 +12,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import logging
@@ -25,6 +26,7 @@ from pydantic import TypeAdapter
 from falcon_airflow import __version__
 from falcon_airflow.compiler.specs import DagSpec
 from falcon_airflow.issues import Issue
+from falcon_airflow.operate.store import recorded_store_state, state_files
 
 log = logging.getLogger("falcon_airflow.dags")
 
@@ -68,6 +70,13 @@ def content_key(folder: Path, files: list[Path], catchup_default: bool) -> str:
         digest.update(b"\0")
         digest.update(path.read_bytes())
         digest.update(b"\0")
+    # The store's records (-doAs users, schedule states) change what is compiled just as the XML does.
+    for path in state_files(folder):
+        digest.update(path.name.encode())
+        digest.update(b"\0")
+        with contextlib.suppress(OSError):
+            digest.update(path.read_bytes())
+        digest.update(b"\0")
     return digest.hexdigest()[:32]
 
 
@@ -82,7 +91,8 @@ def compile_folder(folder: Path, *, catchup_default: bool) -> tuple[list[DagSpec
     from falcon_airflow.workspace import Workspace
 
     workspace = Workspace.load([str(folder)])
-    compilation = compile_workspace(workspace, entities_dir=folder, catchup_default=catchup_default)
+    compilation = compile_workspace(workspace, entities_dir=folder, catchup_default=catchup_default,
+                                    store_state=recorded_store_state(folder))
     return list(compilation.specs), list(compilation.report.issues)
 
 

@@ -31,6 +31,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from falcon_airflow.compiler.store_state import StoreState
 from falcon_airflow.entities import Entity, EntityType
 from falcon_airflow.operate.core import Refused
 from falcon_airflow.workspace import Workspace
@@ -285,6 +286,21 @@ def recorded_schedule_state(entities_dir: Path, entity_type: str, name: str) -> 
     created unpaused (``is_paused_upon_creation=False``)."""
     entry = _doc(entities_dir, SCHEDULE_DOC).get(f"{entity_type}/{name}")
     return str(entry["state"]) if isinstance(entry, dict) and "state" in entry else None
+
+
+def _entries(document: dict[str, Any], field: str) -> dict[tuple[str, str], str]:
+    found: dict[tuple[str, str], str] = {}
+    for key, entry in document.items():
+        entity_type, _, name = key.partition("/")
+        if name and isinstance(entry, dict) and entry.get(field):
+            found[(entity_type, name)] = str(entry[field])
+    return found
+
+
+def recorded_store_state(entities_dir: Path) -> StoreState:
+    """Every entity's recorded ``-doAs`` user and schedule state, for the compiler (empty when none)."""
+    return StoreState(proxy_users=_entries(_doc(entities_dir, DOAS_DOC), "user"),
+                      schedule_states=_entries(_doc(entities_dir, SCHEDULE_DOC), "state"))
 
 
 def state_files(entities_dir: Path) -> list[Path]:

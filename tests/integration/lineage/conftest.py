@@ -89,37 +89,11 @@ PythonUdf = Callable[..., Any]
 
 
 def python_udf(spark: Any, func: Callable[..., Any], return_type: Any, name: str) -> PythonUdf:
-    """A scalar Python UDF (a ``PythonUDF`` expression in the plan) usable in the DataFrame API, registered for SQL.
-
-    ``pyspark.sql.functions.udf`` is used when it works. This environment pairs the pyspark 4.3 jars with the
-    pyspark-client 4.2 Python files, whose ``UserDefinedPythonFunction`` constructor call no longer matches the
-    JVM class; the UDF is then built the same way with the constructor the JVM has (two more empty lists).
-    """
+    """A scalar Python UDF (a ``PythonUDF`` expression in the plan) usable in the DataFrame API, registered for SQL."""
     from pyspark.sql.functions import udf
 
-    try:
-        made = udf(func, return_type)
-        made._judf  # noqa: B018 - builds the JVM function: fails on the version skew
-        spark.udf.register(name, made)
-        return made  # type: ignore[no-any-return]
-    except Exception:
-        pass
-    from pyspark.sql.classic.column import _to_java_column, _to_seq
-    from pyspark.sql.column import Column
-    from pyspark.sql.udf import _wrap_function
-
-    context = spark.sparkContext
-    wrapped = _wrap_function(context, func, return_type)
-    data_type = spark._jsparkSession.parseDataType(return_type.json())
-    empty = context._jvm.java.util.ArrayList
-    judf = context._jvm.org.apache.spark.sql.execution.python.UserDefinedPythonFunction(
-        name, wrapped, data_type, 100, True, empty(), empty())  # 100: SQL_BATCHED_UDF
-    spark._jsparkSession.udf().registerPython(name, judf)
-
-    def call(*columns: Any) -> Any:
-        return Column(judf.apply(_to_seq(context, columns, _to_java_column)))
-
-    return call
+    # register() returns the function under the given name, which is how the DataFrame API's plan names it too.
+    return spark.udf.register(name, udf(func, return_type))  # type: ignore[no-any-return]
 
 
 @pytest.fixture(scope="session")
