@@ -48,6 +48,10 @@ def get_provider_info() -> dict[str, Any]:
                     "catchup": _option(
                         "Default for running past instances inside an entity's validity (Falcon did); an "
                         "entity property airflow.catchup overrides it.", "True", "boolean"),
+                    "dag_access_control": _option(
+                        "With the FAB auth manager: give the role named like an entity's ACL group the DAG "
+                        "rights its ACL permission grants (read; edit and run when the group may write). The "
+                        "roles must exist.", "False", "boolean"),
                 },
             },
         },

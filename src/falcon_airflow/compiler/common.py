@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import math
+import re
 from pathlib import Path
 
 from falcon_airflow.compiler.spark_options import split_master
-from falcon_airflow.compiler.specs import EntitySource, FeedFacts, RetrySpec
+from falcon_airflow.compiler.specs import EntitySource, FeedFacts, GroupAccess, RetrySpec
 from falcon_airflow.entities import ACL, Cluster, Feed, InterfaceType, Process, Retry
 from falcon_airflow.instances.paths import join_storage
 from falcon_airflow.timekeeping import Frequency
@@ -37,6 +38,23 @@ def source_of(entity: Feed | Process) -> EntitySource:
 
 def owner_of(acl: ACL | None) -> str:
     return acl.owner if acl is not None and acl.owner else "falcon"
+
+
+def group_access_of(acl: ACL | None) -> GroupAccess | None:
+    """The rights ``permission`` gives the ACL's group: ``*`` all; octal (``0755``, Falcon's ``0x755``) or symbolic
+    (``rwxr-x---``) by the group's read and write bits. A form we cannot read grants reading only."""
+    if acl is None or not acl.group:
+        return None
+    text = acl.permission.strip().lower()
+    if text == "*":
+        return GroupAccess(group=acl.group, can_read=True, can_edit=True)
+    digits = text.removeprefix("0x")
+    if re.fullmatch(r"[0-7]{3,4}", digits):
+        bits = int(digits[-2])
+        return GroupAccess(group=acl.group, can_read=bool(bits & 4), can_edit=bool(bits & 2))
+    if re.fullmatch(r"[r-][w-][xs-][r-][w-][xs-][r-][w-][xt-]", text):
+        return GroupAccess(group=acl.group, can_read=text[3] == "r", can_edit=text[4] == "w")
+    return GroupAccess(group=acl.group, can_read=True, can_edit=False)
 
 
 def seconds(frequency: Frequency) -> int:

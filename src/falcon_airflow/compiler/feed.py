@@ -12,6 +12,7 @@ from falcon_airflow.compiler.common import (
     default_timeout_seconds,
     doc_header,
     feed_facts,
+    group_access_of,
     job_file,
     owner_of,
     replication_dag_id,
@@ -121,6 +122,7 @@ def compile_retention(workspace_clusters: Mapping[str, Cluster], feed: Feed, pla
                           timezone=feed.timezone, catchup=False),
         locations=locations, table=table, timezone=feed.timezone, limit=limit, frequency=str(feed.frequency),
         action=action, archive_root=archive_root, job=job, retry=FEED_RETRY, owner=owner_of(feed.acl),
+        group_access=group_access_of(feed.acl),
         tags=_feed_tags(feed, "retention"), doc_md=doc, lineage=_lineage(feed, entities_dir, cluster))
 
 
@@ -191,6 +193,7 @@ def compile_replication(workspace_clusters: Mapping[str, Cluster], feed: Feed, s
         include=replication.include_pattern, parallel=parallel,
         max_active_runs=max(parallel, throttle(timeout, feed.frequency)),
         order=order, wait_timeout_seconds=timeout, job=job, retry=FEED_RETRY, owner=owner_of(feed.acl),
+        group_access=group_access_of(feed.acl),
         tags=_feed_tags(feed, "replication"), doc_md=doc,
         lineage=_lineage(feed, entities_dir, source_side.cluster, target_side.cluster))
 

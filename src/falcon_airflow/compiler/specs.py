@@ -98,6 +98,14 @@ class LineageSpec(Spec):
     """Cluster name to its ``registry`` (metastore) endpoint, which names its tables."""
 
 
+class GroupAccess(Spec):
+    """What the entity's ACL grants its group, for DAG-level access where the auth manager has roles."""
+
+    group: str
+    can_read: bool
+    can_edit: bool
+
+
 class LateDataSpec(Spec):
     """Falcon's late-process: after success, watch the late inputs until the cut-off and re-run on change."""
 
@@ -143,6 +151,7 @@ class ProcessDagSpec(Spec):
     lineage: LineageSpec | None = None
     paused_upon_creation: bool | None = None
     """``False`` when the entity was scheduled (RUNNING), ``True`` when suspended; ``None``: Airflow's default."""
+    group_access: GroupAccess | None = None
 
 
 class RetentionDagSpec(Spec):
@@ -168,6 +177,7 @@ class RetentionDagSpec(Spec):
     lineage: LineageSpec | None = None
     paused_upon_creation: bool | None = None
     """``False`` when the entity was scheduled (RUNNING), ``True`` when suspended; ``None``: Airflow's default."""
+    group_access: GroupAccess | None = None
 
 
 class ReplicationDagSpec(Spec):
@@ -195,6 +205,7 @@ class ReplicationDagSpec(Spec):
     lineage: LineageSpec | None = None
     paused_upon_creation: bool | None = None
     """``False`` when the entity was scheduled (RUNNING), ``True`` when suspended; ``None``: Airflow's default."""
+    group_access: GroupAccess | None = None
 
 
 DagSpec = ProcessDagSpec | RetentionDagSpec | ReplicationDagSpec

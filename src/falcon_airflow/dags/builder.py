@@ -39,12 +39,41 @@ def _start_date(spec: DagSpec) -> datetime:
     return parse_falcon_date(spec.schedule.start)
 
 
-def _paused(spec: DagSpec) -> dict[str, Any]:
+def _dag_options(spec: DagSpec) -> dict[str, Any]:
+    """DAG arguments that depend on the store's records and on the deployment, not on the schedule."""
+    options: dict[str, Any] = {}
     # Only a recorded schedule state overrides [core] dags_are_paused_at_creation; it matters for new DAGs only
     # (a new cluster of a scheduled entity, or a store whose database was reset): existing DAGs keep their state.
-    if spec.paused_upon_creation is None:
-        return {}
-    return {"is_paused_upon_creation": spec.paused_upon_creation}
+    if spec.paused_upon_creation is not None:
+        options["is_paused_upon_creation"] = spec.paused_upon_creation
+    access = access_control(spec)
+    if access is not None:
+        options["access_control"] = access
+    return options
+
+
+def _group_roles_enabled() -> bool:
+    # DAG-level access needs an auth manager with roles (FAB); it refuses a DAG that names a role it does not
+    # have, so the mapping is switched on by [falcon] dag_access_control once the ACL groups exist as roles.
+    try:
+        from airflow.configuration import conf
+
+        return (conf.getboolean("falcon", "dag_access_control", fallback=False)
+                and "FabAuthManager" in conf.get("core", "auth_manager", fallback=""))
+    except Exception:
+        return False
+
+
+def access_control(spec: DagSpec, *, enabled: bool | None = None) -> dict[str, dict[str, set[str]]] | None:
+    """The entity ACL's group as an Airflow role with the DAG rights its permission grants (``None``: no mapping)."""
+    if spec.group_access is None or not (_group_roles_enabled() if enabled is None else enabled):
+        return None
+    access = spec.group_access
+    dags = ({"can_read"} if access.can_read else set()) | ({"can_edit"} if access.can_edit else set())
+    runs = ({"can_read"} if access.can_read else set()) | (
+        {"can_create", "can_edit", "can_delete"} if access.can_edit else set())
+    rights = {resource: actions for resource, actions in (("DAGs", dags), ("DAG Runs", runs)) if actions}
+    return {access.group: rights} if rights else None
 
 
 def _default_args(spec: DagSpec) -> dict[str, Any]:
@@ -96,7 +125,7 @@ def build_process_dag(spec: ProcessDagSpec) -> DAG:
               catchup=spec.schedule.catchup, max_active_runs=spec.max_active_runs, default_args=_default_args(spec),
               tags=list(spec.tags), doc_md=spec.doc_md, user_defined_macros={"falcon": falcon},
               deadline=_deadlines(spec) or None, render_template_as_native_obj=False,
-              **_paused(spec))
+              **_dag_options(spec))
     with dag:
         sensors = [
             FeedInstanceSensor(
@@ -134,7 +163,7 @@ def build_process_dag(spec: ProcessDagSpec) -> DAG:
 def build_retention_dag(spec: RetentionDagSpec) -> DAG:
     dag = DAG(spec.dag_id, schedule=_timetable(spec, spec.feed), start_date=_start_date(spec), catchup=False,
               max_active_runs=1, default_args=_default_args(spec), tags=list(spec.tags), doc_md=spec.doc_md,
-              **_paused(spec))
+              **_dag_options(spec))
     with dag:
         _spark_task("retention", spec.job, falcon_lineage=spec)
     return dag
@@ -146,7 +175,7 @@ def build_replication_dag(spec: ReplicationDagSpec) -> DAG:
     dag = DAG(spec.dag_id, schedule=_timetable(spec, spec.feed), start_date=_start_date(spec),
               catchup=spec.schedule.catchup, max_active_runs=spec.max_active_runs, default_args=_default_args(spec),
               tags=list(spec.tags), doc_md=spec.doc_md, user_defined_macros={"falcon": falcon},
-              **_paused(spec))
+              **_dag_options(spec))
     instance = f"macros.falcon.replicated_instance(falcon.source, dag_run, {spec.delay_minutes})"
     with dag:
         wait = FeedInstanceSensor(

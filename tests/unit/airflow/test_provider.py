@@ -32,4 +32,4 @@ def test_every_named_module_imports_and_the_plugin_registers_its_parts() -> None
 
 def test_config_section_falcon() -> None:
     options = get_provider_info()["config"]["falcon"]["options"]
-    assert set(options) == {"entities_dir", "strict", "catchup"}
+    assert set(options) == {"entities_dir", "strict", "catchup", "dag_access_control"}
