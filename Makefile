@@ -8,12 +8,16 @@ STAMP := $(VENV)/.installed
 
 # `make run`: Airflow (api-server, scheduler, dag-processor, triggerer; LocalExecutor on SQLite) with the example
 # entities; data under /tmp/falcon-airflow, Airflow's home in airflow-home/, lineage events in airflow-home/lineage.
-RUN_HOME := $(CURDIR)/airflow-home
+# RUN_HOME, RUN_PORT and RUN_ENTITIES choose another home, port and entities folder (the UI test uses them).
+RUN_HOME ?= $(CURDIR)/airflow-home
 RUN_PORT ?= 8080
+RUN_ENTITIES ?= $(CURDIR)/entities
 RUN_ENV := AIRFLOW_HOME=$(RUN_HOME) \
 	AIRFLOW__CORE__DAGS_FOLDER=$(CURDIR)/dags \
-	FALCON_ENTITIES_DIR=$(CURDIR)/entities \
+	FALCON_ENTITIES_DIR=$(RUN_ENTITIES) \
 	AIRFLOW__CORE__LOAD_EXAMPLES=False \
+	AIRFLOW__CORE__EXECUTOR=LocalExecutor \
+	AIRFLOW__CORE__AUTH_MANAGER=airflow.api_fastapi.auth.managers.simple.simple_auth_manager.SimpleAuthManager \
 	AIRFLOW__CORE__DAGS_ARE_PAUSED_AT_CREATION=False \
 	AIRFLOW__CORE__SIMPLE_AUTH_MANAGER_USERS=admin:admin \
 	AIRFLOW__CORE__PARALLELISM=4 \
@@ -53,12 +57,22 @@ lint: install
 bench: install
 	$(BIN)/python -m benchmarks
 
+# The components start one by one (not `airflow standalone`): workers report to the api-server, so the scheduler
+# starts once it answers; logs are local files, so no log server listens (they would on every interface).
 run: install
 	@mkdir -p $(RUN_HOME)/lineage
 	@test -f $(RUN_HOME)/simple_auth_manager_passwords.json.generated || \
 	  echo '{"admin": "admin"}' > $(RUN_HOME)/simple_auth_manager_passwords.json.generated
+	@echo "airflow db migrate (output in $(RUN_HOME)/db-migrate.log)"
+	@$(RUN_ENV) $(BIN)/airflow db migrate > $(RUN_HOME)/db-migrate.log
 	@echo "Airflow UI: http://127.0.0.1:$(RUN_PORT)  (login admin / admin); stop with Ctrl-C"
-	$(RUN_ENV) $(BIN)/airflow standalone
+	@$(RUN_ENV) bash -c 'trap "trap - TERM; kill 0" INT TERM EXIT; \
+	  airflow api-server --host 127.0.0.1 --port $(RUN_PORT) & \
+	  for _ in $$(seq 600); do (exec 3<>/dev/tcp/127.0.0.1/$(RUN_PORT)) 2>/dev/null && break; sleep 1; done; \
+	  airflow dag-processor & \
+	  airflow scheduler --skip-serve-logs & \
+	  airflow triggerer --skip-serve-logs & \
+	  wait'
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache build src/*.egg-info
