@@ -826,7 +826,10 @@ class HadoopFs:
         return self._describe(self.filesystem(uri).listStatus(self._Path(uri)))
 
     def list_files(self, uri: str, max_depth: int = 64) -> list[Entry]:
-        """Every file below ``uri`` (a file lists itself); FileNotFoundException → JobError."""
+        """Every file below ``uri`` (a file lists itself); FileNotFoundException → JobError.
+
+        One bulk listing per level of folders (:meth:`list_many`), one listing per folder where that fails.
+        """
         top = self.status(uri)
         if top is None:
             raise JobError(f"{uri} does not exist")
@@ -838,8 +841,9 @@ class HadoopFs:
             if not level:
                 return files
             below: list[str] = []
-            for folder in level:
-                for entry in self.list_dir(folder):
+            listed = self.list_many(level) if len(level) > 1 else None
+            for children in (listed.values() if listed is not None else map(self.list_dir, level)):
+                for entry in children:
                     if entry.is_dir:
                         below.append(entry.path)
                     else:
@@ -853,8 +857,10 @@ class HadoopFs:
 
     def list_many(self, uris: Sequence[str]) -> dict[str, list[Entry]] | None:
         """The children of many folders of one file system in one ``listStatus(Path[])`` call, by normalised
-        folder path; ``None`` if that cannot be done (a folder vanished, a path has a newline)."""
-        if not uris or any("\n" in uri for uri in uris):
+        folder path; ``None`` if that cannot be done (a folder vanished, a path has a newline, two folders are the
+        same path, a child's path does not name one of the folders as its parent)."""
+        folders = [normalize_path(split_uri(uri).path) for uri in uris]
+        if not uris or any("\n" in uri for uri in uris) or len(set(folders)) != len(folders):
             return None
         try:
             if self._bulk is None:
@@ -867,11 +873,12 @@ class HadoopFs:
             statuses = self.filesystem(uris[0]).listStatus(paths)
         except Exception:  # a folder vanished meanwhile, or no commons-lang3: the caller goes one by one
             return None
-        children: dict[str, list[Entry]] = {normalize_path(split_uri(uri).path): [] for uri in uris}
+        children: dict[str, list[Entry]] = {folder: [] for folder in folders}
         for entry in self._describe(statuses):
             folder = parent_of(normalize_path(split_uri(entry.path).path))
-            if folder in children:
-                children[folder].append(entry)
+            if folder not in children:  # never drop an entry silently: the caller lists folder by folder
+                return None
+            children[folder].append(entry)
         return children
 
     def symlinks_below(self, uri: str, depth: int) -> set[str] | None:
@@ -943,7 +950,8 @@ class HadoopFs:
 def _configuration_dict(jvm: Any, configuration: Any) -> dict[str, str]:
     buffer = jvm.java.io.ByteArrayOutputStream()
     configuration.writeXml(buffer)
-    root = ElementTree.fromstring(bytes(buffer.toByteArray()))
+    # as text: py4j decodes a byte[] one byte at a time in Python (a third of a second for a Configuration)
+    root = ElementTree.fromstring(str(buffer.toString("UTF-8")).encode("utf-8"))
     result = {}
     for prop in root.iter("property"):
         name, value = prop.findtext("name"), prop.findtext("value")

@@ -58,10 +58,10 @@ from __future__ import annotations
 import argparse
 import functools
 import os
-import re
 import sys
 import types
 import uuid
+import zlib
 from collections.abc import Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import suppress
@@ -76,8 +76,10 @@ else:  # run as a script by spark-submit, common.py beside it or shipped with --
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
-BUFFER_BYTES = 1 << 16
-COPY_THREADS = 4  # files in flight per copy task
+BUFFER_BYTES = 1 << 17  # copy buffer: small enough that the JVM's native copies of it stay in the CPU cache
+COPY_THREADS = 4  # batches in flight per copy task
+BATCH_FILES = 64  # files per py4j call
+BATCH_BYTES = 8 << 20  # bytes per py4j call (a larger file is a batch alone)
 STAGING_MARK = ".falcon-staging-"
 OLD_MARK = ".falcon-old-"
 
@@ -203,82 +205,243 @@ def _worker_gateway(access: dict[str, Any]) -> Any:
     return gateway
 
 
+# The copy loops, compiled once per worker JVM connection by Janino (the Java compiler Spark itself uses for its
+# generated code, so it is on every Spark classpath). A task then makes one py4j call per batch of files instead of
+# about twenty per file, and every byte stays in the JVM. Plain Java 6 syntax: Janino compiles no lambdas.
+_COPIER_CLASS = "FalconReplicationCopier"
+_COPIER_SOURCE = r"""
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.URI;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.zip.CRC32;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.ChecksumFileSystem;
+import org.apache.hadoop.fs.FileStatus;
+import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.fs.Path;
+
+public class FalconReplicationCopier {
+    private final Map filesystems = new HashMap();
+    private final List opened = new ArrayList();
+    private Configuration conf;
+    private int buffer;
+
+    /** The driver's Hadoop settings, as key NUL value NUL ... over this JVM's defaults, and the buffer size. */
+    public void configure(String settings, int buffer) {
+        conf = new Configuration();
+        String[] parts = settings.split("\u0000", -1);
+        for (int i = 0; i + 1 < parts.length; i += 2) {
+            conf.set(parts[i], parts[i + 1]);
+        }
+        this.buffer = buffer;
+    }
+
+    /** A copy of the driver's own Hadoop configuration (the task runs in the driver's JVM). */
+    public void share(Configuration driver, int buffer) {
+        conf = new Configuration(driver);
+        this.buffer = buffer;
+    }
+
+    /** One private instance per scheme and authority. Of a checksummed file system (file://) the raw one: the
+     *  copies are checksummed here, so no .crc companions are written and none are read twice. */
+    private synchronized FileSystem fs(Path path) throws IOException {
+        URI uri = path.toUri();
+        String root = uri.getScheme() + "://" + uri.getAuthority();
+        FileSystem fs = (FileSystem) filesystems.get(root);
+        if (fs == null) {
+            FileSystem instance = FileSystem.newInstance(uri, conf);
+            opened.add(instance);
+            fs = instance instanceof ChecksumFileSystem ? ((ChecksumFileSystem) instance).getRawFileSystem()
+                                                       : instance;
+            filesystems.put(root, fs);
+        }
+        return fs;
+    }
+
+    /** Copy every source NUL target pair (targets overwritten); per pair one line "copied crc read-back crc"
+     *  or "!error": the first CRC32 is of the bytes read from the source, the second of the copy read back. */
+    public String copy(String pairs, boolean times, boolean permissions) {
+        String[] parts = pairs.split("\u0000", -1);
+        byte[] bytes = new byte[buffer];
+        StringBuilder lines = new StringBuilder();
+        for (int i = 0; i + 1 < parts.length; i += 2) {
+            try {
+                Path source = new Path(parts[i]);
+                Path target = new Path(parts[i + 1]);
+                FileSystem from = fs(source);
+                FileSystem to = fs(target);
+                CRC32 sent = new CRC32();
+                long copied = 0;
+                InputStream in = from.open(source, buffer);
+                try {
+                    OutputStream out = to.create(target, true, buffer);
+                    try {
+                        int count;
+                        while ((count = in.read(bytes, 0, bytes.length)) > 0) {
+                            sent.update(bytes, 0, count);
+                            out.write(bytes, 0, count);
+                            copied += count;
+                        }
+                    } finally {
+                        out.close();
+                    }
+                } finally {
+                    in.close();
+                }
+                if (times || permissions) {
+                    FileStatus status = from.getFileStatus(source);
+                    if (times) {
+                        to.setTimes(target, status.getModificationTime(), status.getAccessTime());
+                    }
+                    if (permissions) {
+                        to.setPermission(target, status.getPermission());
+                    }
+                }
+                lines.append(copied).append(' ').append(sent.getValue()).append(' ');
+                checksum(to, target, bytes, lines);
+            } catch (Exception error) {
+                failed(error, lines);
+            }
+            lines.append('\n');
+        }
+        return lines.toString();
+    }
+
+    /** Per source NUL target pair one line "bytes crc bytes crc" (both read), or "!error". */
+    public String compare(String pairs) {
+        String[] parts = pairs.split("\u0000", -1);
+        byte[] bytes = new byte[buffer];
+        StringBuilder lines = new StringBuilder();
+        for (int i = 0; i + 1 < parts.length; i += 2) {
+            int mark = lines.length();
+            try {
+                Path source = new Path(parts[i]);
+                Path target = new Path(parts[i + 1]);
+                checksum(fs(source), source, bytes, lines);
+                lines.append(' ');
+                checksum(fs(target), target, bytes, lines);
+            } catch (Exception error) {
+                lines.setLength(mark);
+                failed(error, lines);
+            }
+            lines.append('\n');
+        }
+        return lines.toString();
+    }
+
+    private void checksum(FileSystem fs, Path path, byte[] bytes, StringBuilder lines) throws IOException {
+        CRC32 crc = new CRC32();
+        long total = 0;
+        InputStream in = fs.open(path, buffer);
+        try {
+            int count;
+            while ((count = in.read(bytes, 0, bytes.length)) > 0) {
+                crc.update(bytes, 0, count);
+                total += count;
+            }
+        } finally {
+            in.close();
+        }
+        lines.append(total).append(' ').append(crc.getValue());
+    }
+
+    private static void failed(Exception error, StringBuilder lines) {
+        String text = String.valueOf(error).trim();
+        int end = text.indexOf('\n');
+        lines.append('!').append((end < 0 ? text : text.substring(0, end)).trim());
+    }
+
+    public void close() {
+        for (int i = 0; i < opened.size(); i++) {
+            try {
+                ((FileSystem) opened.get(i)).close();
+            } catch (Exception ignored) {
+                // best effort: every copy is closed already
+            }
+        }
+    }
+}
+"""
+
+
+def _copier_class(access: dict[str, Any]) -> tuple[Any, Any]:
+    """This worker's gateway and the copier class compiled in its JVM (compiled once, kept for later tasks)."""
+    gateway = _worker_gateway(access)
+    classes: dict[tuple[str, str], Any] = sys.modules[_WORKER_STATE].__dict__.setdefault("copier_classes", {})
+    key = (f"{access['mode']}:{access.get('port')}", _COPIER_SOURCE)
+    klass = classes.get(key)
+    if klass is None:
+        # The name carries a hash of the source: py4j caches methods by class name, and another version of this
+        # job may have compiled its own copier in the same JVM (tasks of a local master share the driver's).
+        name = f"{_COPIER_CLASS}{zlib.crc32(_COPIER_SOURCE.encode()):08x}"
+        jvm = gateway.jvm
+        compiler = jvm.org.codehaus.janino.SimpleCompiler()
+        compiler.setParentClassLoader(jvm.java.lang.Thread.currentThread().getContextClassLoader())
+        compiler.cook(_COPIER_SOURCE.replace(f"class {_COPIER_CLASS} ", f"class {name} "))
+        klass = classes[key] = compiler.getClassLoader().loadClass(name)
+    return gateway, klass
+
+
 class _Copier:
-    """One task's JVM handles: configuration, file systems, stream classes, a reusable buffer."""
+    """One task's copier object in the JVM, shared by the task's threads (one py4j call per batch each)."""
 
     def __init__(self, task: dict[str, Any]) -> None:
-        gateway = _worker_gateway(task["jvm"])
+        gateway, klass = _copier_class(task["jvm"])
         jvm = gateway.jvm
         self.task = task
-        self.conf = jvm.org.apache.hadoop.conf.Configuration()
-        for key, value in task["conf"].items():
-            self.conf.set(key, value)
-        self.FileSystem = jvm.org.apache.hadoop.fs.FileSystem
-        self.Path = jvm.org.apache.hadoop.fs.Path
-        self.CRC32 = jvm.java.util.zip.CRC32
-        self.Checked = jvm.java.util.zip.CheckedInputStream
-        self.null = jvm.java.io.OutputStream.nullOutputStream()
-        # commons-io IOUtils.copy(in, out, bufferSize) loops JVM-side with a JVM buffer and returns the count
-        # (a byte[] from Python would travel by value on every call)
-        self.stream_copy = jvm.org.apache.commons.io.IOUtils.copy
-        self.filesystems: dict[str, Any] = {}
+        self.copier = klass.getConstructor(gateway.new_array(jvm.java.lang.Class, 0)).newInstance(
+            gateway.new_array(jvm.java.lang.Object, 0))
+        if task["conf"] is None:  # a local master: this JVM is the driver's, its Hadoop configuration is at hand
+            self.copier.share(jvm.org.apache.spark.SparkContext.getOrCreate().hadoopConfiguration(), BUFFER_BYTES)
+        else:
+            self.copier.configure("\0".join(part for pair in task["conf"].items() for part in pair), BUFFER_BYTES)
 
-    def fs(self, uri: str, path: Any) -> Any:
-        root = re.match(r"[A-Za-z][A-Za-z0-9+.\-]*:(?://[^/]*)?", uri)
-        key = root[0] if root else ""
-        fs = self.filesystems.get(key)
-        if fs is None:
-            fs = self.FileSystem.newInstance(path.toUri(), self.conf)
-            fs.setWriteChecksum(False)  # no .crc companions next to the copies on the local file system
-            self.filesystems[key] = fs
-        return fs
+    def run(self, batch: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        pairs = "\0".join(f"{item['src']}\0{item['dst']}" for item in batch)
+        try:
+            if self.task["op"] == "compare":
+                text = str(self.copier.compare(pairs))
+            else:
+                text = str(self.copier.copy(pairs, self.task["preserve_times"], self.task["preserve_permissions"]))
+            lines = text.split("\n")[:-1]
+            if len(lines) != len(batch):
+                lines = [f"!{len(lines)} results for {len(batch)} files"] * len(batch)
+        except Exception as error:  # the call itself failed: every file of the batch is reported
+            message = str(getattr(error, "java_exception", None) or error).strip().splitlines()
+            lines = ["!" + (message[0] if message else type(error).__name__)] * len(batch)
+        results = []
+        for item, line in zip(batch, lines, strict=True):
+            result: dict[str, Any] = {"rel": item["rel"], "length": item["length"], "origin": item["origin"]}
+            if line.startswith("!"):
+                result["error"] = line[1:] or "failed"
+            else:
+                copied, source_crc, read, copy_crc = (int(value) for value in line.split())
+                result.update({"bytes": copied, "src_crc": source_crc, "read": read, "dst_crc": copy_crc})
+            results.append(result)
+        return results
 
     def close(self) -> None:
-        for fs in self.filesystems.values():
-            with suppress(Exception):  # best effort: the copies are closed already
-                fs.close()
-
-    def crc(self, uri: str, size: int) -> tuple[int, int]:
-        path = self.Path(uri)
-        checksum = self.CRC32()
-        stream = self.Checked(self.fs(uri, path).open(path, BUFFER_BYTES), checksum)
-        try:
-            length = int(self.stream_copy(stream, self.null, _chunk(size)))
-        finally:
-            stream.close()
-        return length, int(checksum.getValue())
-
-    def copy(self, item: dict[str, Any]) -> dict[str, Any]:
-        source, target = self.Path(item["src"]), self.Path(item["dst"])
-        source_fs, target_fs = self.fs(item["src"], source), self.fs(item["dst"], target)
-        checksum = self.CRC32()
-        stream = self.Checked(source_fs.open(source, BUFFER_BYTES), checksum)
-        try:
-            out = target_fs.create(target, True, BUFFER_BYTES)
-            try:
-                copied = int(self.stream_copy(stream, out, _chunk(int(item["length"]))))
-            finally:
-                out.close()
-        finally:
-            stream.close()
-        if self.task["preserve_times"] or self.task["preserve_permissions"]:
-            status = source_fs.getFileStatus(source)
-            if self.task["preserve_times"]:
-                target_fs.setTimes(target, status.getModificationTime(), status.getAccessTime())
-            if self.task["preserve_permissions"]:
-                target_fs.setPermission(target, status.getPermission())
-        read, copy_crc = self.crc(item["dst"], int(item["length"]))
-        return {"bytes": copied, "src_crc": int(checksum.getValue()), "read": read, "dst_crc": copy_crc}
-
-    def compare(self, item: dict[str, Any]) -> dict[str, Any]:
-        source_bytes, source_crc = self.crc(item["src"], int(item["length"]))
-        target_bytes, target_crc = self.crc(item["dst"], int(item["length"]))
-        return {"bytes": source_bytes, "src_crc": source_crc, "read": target_bytes, "dst_crc": target_crc}
+        with suppress(Exception):  # best effort: the copies are closed already
+            self.copier.close()
 
 
-def _chunk(size: int) -> int:
-    """Copy buffer for a file: 1 MiB for large files, no bigger than the file for small ones (8 KiB at least)."""
-    return max(1 << 13, min(1 << 20, size))
+def _batches(items: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:
+    """Consecutive items in batches of at most BATCH_FILES files and BATCH_BYTES bytes (a larger file alone)."""
+    batches: list[list[dict[str, Any]]] = []
+    size = 0
+    for item in items:
+        length = int(item["length"])
+        if not batches or len(batches[-1]) >= BATCH_FILES or size + length > BATCH_BYTES:
+            batches.append([])
+            size = 0
+        batches[-1].append(item)
+        size += length
+    return batches
 
 
 def _ship_by_value() -> None:
@@ -293,25 +456,16 @@ def _ship_by_value() -> None:
 def _run_partition(task: dict[str, Any], slices: Iterable[list[dict[str, Any]]]) -> Iterator[dict[str, Any]]:
     """``mapPartitions`` body: copy (or compare) every item of this task's slice; one result per item.
 
-    A few threads per task keep several files in flight: each thread has its own py4j connection, and the JVM work
-    of one file (a create that forks ``chmod`` on the local file system, a network round trip on HDFS or S3A)
+    A few threads per task keep several batches in flight: each thread has its own py4j connection, and the JVM
+    work of one file (a create that forks ``chmod`` on the local file system, a network round trip on HDFS or S3A)
     overlaps the others'.
     """
-    copier = _Copier(task)
-
-    def one(item: dict[str, Any]) -> dict[str, Any]:
-        result = {"rel": item["rel"], "length": item["length"], "origin": item["origin"]}
-        try:
-            result.update(copier.compare(item) if task["op"] == "compare" else copier.copy(item))
-        except Exception as error:  # reported per file; the driver fails the run with the first ones
-            lines = str(getattr(error, "java_exception", None) or error).strip().splitlines()
-            result["error"] = lines[0] if lines else type(error).__name__
-        return result
-
     items = [item for part in slices for item in part]
+    batches = _batches(items)
+    copier = _Copier(task)
     try:
-        with ThreadPoolExecutor(max(1, min(COPY_THREADS, len(items)))) as pool:
-            results = list(pool.map(one, items))
+        with ThreadPoolExecutor(max(1, min(COPY_THREADS, len(batches)))) as pool:
+            results = [result for done in pool.map(copier.run, batches) for result in done]
     finally:
         copier.close()
     return iter(results)
@@ -407,7 +561,9 @@ class Replicator:
         self.options = options
         self.fs = common.HadoopFs(spark)
         self.access = executor_access(spark, options.executor_jvm)
-        self.conf = self.fs.configuration_overrides()
+        # Tasks of a local master run in the driver's JVM and copy its configuration there; others get the
+        # settings that differ from a fresh Configuration (two writeXml of about a thousand properties).
+        self.conf = self.fs.configuration_overrides() if self.access["mode"] == "launch" else None
         self.tasks = 0
 
     def run_tasks(self, op: str, items: list[dict[str, Any]]) -> list[dict[str, Any]]:

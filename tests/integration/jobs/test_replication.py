@@ -239,3 +239,95 @@ def test_killed_mid_copy_never_leaves_a_partial_instance(spark: Any, tmp_path: P
     assert code == 0
     assert files(target) == {**files(source), "_SUCCESS": "00000000"}
     assert leftovers(target.parent) == []
+
+
+def test_awkward_names_empty_files_and_many_batches(spark: Any, tmp_path: Path, kit: Any) -> None:
+    """Names with spaces, %, # and non-ASCII letters, empty files, and more files than one py4j call carries."""
+    source = tmp_path / "east" / "2015-01-01"
+    names = ["a b/c d", "p%20q", "hash#1", "ünï/çødé", "empty", "sub/empty"]
+    for name in names:
+        kit.write(source / name, b"" if name.endswith("empty") else name.encode() * 3)
+    for index in range(3 * replication.BATCH_FILES):
+        kit.write(source / "many" / f"f{index:04d}", os.urandom(index % 7))
+    target = tmp_path / "west" / "2015-01-01"
+
+    code, report = run(spark, tmp_path, "--source-path", f"file://{source}", "--target-path", f"file://{target}")
+
+    assert code == 0, report
+    assert files(target) == {**files(source), "_SUCCESS": "00000000"}
+    assert report["copied"] == len(names) + 3 * replication.BATCH_FILES
+    assert {item["path"]: item["crc32"] for item in report["manifest"]}["empty"] == "00000000"
+
+
+def test_preserve_permissions_and_times(spark: Any, tmp_path: Path, kit: Any) -> None:
+    source = tmp_path / "east" / "2015-01-01"
+    private = kit.write(source / "private", "p")
+    shared = kit.write(source / "sub" / "shared", "s")
+    private.chmod(0o600)
+    shared.chmod(0o664)
+    os.utime(private, (1_400_000_000, 1_400_000_000))
+    target = tmp_path / "west" / "2015-01-01"
+
+    code, _ = run(spark, tmp_path, "--source-path", f"file://{source}", "--target-path", f"file://{target}",
+                  "--preserve-permissions", "--preserve-times")
+
+    assert code == 0
+    assert (target / "private").stat().st_mode & 0o777 == 0o600
+    assert (target / "sub" / "shared").stat().st_mode & 0o777 == 0o664
+    assert (target / "private").stat().st_mtime == pytest.approx(1_400_000_000, abs=1)
+
+
+@pytest.mark.parametrize("fault", [
+    # the copy loop writes a different byte than it read (and checksummed): same length, other content
+    ("out.write(bytes, 0, count);", "bytes[0] ^= 1; out.write(bytes, 0, count);"),
+    # the copy loop drops a byte of each file
+    ("out.write(bytes, 0, count);", "out.write(bytes, 0, copied == 0 && count > 1 ? count - 1 : count);"),
+], ids=["corrupted", "truncated"])
+def test_a_faulty_write_fails_verification_and_publishes_nothing(spark: Any, tmp_path: Path, source: Path,
+                                                                 kit: Any, monkeypatch: pytest.MonkeyPatch,
+                                                                 fault: tuple[str, str]) -> None:
+    """The copy is read back from the target and checksummed on its own: a write path that corrupts or drops
+    bytes is caught, and neither the new instance nor its flag appears; the previous version stays."""
+    target = tmp_path / "west" / "2015-01-01"
+    kit.write(target / "old", "previous version")
+    before = files(target)
+    faulty = replication._COPIER_SOURCE.replace(*fault)
+    assert faulty != replication._COPIER_SOURCE
+    monkeypatch.setattr(replication, "_COPIER_SOURCE", faulty)
+
+    code, report = run(spark, tmp_path, "--source-path", f"file://{source}", "--target-path", f"file://{target}",
+                       "--overwrite")
+
+    assert code == 1
+    assert "verification" in report["error"] and "crc" in report["error"]
+    assert files(target) == before and leftovers(target.parent) == []
+
+
+def test_batches_bound_files_and_bytes() -> None:
+    items = [{"length": length} for length in (20 << 20, 1, 2, 3 << 20, 6 << 20, *[5] * 70)]
+    batches = replication._batches(items)
+    assert [len(batch) for batch in batches] == [1, 3, 64, 7]  # 20 MiB alone; 8 MiB; 64 files
+    assert [item for batch in batches for item in batch] == items
+    assert replication._batches([]) == []
+
+
+@pytest.mark.parametrize("executor_jvm", ["driver", "launch"])
+def test_tasks_write_with_the_drivers_hadoop_settings(spark: Any, tmp_path: Path, source: Path,
+                                                      executor_jvm: str) -> None:
+    """A setting made on the driver (here the umask new files get) reaches the copy tasks, whether they share the
+    driver's JVM or start their own."""
+    settings = spark.sparkContext._jsc.hadoopConfiguration()
+    previous = settings.get("fs.permissions.umask-mode")
+    settings.set("fs.permissions.umask-mode", "077")
+    try:
+        target = tmp_path / "west" / executor_jvm
+        code, report = run(spark, tmp_path, "--source-path", f"file://{source}", "--target-path",
+                           f"file://{target}", "--executor-jvm", executor_jvm, "--max-maps", "1")
+    finally:
+        if previous is None:
+            settings.unset("fs.permissions.umask-mode")
+        else:
+            settings.set("fs.permissions.umask-mode", previous)
+    assert code == 0, report
+    modes = {path.stat().st_mode & 0o777 for path in target.rglob("*") if path.is_file() and path.name != "_SUCCESS"}
+    assert modes == {0o600}
