@@ -1,4 +1,5 @@
-"""The Airflow plugin of falcon-airflow: the Falcon-frequency timetable and the ``macros.falcon`` namespace.
+"""The Airflow plugin of falcon-airflow: the Falcon-frequency timetable, the ``macros.falcon`` namespace, the
+instance-order priority strategies and a listener that keeps one OpenLineage START per deferrable task run.
 
 Registered through the ``airflow.plugins`` entry point, so the scheduler, dag-processor and workers load it from
 the installed package (a custom timetable must be registered for the scheduler to deserialize DAGs using it).
@@ -9,6 +10,7 @@ from __future__ import annotations
 from airflow.plugins_manager import AirflowPlugin
 
 from falcon_airflow.macros import MACROS
+from falcon_airflow.operators import lineage_runs
 from falcon_airflow.operators.ordering import NewestInstanceFirst, OldestInstanceFirst
 from falcon_airflow.timetables import FalconFrequencyTimetable
 
@@ -20,3 +22,4 @@ class FalconPlugin(AirflowPlugin):
     timetables = [FalconFrequencyTimetable]  # noqa: RUF012
     macros = MACROS
     priority_weight_strategies = [OldestInstanceFirst, NewestInstanceFirst]  # noqa: RUF012
+    listeners = [lineage_runs]  # noqa: RUF012
