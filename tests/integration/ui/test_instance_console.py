@@ -1,0 +1,389 @@
+"""The Airflow UI is the instance console: a rerun (Clear) and a kill (Mark as failed) made in the browser are what
+``falcon-airflow instance -status`` then reports.
+
+``make run`` starts Airflow on a temporary home, a free port and a copy of the example entities whose storage is
+rewritten into the test's folder, so the test never meets a developer's own ``make run`` or /tmp/falcon-airflow.
+Debian's Chromium (``/usr/bin/chromium``, or ``FALCON_CHROMIUM``) is driven headless by Playwright; Playwright's
+own browser downloads are never used. Without Chromium the test fails and says how to install it, unless
+``FALCON_SKIP_BROWSER=1`` is set.
+
+The screenshot in docs/images/ comes from this test: ``FALCON_UPDATE_SCREENSHOT=1 .venv/bin/python -m pytest
+tests/integration/ui`` copies the one it takes into docs/images/instance-console.png.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("airflow-ui")]
+
+REPOSITORY = Path(__file__).resolve().parents[3]
+CHROMIUM = Path(os.environ.get("FALCON_CHROMIUM", "/usr/bin/chromium"))
+# The network is closed: no QUIC, no background fetches, no component or sync updates; no sandbox as root.
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+PROCESS = "generate-clicks"  # the example's source process: no inputs, one Spark job of about a minute
+DAG_ID = f"falcon.process.{PROCESS}.primary"
+SCREENSHOT = REPOSITORY / "docs" / "images" / "instance-console.png"
+USER = PASSWORD = "admin"
+
+START_TIMEOUT = 300  # make run: database, api-server, scheduler, dag-processor, triggerer
+FIRST_RUN_TIMEOUT = 420  # the first scheduled instance, from the DAG's parse to the end of its Spark job
+RUN_TIMEOUT = 300  # a rerun or a triggered instance, to the state the test waits for
+STOP_TIMEOUT = 60
+UI_TIMEOUT_MS = 60_000  # one click or check in the UI; a loaded 2-core machine makes the UI slow
+
+
+def browser_or_fail() -> None:
+    """Fail (or skip with FALCON_SKIP_BROWSER=1) with how to get what is missing."""
+    missing = []
+    if not CHROMIUM.is_file():
+        missing.append(f"Chromium ({CHROMIUM}): install Debian's, e.g. "
+                       "`sudo apt-get install -y --no-install-recommends chromium` (or set FALCON_CHROMIUM)")
+    try:
+        import playwright.sync_api  # noqa: F401
+    except ImportError:
+        missing.append("the playwright package: `make install` (it is in the test extra)")
+    if not missing:
+        return
+    message = "the Airflow UI test needs " + "; ".join(missing)
+    if os.environ.get("FALCON_SKIP_BROWSER") == "1":
+        pytest.skip(message)
+    pytest.fail(message + ". Set FALCON_SKIP_BROWSER=1 to skip it.", pytrace=False)
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def falcon_time(value: datetime) -> str:
+    return value.strftime("%Y-%m-%dT%H:%MZ")
+
+
+def parse_falcon_time(value: str) -> datetime:
+    return datetime.strptime(value, "%Y-%m-%dT%H:%MZ").replace(tzinfo=UTC)
+
+
+def wait_for(what: str, probe: Callable[[], Any], timeout: float, interval: float = 3.0) -> Any:
+    """``probe()``'s first truthy value, polling for at most ``timeout`` seconds."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = probe()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out after {timeout:.0f} s waiting for {what}")
+        time.sleep(interval)
+
+
+@dataclass
+class RunningAirflow:
+    """``make run`` in a session of its own, its output in ``log``."""
+
+    root: Path
+    port: int
+    process: subprocess.Popen[bytes]
+    log: Path
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    @property
+    def entities(self) -> Path:
+        return self.root / "entities"
+
+    def tail(self, lines: int = 80) -> str:
+        text = self.log.read_text(errors="replace") if self.log.exists() else ""
+        return "\n".join(text.splitlines()[-lines:])
+
+    def wait_until_up(self) -> None:
+        def answers() -> bool:
+            if self.process.poll() is not None:
+                raise AssertionError(f"make run exited with {self.process.returncode}:\n{self.tail()}")
+            with contextlib.suppress(OSError), \
+                    urllib.request.urlopen(f"{self.url}/api/v2/version", timeout=5) as response:
+                return response.status == 200
+            return False
+
+        wait_for("the api-server of make run", answers, START_TIMEOUT, interval=2)
+
+    def stop(self) -> None:
+        """Stop every process of make run's session, bounded: SIGTERM, then SIGKILL what is left.
+
+        The session, not the process group: Airflow starts each task in a process group of its own (so that it can
+        stop the task's children), and a Spark job started by a task would outlive a signal to make's group."""
+        session = self.process.pid
+        for pid in session_members(session):
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(pid, signal.SIGTERM)
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            self.process.wait(timeout=STOP_TIMEOUT)
+        with contextlib.suppress(AssertionError):
+            wait_for("make run's processes to end", lambda: not session_members(session), 20, interval=1)
+        for pid in session_members(session):
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(pid, signal.SIGKILL)
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            self.process.wait(timeout=10)
+
+    # -- the command under test -------------------------------------------------------------------------------------
+
+    def falcon(self, *argv: str) -> dict[str, Any]:
+        """``falcon-airflow <argv> -json`` as a user runs it, reaching this Airflow with its URL and login."""
+        env = {key: value for key, value in os.environ.items() if not key.startswith(("AIRFLOW", "FALCON_"))}
+        env.update({"FALCON_AIRFLOW_URL": self.url, "FALCON_AIRFLOW_USER": USER,
+                    "FALCON_AIRFLOW_PASSWORD": PASSWORD, "FALCON_ENTITIES_DIR": str(self.entities)})
+        result = subprocess.run([sys.executable, "-m", "falcon_airflow.cli", *argv, "-json"], env=env,
+                                capture_output=True, text=True, timeout=120, check=False)
+        assert result.stdout.strip(), f"falcon-airflow {' '.join(argv)} printed nothing:\n{result.stderr}"
+        return dict(json.loads(result.stdout))
+
+    def instances(self, first: datetime | None = None, last: datetime | None = None) -> list[dict[str, Any]]:
+        window = ["-start", falcon_time(first), "-end", falcon_time(last or first)] if first else []
+        document = self.falcon("instance", "-status", "-type", "process", "-name", PROCESS, *window)
+        return list(document.get("instances") or [])
+
+    def instance(self, at: datetime) -> dict[str, Any] | None:
+        found = [item for item in self.instances(at) if item["instance"] == falcon_time(at)]
+        return found[0] if found else None
+
+
+def session_members(session: int) -> list[int]:
+    """The live (not zombie) processes of a session, from /proc."""
+    members = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        if len(fields) > 3 and fields[0] != "Z" and int(fields[3]) == session:
+            members.append(int(entry.name))
+    return members
+
+
+def example_entities(target: Path, storage: Path) -> None:
+    """The example entities, their clusters' storage moved from /tmp/falcon-airflow to ``storage``."""
+    shutil.copytree(REPOSITORY / "entities", target)
+    for path in target.rglob("*.xml"):
+        text = path.read_text(encoding="utf-8")
+        path.write_text(text.replace("file:///tmp/falcon-airflow/", f"file://{storage}/"), encoding="utf-8")
+    leftovers = [str(path) for path in target.rglob("*") if path.is_file()
+                 and "/tmp/falcon-airflow" in path.read_text(encoding="utf-8", errors="replace")]
+    assert not leftovers, f"example entities still point at /tmp/falcon-airflow: {leftovers}"
+
+
+@pytest.fixture(scope="module")
+def airflow(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningAirflow]:
+    browser_or_fail()
+    if not (REPOSITORY / ".venv" / "bin" / "airflow").exists():
+        pytest.fail("make run uses .venv/bin/airflow: run `make install` first", pytrace=False)
+    root = tmp_path_factory.mktemp("airflow-ui")
+    example_entities(root / "entities", root / "storage")
+    port = free_port()
+    env = {key: value for key, value in os.environ.items()
+           if not key.startswith(("AIRFLOW", "FALCON_", "MAKE", "MFLAGS"))}
+    # A busy 2-core CI machine answers a task's calls to the api-server slowly: a task that gives up after
+    # Airflow's 5 s would fail the instance before its work starts.
+    env["AIRFLOW__WORKERS__EXECUTION_API_TIMEOUT"] = "30"
+    log = root / "make-run.log"
+    with log.open("wb") as output:
+        # `-o .venv/.installed`: the tests already run in the installed venv; make run must not reinstall it.
+        process = subprocess.Popen(
+            ["make", "--no-print-directory", "-o", ".venv/.installed", "run", f"RUN_HOME={root / 'home'}",
+             f"RUN_PORT={port}", f"RUN_ENTITIES={root / 'entities'}"],
+            cwd=REPOSITORY, env=env, stdin=subprocess.DEVNULL, stdout=output, stderr=subprocess.STDOUT,
+            start_new_session=True)
+    running = RunningAirflow(root, port, process, log)
+    try:
+        running.wait_until_up()
+        yield running
+    finally:
+        running.stop()
+
+
+# -- the browser -------------------------------------------------------------------------------------------------------
+
+@contextlib.contextmanager
+def chromium(profile: Path) -> Iterator[Any]:
+    from playwright.sync_api import expect, sync_playwright
+
+    expect.set_options(timeout=UI_TIMEOUT_MS)  # expect() has its own default (5 s), not the context's
+    with sync_playwright() as playwright:
+        context = playwright.chromium.launch_persistent_context(
+            str(profile), executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, headless=True,
+            viewport={"width": 1600, "height": 860}, timezone_id="UTC", locale="en-US")
+        context.set_default_timeout(UI_TIMEOUT_MS)
+        context.set_default_navigation_timeout(UI_TIMEOUT_MS)
+        try:
+            yield context.pages[0] if context.pages else context.new_page()
+        finally:
+            context.close()
+
+
+def visit(page: Any, url: str) -> None:
+    """Open a page of the UI; once more if a busy api-server let the first attempt time out."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    try:
+        page.goto(url, wait_until="domcontentloaded")
+    except PlaywrightTimeout:
+        page.goto(url, wait_until="domcontentloaded")
+
+
+def sign_in(page: Any, url: str) -> None:
+    """The simple auth manager's login form."""
+    from playwright.sync_api import expect
+
+    visit(page, f"{url}/")
+    page.get_by_label("Username").fill(USER)
+    page.get_by_label("Password").fill(PASSWORD)
+    page.get_by_role("button", name="Sign in").click()
+    page.wait_for_url(re.compile(r"^(?!.*/auth/login).*$"))
+    expect(page.get_by_role("link", name="Dags")).to_be_visible()
+
+
+def open_run(page: Any, run_url: str) -> None:
+    """The run's page (the link ``instance -status`` prints as the instance's log)."""
+    from playwright.sync_api import expect
+
+    visit(page, run_url)
+    expect(page.get_by_role("button", name="Mark Dag Run as...")).to_be_visible()
+
+
+def clear_run(page: Any) -> None:
+    """Falcon's rerun: the run's Clear button, then Confirm (Clear existing tasks)."""
+    page.get_by_role("button", name=re.compile(r"^(Clear Dag Run|Press shift\+c to clear)$")).click()
+    dialog = page.get_by_role("dialog").filter(has_text="Clear Dag Run")
+    dialog.get_by_role("button", name="Confirm").click()
+    dialog.wait_for(state="hidden")
+
+
+def mark_run_failed(page: Any) -> None:
+    """Falcon's kill: Mark Dag Run as... → Failed, then Confirm."""
+    page.get_by_role("button", name="Mark Dag Run as...").click()
+    page.get_by_role("menuitem", name="Failed").click()
+    dialog = page.get_by_role("dialog").filter(has_text="Mark Dag Run as failed")
+    dialog.get_by_role("button", name="Confirm").click()
+    dialog.wait_for(state="hidden")
+
+
+def trigger_run(page: Any, url: str, at: datetime) -> None:
+    """A new instance from the DAG's Trigger button, its logical date set to ``at`` (UTC)."""
+    from playwright.sync_api import expect
+
+    visit(page, f"{url}/dags/{DAG_ID}")
+    page.get_by_role("button", name="Trigger Dag").click()
+    dialog = page.get_by_role("dialog").filter(has_text=f"Trigger Dag - {DAG_ID}")
+    dialog.get_by_test_id("datetime-input").click()
+    picker = page.get_by_role("dialog").filter(has=page.get_by_role("textbox", name="HH:mm"))
+    picker.get_by_role("textbox", name="Logical Date").fill(at.strftime("%Y/%m/%d"))
+    picker.get_by_role("textbox", name="HH:mm").fill(at.strftime("%H:%M"))
+    page.keyboard.press("Escape")  # closes the date picker, not the dialog
+    expect(dialog.get_by_test_id("datetime-input")).to_contain_text(at.strftime("%H:%M"))
+    dialog.get_by_role("button", name="Trigger", exact=True).click()
+    dialog.wait_for(state="hidden")
+
+
+# -- the test ----------------------------------------------------------------------------------------------------------
+
+ACTIVE = {"WAITING", "READY", "RUNNING"}
+
+
+def test_clear_reruns_and_mark_failed_kills_an_instance(airflow: RunningAirflow, tmp_path: Path) -> None:
+    try:
+        check_instance_console(airflow, tmp_path)
+    except BaseException:
+        print(f"--- the last lines of make run ({airflow.log}) ---\n{airflow.tail()}")
+        raise
+
+
+def check_instance_console(airflow: RunningAirflow, tmp_path: Path) -> None:
+    from playwright.sync_api import expect
+
+    def instance_when(at: datetime, what: str, accept: Callable[[dict[str, Any]], bool],
+                      timeout: float, interval: float = 2) -> dict[str, Any]:
+        def probe() -> dict[str, Any] | None:
+            item = airflow.instance(at)
+            return item if item is not None and accept(item) else None
+
+        return dict(wait_for(f"instance {falcon_time(at)} {what}", probe, timeout, interval))
+
+    # The first scheduled instance of the source process, run to its end by the scheduler (SUCCEEDED, or FAILED
+    # when the machine was too busy: a rerun makes either run again).
+    def first_finished() -> dict[str, Any] | None:
+        return next((item for item in airflow.instances() if item["status"] in ("SUCCEEDED", "FAILED")), None)
+
+    done = wait_for(f"a finished instance of {PROCESS}", first_finished, FIRST_RUN_TIMEOUT, interval=5)
+    rerun_at = parse_falcon_time(done["instance"])
+    # An instance time without a run yet, for the instance the test triggers and kills.
+    kill_at = rerun_at - timedelta(hours=1)
+    while airflow.instance(kill_at) is not None:
+        kill_at -= timedelta(hours=1)
+
+    with chromium(tmp_path / "chromium-profile") as page:
+        sign_in(page, airflow.url)
+
+        # Rerun: Clear on the finished run (the run's page is the link -status prints as the instance's log).
+        open_run(page, done["logFile"])
+        clear_run(page)
+        cleared = instance_when(rerun_at, "to be rerun", lambda item: (item["status"], item["runId"])
+                                != (done["status"], 0), 60, interval=1)
+        assert cleared["status"] in ACTIVE or cleared["runId"] > done["runId"], cleared
+        assert cleared["dagRunId"] == done["dagRunId"], "a rerun is the same run, cleared"
+        page.goto("about:blank")  # an open run page polls the api-server: none while the test only waits
+
+        # Kill: Trigger a new instance, then Mark as failed while its work runs.
+        trigger_run(page, airflow.url, kill_at)
+        instance_when(kill_at, "to be triggered", lambda item: True, 60)
+        page.goto("about:blank")
+        running = instance_when(kill_at, "to be RUNNING", lambda item: item["status"] == "RUNNING", RUN_TIMEOUT,
+                                interval=4)
+        open_run(page, running["logFile"])
+        mark_run_failed(page)
+        killed = instance_when(kill_at, "to be KILLED", lambda item: item["status"] == "KILLED", 60)
+        assert killed["dagRunId"] == running["dagRunId"], killed
+        page.goto("about:blank")
+        instance_when(kill_at, "to have no task left running",
+                      lambda item: not any(action["status"] in ("RUNNING", "QUEUED") for action in item["actions"]),
+                      120)
+
+        # The rerun ends as the instance's second run.
+        rerun = instance_when(rerun_at, "to end its rerun", lambda item: item["status"] not in ACTIVE,
+                              RUN_TIMEOUT, interval=5)
+        assert rerun["status"] == "SUCCEEDED" and rerun["runId"] > done["runId"], rerun  # Falcon's run number
+        final = airflow.instance(kill_at)
+        assert final is not None and final["status"] == "KILLED", final  # the kill stays a kill
+
+        # The screenshot for docs/operate.md: the DAG's grid and its runs, the rerun and the killed one.
+        visit(page, f"{airflow.url}/dags/{DAG_ID}/runs")
+        runs = page.get_by_role("table")
+        expect(runs.get_by_text("Failed", exact=True)).to_be_visible()
+        expect(runs.get_by_text("Success", exact=True)).to_be_visible()
+        page.wait_for_timeout(1000)  # the grid's bars settle
+        picture = tmp_path / "instance-console.png"
+        page.screenshot(path=str(picture))
+    if os.environ.get("FALCON_UPDATE_SCREENSHOT") == "1":
+        SCREENSHOT.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(picture, SCREENSHOT)
