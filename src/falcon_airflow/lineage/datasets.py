@@ -280,7 +280,8 @@ def replication_lineage(spec: ReplicationDagSpec, instance: datetime | None,
     if instance is None:
         return result
     facts = (lineage.feeds if lineage is not None else {}).get(spec.feed)
-    schema = feed_schema(facts)
+    # The declared schema when it can be read here, else the one the job read from the copy it published.
+    schema = feed_schema(facts) or _reported_schema(report)
     source, source_dimensions = instance_location(spec.source_feed, instance, lineage)
     target, target_dimensions = instance_location(spec.target_feed, instance, lineage)
     if report and spec.source_feed.storage != "table":
@@ -301,6 +302,15 @@ def replication_lineage(spec: ReplicationDagSpec, instance: datetime | None,
             _int(report.get("bytes")), _int(report.get("files")))
     result.inputs, result.outputs = inputs.inputs(), outputs.outputs()
     return result
+
+
+def _reported_schema(report: Mapping[str, Any] | None) -> list[SchemaField] | None:
+    """``report["schema"]``: ``[[name, type], ...]`` of the replicated instance, as the replication job read it."""
+    fields: list[SchemaField] = []
+    for item in (report or {}).get("schema") or []:
+        if isinstance(item, (list, tuple)) and len(item) == 2 and isinstance(item[0], str) and item[0]:
+            fields.append((item[0], str(item[1]) if item[1] is not None else None))
+    return fields or None
 
 
 def _int(value: Any) -> int | None:

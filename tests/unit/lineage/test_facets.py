@@ -256,6 +256,17 @@ def test_replication_copies_every_field_of_a_known_schema(specs: dict[str, Any])
     assert serialised(replication_lineage(replication, None, None))["inputs"] == []
 
 
+def test_replication_uses_the_schema_the_job_read_when_none_is_declared(specs: dict[str, Any]) -> None:
+    replication = specs["falcon.feed.in.replication.east.west"]
+    unknown = replication.model_copy(update={"lineage": replication.lineage.model_copy(update={"feeds": {}})})
+    report = {"instance": "2026-03-01T05:00Z", "schema": [["page", "string"], ["clicks", "bigint"], ["", "x"], 7]}
+    (target,) = serialised(replication_lineage(unknown, None, report))["outputs"]
+    assert sorted(target["facets"]["columnLineage"]["fields"]) == ["clicks", "page"]
+    assert [field["name"] for field in target["facets"]["schema"]["fields"]] == ["page", "clicks"]
+    declared = serialised(replication_lineage(replication, None, report))["outputs"][0]
+    assert sorted(declared["facets"]["columnLineage"]["fields"]) == ["amount", "user"]  # the declaration wins
+
+
 def test_every_event_passes_the_official_schemas(specs: dict[str, Any], tmp_path: Path, shared: Path) -> None:
     report = {"evicted": [{"instance": "2026-02-01T05:00Z", "type": "data", "path": "/srv/east/data/in/x",
                            "archived_to": "/srv/east/staging/archive/x"},
