@@ -257,6 +257,23 @@ def test_awkward_names_empty_files_and_many_batches(spark: Any, tmp_path: Path, 
     assert files(target) == {**files(source), "_SUCCESS": "00000000"}
     assert report["copied"] == len(names) + 3 * replication.BATCH_FILES
     assert {item["path"]: item["crc32"] for item in report["manifest"]}["empty"] == "00000000"
+    assert not [path for path in target.rglob(".*")]  # no temporary file left beside a copy
+
+
+def test_a_name_too_long_for_a_temporary_file_is_created_in_place(spark: Any, tmp_path: Path, kit: Any) -> None:
+    """On the local file system a copy is written under a temporary name and renamed; a name that leaves no room
+    for the temporary prefix and suffix is created under its own name instead."""
+    source = tmp_path / "east" / "2015-01-01"
+    long_name = "n" * 250
+    kit.write(source / long_name, "long")
+    kit.write(source / "short", "short")
+    target = tmp_path / "west" / "2015-01-01"
+
+    code, report = run(spark, tmp_path, "--source-path", f"file://{source}", "--target-path", f"file://{target}")
+
+    assert code == 0, report
+    assert files(target) == {**files(source), "_SUCCESS": "00000000"}
+    assert (target / long_name).stat().st_mode & 0o777 == (target / "short").stat().st_mode & 0o777
 
 
 def test_preserve_permissions_and_times(spark: Any, tmp_path: Path, kit: Any) -> None:
