@@ -84,6 +84,10 @@ STAGING_MARK = ".falcon-staging-"
 OLD_MARK = ".falcon-old-"
 
 
+SCHEMA_FORMATS = ("parquet", "orc")
+"""Formats whose files carry their schema, so the copy's columns can be read without a declared schema."""
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = common.ArgumentParser(prog="replication", description="Copy a feed instance to a target cluster.")
     parser.add_argument("--feed", required=True)
@@ -102,6 +106,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--preserve-times", action="store_true")
     parser.add_argument("--preserve-permissions", action="store_true")
     parser.add_argument("--executor-jvm", choices=("auto", "driver", "launch"), default="auto")
+    parser.add_argument("--schema-format", choices=SCHEMA_FORMATS,
+                        help="the feed's files describe their own columns: report them (for lineage)")
     parser.add_argument("--report", metavar="PATH")
     return parser
 
@@ -804,6 +810,18 @@ def register_partition(spark: SparkSession, options: Options, target: str) -> st
     return table.partition_path()
 
 
+def copied_schema(spark: SparkSession, data_format: str, folder: str) -> list[list[str]] | None:
+    """``[[column, type], ...]`` of the published copy, from its files' own metadata; ``None`` when unreadable.
+
+    Only lineage uses it (each column copied unchanged), so a folder Spark cannot read never fails the copy."""
+    try:
+        schema = spark.read.format(data_format).load(folder).schema
+    except Exception as problem:
+        print(f"replication: no schema read from {folder} ({_first_line(problem)})", file=sys.stderr)
+        return None
+    return [[field.name, field.dataType.simpleString()] for field in schema.fields] or None
+
+
 def _first_line(error: BaseException) -> str:
     java = getattr(error, "java_exception", None)
     text = str(java if java is not None else error).strip()
@@ -822,6 +840,8 @@ def main(argv: Sequence[str] | None = None, spark: SparkSession | None = None) -
                 report = replicator.run()
                 if tables:
                     report["partition"] = register_partition(session, options, report["target"])
+                elif args.schema_format:
+                    report["schema"] = copied_schema(session, args.schema_format, report["published_folder"])
             finally:
                 replicator.fs.close()
         summary = {key: value for key, value in report.items() if key != "manifest"}

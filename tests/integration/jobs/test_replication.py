@@ -348,3 +348,18 @@ def test_tasks_write_with_the_drivers_hadoop_settings(spark: Any, tmp_path: Path
     assert code == 0, report
     modes = {path.stat().st_mode & 0o777 for path in target.rglob("*") if path.is_file() and path.name != "_SUCCESS"}
     assert modes == {0o600}
+
+
+def test_the_columns_of_a_self_describing_copy_are_reported(spark: Any, tmp_path: Path) -> None:
+    source = tmp_path / "east" / "counts" / "2015-01-01"
+    spark.createDataFrame([("home", 3, 1.5)], "page string, clicks bigint, avg double") \
+        .coalesce(1).write.parquet(f"file://{source}")
+    target = tmp_path / "west" / "counts" / "2015-01-01"
+    code, report = run(spark, tmp_path, "--source-path", f"file://{source}", "--target-path", f"file://{target}",
+                       "--schema-format", "parquet")
+    assert code == 0 and report["schema"] == [["page", "string"], ["clicks", "bigint"], ["avg", "double"]]
+    # Files that are not what the format says: the copy is published all the same, without a schema.
+    other = tmp_path / "west" / "text" / "2015-01-01"
+    code, report = run(spark, tmp_path, "--source-path", f"file://{tmp_path / 'east' / 'counts'}",
+                       "--target-path", f"file://{other}", "--schema-format", "orc")
+    assert code == 0 and report["published"] is True and report["schema"] is None
