@@ -20,15 +20,22 @@ Command line (``spark-submit [--py-files common.py] replication.py ARGS``)::
     --report PATH
 
 How it copies: the driver lists the sources (bulk listings through the Hadoop FS API), then
-``sc.parallelize(file lists, N).mapPartitions(copy)``: each task rebuilds a Hadoop ``Configuration`` from a dict
-of the driver's settings, opens the file systems and streams every file JVM-side (``CheckedInputStream`` with a
-CRC32, commons-io ``IOUtils.copy`` into ``FileSystem.create``), then reads the copy back to compute its CRC32. No
-file content passes through Python or the driver. Python workers have no JVM of their own: with a ``local`` master
-a task connects to the driver's py4j gateway (the executors live in that JVM); otherwise it starts a private gateway
-JVM once per worker process (``pyspark.java_gateway.launch_gateway``, which needs Spark's ``bin/spark-submit`` on
-the executor host). Each task keeps 4 files in flight (threads, each with its own py4j connection). On the local
-file system Hadoop forks a ``chmod`` for every file it creates (no native library in pyspark), which bounds the
-small-file rate there; HDFS and S3A have no such cost.
+``sc.parallelize(file lists, N).mapPartitions(copy)``. Each task compiles (once per Python worker, with Janino, the
+compiler Spark uses for its generated code) a small copier class in its JVM and hands it batches of files, one
+py4j call per batch of up to 64 files or 8 MiB: for every file the copier streams the source into the target
+through ``FileSystem.open``/``create`` with a 128 KiB buffer, computing the CRC32 of the bytes read, then opens the
+copy again and computes its CRC32 from what the target file system returns. No file content passes through Python
+or the driver. Tasks of a ``local`` master run in the driver's JVM, connect to its py4j gateway and copy its Hadoop
+configuration; elsewhere a task starts a private gateway JVM once per worker process
+(``pyspark.java_gateway.launch_gateway``, which needs Spark's ``bin/spark-submit`` on the executor host) and gets
+the driver's settings that differ from a fresh ``Configuration``. Each task keeps 4 batches in flight (threads,
+each with its own py4j connection). A checksummed file system (``file://``) is used through its raw one: no
+``.crc`` companions are written or verified, the job checksums every copy itself. On exactly Hadoop's raw local
+file system a copy is created as ``FileUtil.createLocalTempFile`` beside its target, given the mode
+``RawLocalFileSystem.create`` would give it with ``FileUtil.setPermission``, written through ``append`` and renamed
+to its name: ``create`` itself sets that mode by forking ``chmod`` for every file when the native Hadoop library is
+absent (as in pyspark), about 7 ms of CPU each, while ``FileUtil`` uses Java primitives whenever the group and
+other bits agree. HDFS and S3A files are created with ``create``.
 
 Atomic publish: files go to ``<target parent>/.<target name>.falcon-staging-<random>``; the count, the total
 bytes and every file's CRC32 (source stream vs read-back copy) are verified; then an existing target is renamed
@@ -223,8 +230,10 @@ import java.io.OutputStream;
 import java.net.URI;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.zip.CRC32;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.ChecksumFileSystem;
@@ -238,23 +247,31 @@ import org.apache.hadoop.fs.permission.FsPermission;
 public class FalconReplicationCopier {
     private final Map filesystems = new HashMap();
     private final List opened = new ArrayList();
+    private final Set folders = new HashSet();
     private Configuration conf;
+    private FsPermission fileMode;
     private int buffer;
 
     /** The driver's Hadoop settings, as key NUL value NUL ... over this JVM's defaults, and the buffer size. */
     public void configure(String settings, int buffer) {
-        conf = new Configuration();
+        Configuration fresh = new Configuration();
         String[] parts = settings.split("\u0000", -1);
         for (int i = 0; i + 1 < parts.length; i += 2) {
-            conf.set(parts[i], parts[i + 1]);
+            fresh.set(parts[i], parts[i + 1]);
         }
-        this.buffer = buffer;
+        use(fresh, buffer);
     }
 
     /** A copy of the driver's own Hadoop configuration (the task runs in the driver's JVM). */
     public void share(Configuration driver, int buffer) {
-        conf = new Configuration(driver);
-        this.buffer = buffer;
+        use(new Configuration(driver), buffer);
+    }
+
+    private void use(Configuration settings, int size) {
+        conf = settings;
+        buffer = size;
+        // the mode Hadoop's local file system gives a new file: the default less the configured umask
+        fileMode = FsPermission.getFileDefault().applyUMask(FsPermission.getUMask(conf));
     }
 
     /** One private instance per scheme and authority. Of a checksummed file system (file://) the raw one: the
@@ -273,33 +290,40 @@ public class FalconReplicationCopier {
         return fs;
     }
 
-    /** Copy every source NUL target pair (targets overwritten); per pair one line "copied crc read-back crc"
-     *  or "!error": the first CRC32 is of the bytes read from the source, the second of the copy read back. */
-    public String copy(String pairs, boolean times, boolean permissions) {
-        String[] parts = pairs.split("\u0000", -1);
+    /** Stream buffers no larger than the file: a stream allocates (and zeroes) its buffer on opening. */
+    private int streamBuffer(long length) {
+        return (int) Math.max(4096, Math.min(buffer, length));
+    }
+
+    /** Copy every source NUL target NUL length triple (targets overwritten); per file one line "copied crc
+     *  read-back crc" or "!error": the first CRC32 is of the bytes read from the source, the second of the copy
+     *  read back from the target. */
+    public String copy(String triples, boolean times, boolean permissions) {
+        String[] parts = triples.split("\u0000", -1);
         byte[] bytes = new byte[buffer];
         StringBuilder lines = new StringBuilder();
-        for (int i = 0; i + 1 < parts.length; i += 2) {
+        for (int i = 0; i + 2 < parts.length; i += 3) {
             int mark = lines.length();
             try {
                 Path source = new Path(parts[i]);
                 Path target = new Path(parts[i + 1]);
+                int size = streamBuffer(Long.parseLong(parts[i + 2]));
                 FileSystem from = fs(source);
                 FileSystem to = fs(target);
                 CRC32 sent = new CRC32();
                 long copied = 0;
                 Path written = target;
-                InputStream in = from.open(source, buffer);
+                InputStream in = from.open(source, size);
                 try {
                     OutputStream out;
                     // exactly Hadoop's local file system: a subclass may create files its own way
                     File created = to.getClass() == RawLocalFileSystem.class
                         ? created((RawLocalFileSystem) to, target) : null;
                     if (created == null) {
-                        out = to.create(target, true, buffer);
+                        out = to.create(target, true, size);
                     } else {
                         written = new Path(created.toURI());
-                        out = to.append(written, buffer);
+                        out = to.append(written, size);
                     }
                     try {
                         int count;
@@ -327,7 +351,7 @@ public class FalconReplicationCopier {
                     }
                 }
                 lines.append(copied).append(' ').append(sent.getValue()).append(' ');
-                checksum(to, target, bytes, lines);
+                checksum(to, target, size, bytes, lines);
             } catch (Exception error) {
                 lines.setLength(mark);
                 failed(error, lines);
@@ -337,16 +361,18 @@ public class FalconReplicationCopier {
         return lines.toString();
     }
 
-    /** An empty file beside the target, with the mode RawLocalFileSystem.create gives a file (the default less
-     *  the configured umask), or null when there is none (the name is too long to take a prefix and suffix).
-     *  Without its native library Hadoop sets that mode by forking chmod, about 7 ms of CPU for every file; here
-     *  the file comes from an exclusive create in Java (FileUtil.createLocalTempFile) and the mode from
-     *  FileUtil.setPermission, which uses Java primitives whenever the group and other bits agree. The copy is
-     *  written through append and renamed to its name. */
-    private static File created(RawLocalFileSystem fs, Path target) throws IOException {
+    /** An empty file beside the target, with the mode RawLocalFileSystem.create gives a file, or null when there
+     *  is none (the name is too long to take a prefix and suffix). Without its native library Hadoop sets that
+     *  mode by forking chmod, about 7 ms of CPU for every file; here the file comes from an exclusive create in
+     *  Java (FileUtil.createLocalTempFile) and the mode from FileUtil.setPermission, which uses Java primitives
+     *  whenever the group and other bits agree. The copy is written through append and renamed to its name. */
+    private File created(RawLocalFileSystem fs, Path target) throws IOException {
         Path parent = target.getParent();
-        if (parent != null && !fs.mkdirs(parent)) {
-            throw new IOException("cannot create the folder " + parent);
+        if (parent != null && !made(parent)) {
+            if (!fs.mkdirs(parent)) {
+                throw new IOException("cannot create the folder " + parent);
+            }
+            remember(parent);
         }
         File file;
         try {
@@ -354,23 +380,32 @@ public class FalconReplicationCopier {
         } catch (IOException tooLong) {
             return null;
         }
-        FileUtil.setPermission(file, FsPermission.getFileDefault().applyUMask(FsPermission.getUMask(fs.getConf())));
+        FileUtil.setPermission(file, fileMode);
         return file;
     }
 
-    /** Per source NUL target pair one line "bytes crc bytes crc" (both read), or "!error". */
-    public String compare(String pairs) {
-        String[] parts = pairs.split("\u0000", -1);
+    private synchronized boolean made(Path folder) {
+        return folders.contains(folder);
+    }
+
+    private synchronized void remember(Path folder) {
+        folders.add(folder);
+    }
+
+    /** Per source NUL target NUL length triple one line "bytes crc bytes crc" (both read), or "!error". */
+    public String compare(String triples) {
+        String[] parts = triples.split("\u0000", -1);
         byte[] bytes = new byte[buffer];
         StringBuilder lines = new StringBuilder();
-        for (int i = 0; i + 1 < parts.length; i += 2) {
+        for (int i = 0; i + 2 < parts.length; i += 3) {
             int mark = lines.length();
             try {
                 Path source = new Path(parts[i]);
                 Path target = new Path(parts[i + 1]);
-                checksum(fs(source), source, bytes, lines);
+                int size = streamBuffer(Long.parseLong(parts[i + 2]));
+                checksum(fs(source), source, size, bytes, lines);
                 lines.append(' ');
-                checksum(fs(target), target, bytes, lines);
+                checksum(fs(target), target, size, bytes, lines);
             } catch (Exception error) {
                 lines.setLength(mark);
                 failed(error, lines);
@@ -380,10 +415,10 @@ public class FalconReplicationCopier {
         return lines.toString();
     }
 
-    private void checksum(FileSystem fs, Path path, byte[] bytes, StringBuilder lines) throws IOException {
+    private void checksum(FileSystem fs, Path path, int size, byte[] bytes, StringBuilder lines) throws IOException {
         CRC32 crc = new CRC32();
         long total = 0;
-        InputStream in = fs.open(path, buffer);
+        InputStream in = fs.open(path, size);
         try {
             int count;
             while ((count = in.read(bytes, 0, bytes.length)) > 0) {
@@ -448,12 +483,12 @@ class _Copier:
             self.copier.configure("\0".join(part for pair in task["conf"].items() for part in pair), BUFFER_BYTES)
 
     def run(self, batch: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        pairs = "\0".join(f"{item['src']}\0{item['dst']}" for item in batch)
+        triples = "\0".join(f"{item['src']}\0{item['dst']}\0{int(item['length'])}" for item in batch)
         try:
             if self.task["op"] == "compare":
-                text = str(self.copier.compare(pairs))
+                text = str(self.copier.compare(triples))
             else:
-                text = str(self.copier.copy(pairs, self.task["preserve_times"], self.task["preserve_permissions"]))
+                text = str(self.copier.copy(triples, self.task["preserve_times"], self.task["preserve_permissions"]))
             lines = text.split("\n")[:-1]
             if len(lines) != len(batch):
                 lines = [f"!{len(lines)} results for {len(batch)} files"] * len(batch)
