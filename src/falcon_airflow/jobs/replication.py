@@ -713,7 +713,8 @@ class Replicator:
             planned = {rel[len(prefix) + 1:]: item for rel, item in planned.items()}
             target = common.Uri(target.scheme, target.authority, target.path + "/" + prefix)
         recovered = recover(self.fs, target)
-        current = self.fs.status(str(target))
+        # exists() first: a missing target (every first run) costs one py4j call, not a converted Java exception
+        current = self.fs.status(str(target)) if self.fs.exists(str(target)) else None
         if current is not None and not current.is_dir:
             raise common.JobError(f"target {target} exists and is not a folder")
         existing: dict[str, int] = {}
