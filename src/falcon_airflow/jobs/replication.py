@@ -537,13 +537,18 @@ def _ship_by_value() -> None:
 def _run_partition(task: dict[str, Any], slices: Iterable[list[dict[str, Any]]]) -> Iterator[dict[str, Any]]:
     """``mapPartitions`` body: copy (or compare) every item of this task's slice; one result per item.
 
-    A few threads per task keep several batches in flight: each thread has its own py4j connection, and the JVM
-    work of one file (a create that forks ``chmod`` on the local file system, a network round trip on HDFS or S3A)
-    overlaps the others'.
+    A few threads per task keep several batches in flight: each thread has its own py4j connection, so one batch's
+    waits (a network round trip per file on HDFS or S3A, py4j calls) overlap the others' work.
     """
     items = [item for part in slices for item in part]
     batches = _batches(items)
-    copier = _Copier(task)
+    try:
+        copier = _Copier(task)
+    except Exception as error:  # no gateway or no copier: every file says why (Spark would say "Python worker")
+        message = str(getattr(error, "java_exception", None) or error).strip().splitlines()
+        reason = f"no copier in the task's JVM: {message[0] if message else type(error).__name__}"
+        return iter([{"rel": item["rel"], "length": item["length"], "origin": item["origin"], "error": reason}
+                     for item in items])
     try:
         with ThreadPoolExecutor(max(1, min(COPY_THREADS, len(batches)))) as pool:
             results = [result for done in pool.map(copier.run, batches) for result in done]

@@ -363,3 +363,16 @@ def test_the_columns_of_a_self_describing_copy_are_reported(spark: Any, tmp_path
     code, report = run(spark, tmp_path, "--source-path", f"file://{tmp_path / 'east' / 'counts'}",
                        "--target-path", f"file://{other}", "--schema-format", "orc")
     assert code == 0 and report["published"] is True and report["schema"] is None
+
+
+def test_a_copier_that_cannot_be_made_fails_the_run_with_its_reason(spark: Any, tmp_path: Path, source: Path,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    broken = replication._COPIER_SOURCE.replace("public String copy(", "public String copy(((")
+    monkeypatch.setattr(replication, "_COPIER_SOURCE", broken)
+    target = tmp_path / "west" / "2015-01-01"
+
+    code, report = run(spark, tmp_path, "--source-path", f"file://{source}", "--target-path", f"file://{target}")
+
+    assert code == 1
+    assert "no copier in the task's JVM" in report["error"] and "CompileException" in report["error"]
+    assert not target.exists() and leftovers(target.parent) == []
