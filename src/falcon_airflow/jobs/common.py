@@ -817,6 +817,11 @@ class HadoopFs:
         """Total bytes of the files under ``uri`` (``getContentSummary().getLength()``)."""
         return int(self.filesystem(uri).getContentSummary(self._Path(uri)).getLength())
 
+    def content_summary(self, uri: str) -> tuple[int, int]:
+        """(files, bytes) under ``uri``, counted by the file system (one name node call on HDFS)."""
+        summary = self.filesystem(uri).getContentSummary(self._Path(uri))
+        return int(summary.getFileCount()), int(summary.getLength())
+
     # -- listings
     def glob(self, pattern: str) -> list[Entry]:
         """``globStatus``: the matches of a Hadoop glob (empty when nothing matches)."""

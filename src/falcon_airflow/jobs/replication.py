@@ -776,7 +776,7 @@ class Replicator:
             raise common.JobError(f"cannot create the staging folder {staging}")
         try:
             results = self.run_tasks("copy", items)
-            self.verify(staging, staging_path, items, results)
+            self.verify(staging, items, results)
             self.publish(staging, target)
         except BaseException:
             self.fs.delete(staging, True)
@@ -788,24 +788,23 @@ class Replicator:
                                      for result in results), key=lambda item: item["path"])
         return report
 
-    def verify(self, staging: str, staging_path: str, items: list[dict[str, Any]],
-               results: list[dict[str, Any]]) -> None:
-        """Count, total bytes and per-file CRC32 (source stream vs read-back copy) must all agree."""
+    def verify(self, staging: str, items: list[dict[str, Any]], results: list[dict[str, Any]]) -> None:
+        """Per file: the bytes copied, the bytes read back from the staging copy and the listed length agree, and
+        so do the CRC32 of the source stream and of the read-back copy. Then the staging folder must hold exactly
+        those files: every one was read back by name, so the file system's own count and byte total (a content
+        summary, no listing to transfer) rule out anything missing or extra."""
         problems = [f"{result['rel']}: {result['bytes']} bytes copied of {result['length']}, {result['read']} read "
                     f"back, crc {result['src_crc']:08x} vs {result['dst_crc']:08x}"
                     for result in results
                     if not (result["bytes"] == result["read"] == result["length"]
                             and result["src_crc"] == result["dst_crc"])]
-        listed = {common.normalize_path(common.split_uri(entry.path).path)[len(staging_path):].lstrip("/"): entry.length
-                  for entry in self.fs.list_files(staging)}
-        expected = {item["rel"]: item["length"] for item in items}
-        if len(results) != len(items):
+        expected = {item["rel"]: int(item["length"]) for item in items}
+        if len(results) != len(items) or {result["rel"] for result in results} != set(expected):
             problems.append(f"{len(results)} results for {len(items)} files")
-        if listed != expected:
-            missing, extra = sorted(set(expected) - set(listed)), sorted(set(listed) - set(expected))
-            problems.append(f"staging holds {len(listed)} files, {sum(listed.values())} bytes; expected "
-                            f"{len(expected)} files, {sum(expected.values())} bytes (missing {missing[:3]}, "
-                            f"unexpected {extra[:3]})")
+        files, size = self.fs.content_summary(staging)
+        if (files, size) != (len(expected), sum(expected.values())):
+            problems.append(f"staging holds {files} files, {size} bytes; expected {len(expected)} files, "
+                            f"{sum(expected.values())} bytes")
         if problems:
             raise common.JobError(f"verification of {staging} failed: " + "; ".join(problems[:3]))
 

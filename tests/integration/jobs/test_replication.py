@@ -376,3 +376,21 @@ def test_a_copier_that_cannot_be_made_fails_the_run_with_its_reason(spark: Any, 
     assert code == 1
     assert "no copier in the task's JVM" in report["error"] and "CompileException" in report["error"]
     assert not target.exists() and leftovers(target.parent) == []
+
+
+def test_a_file_nobody_asked_for_in_staging_fails_verification(spark: Any, tmp_path: Path, source: Path,
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every copy checks out, but the copy loop also leaves a stray file in the staging folder (a temporary file
+    not renamed, say): the staging folder's own file count gives it away."""
+    stray = replication._COPIER_SOURCE.replace(
+        "checksum(to, target, size, bytes, lines);",
+        "checksum(to, target, size, bytes, lines); to.create(new Path(target + \".stray\"), true).close();")
+    assert stray != replication._COPIER_SOURCE
+    monkeypatch.setattr(replication, "_COPIER_SOURCE", stray)
+    target = tmp_path / "west" / "2015-01-01"
+
+    code, report = run(spark, tmp_path, "--source-path", f"file://{source}", "--target-path", f"file://{target}")
+
+    assert code == 1
+    assert "verification" in report["error"] and "staging holds 16 files" in report["error"]
+    assert not target.exists() and leftovers(target.parent) == []
