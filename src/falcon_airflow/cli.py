@@ -197,6 +197,14 @@ def _add_lineage(commands: Any) -> None:
         parser.add_argument("--timeout", type=float, default=30.0, metavar="S", help="HTTP timeout (default 30)")
         parser.add_argument("--output", metavar="FILE", help="write the answer here instead of stdout")
 
+    def column_of(parser: argparse.ArgumentParser) -> None:
+        parser.add_argument("dataset", metavar="DATASET")
+        parser.add_argument("field", metavar="FIELD")
+
+    def instance_range(parser: argparse.ArgumentParser) -> None:
+        parser.add_argument("--start", metavar="T", help="first instance (inclusive)")
+        parser.add_argument("--end", metavar="T", help="end of the range (exclusive)")
+
     graph = questions.add_parser(
         "graph", help="Falcon's entity graph: clusters, feeds, processes, owners, tags, groups, pipelines",
         description="The entity graph of an entities folder and/or the events, with Falcon's vertex types and edge "
@@ -212,12 +220,10 @@ def _add_lineage(commands: Any) -> None:
         "column", help="where a column came from or went, per instance, across runs",
         description="For each instance of DATASET (inside --start/--end), the column edges of the columnLineage "
                     "facets reached from FIELD within --depth steps, with their transformation types and runs.")
-    column.add_argument("dataset", metavar="DATASET")
-    column.add_argument("field", metavar="FIELD")
+    column_of(column)
     column.add_argument("--direction", choices=("upstream", "downstream", "both"), default="upstream")
     column.add_argument("--depth", type=int, default=10, metavar="N", help="steps to follow (default 10)")
-    column.add_argument("--start", metavar="T", help="first instance (inclusive)")
-    column.add_argument("--end", metavar="T", help="end of the range (exclusive)")
+    instance_range(column)
     column.add_argument("--format", choices=("text", "json"), default="text")
     sources(column)
     column.set_defaults(run=_lineage)
@@ -225,10 +231,8 @@ def _add_lineage(commands: Any) -> None:
     history = questions.add_parser(
         "field-history", help="every operation on a column across instances",
         description="Every run that wrote, read, copied or dropped FIELD of DATASET's instances, oldest first.")
-    history.add_argument("dataset", metavar="DATASET")
-    history.add_argument("field", metavar="FIELD")
-    history.add_argument("--start", metavar="T", help="first instance (inclusive)")
-    history.add_argument("--end", metavar="T", help="end of the range (exclusive)")
+    column_of(history)
+    instance_range(history)
     history.add_argument("--format", choices=("text", "json"), default="text")
     sources(history)
     history.set_defaults(run=_lineage)

@@ -42,9 +42,6 @@ SIX_HOURS = Frequency(unit=TimeUnit.HOURS, count=6)
 ONE_DAY = Frequency(unit=TimeUnit.DAYS, count=1)
 ARCHIVE_PROPERTY = "retention.action"
 """Feed property: ``archive`` moves expired instances under ``<staging>/archive`` instead of deleting them."""
-SELF_DESCRIBING_FORMATS = ("parquet", "orc")
-"""Schema providers whose data files carry their own columns: the replication job reads them from the copy
-(the jobs package keeps the same list as ``replication.SCHEMA_FORMATS``)."""
 
 
 def retention_frequency(feed: Feed, placement: FeedCluster) -> Frequency:
@@ -170,8 +167,11 @@ def compile_replication(workspace_clusters: Mapping[str, Cluster], feed: Feed, s
         arguments += ["--include", replication.include_pattern]
     if feed.availability_flag:
         arguments += ["--availability-flag", feed.availability_flag]
+    # The job's own list of formats whose files carry their columns (imported here: only compiling needs it).
+    from falcon_airflow.jobs.replication import SCHEMA_FORMATS
+
     schema_format = feed.data_schema.provider.strip().lower()
-    if side == "path" and schema_format in SELF_DESCRIBING_FORMATS:
+    if side == "path" and schema_format in SCHEMA_FORMATS:
         arguments += ["--schema-format", schema_format]  # the job reports the copy's columns for lineage
     for switch, flag in (("overwrite", "--overwrite"), ("removeDeletedFiles", "--remove-deleted-files"),
                          ("preserveTimes", "--preserve-times"), ("preservePermission", "--preserve-permissions")):

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.integration.spark_session import local_session
 
 import falcon_airflow.jobs
 
@@ -30,20 +31,8 @@ QUICK_JVM = "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC"
 @pytest.fixture(scope="session")
 def spark(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
     """The session every job test uses: local[2], no UI, few shuffle partitions, an in-memory catalog."""
-    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
-    from pyspark.sql import SparkSession
-
-    warehouse = tmp_path_factory.mktemp("spark-warehouse")
-    session = (SparkSession.builder.master("local[2]").appName("falcon-airflow-job-tests")
-               .config("spark.ui.enabled", "false")
-               .config("spark.ui.showConsoleProgress", "false")
-               .config("spark.sql.shuffle.partitions", "2")
-               .config("spark.default.parallelism", "2")
-               .config("spark.sql.warehouse.dir", str(warehouse))
-               .config("spark.sql.catalogImplementation", "in-memory")
-               .config("spark.driver.extraJavaOptions", QUICK_JVM)
-               .getOrCreate())
-    session.sparkContext.setLogLevel("ERROR")
+    session = local_session("falcon-airflow-job-tests", tmp_path_factory.mktemp("spark-warehouse"),
+                            **{"spark.driver.extraJavaOptions": QUICK_JVM})
     yield session
     session.stop()
 

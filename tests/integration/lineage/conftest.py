@@ -7,34 +7,21 @@ worker (one JVM). Inputs are real files written once per session under pytest's 
 
 from __future__ import annotations
 
-import os
-import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.integration.spark_session import local_session
 
 
 @pytest.fixture(scope="session")
 def spark(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
     """local[2], no UI, two shuffle partitions, an in-memory catalog in a temporary warehouse."""
-    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
-    from pyspark.sql import SparkSession
-
-    warehouse = tmp_path_factory.mktemp("lineage-warehouse")
-    session = (SparkSession.builder.master("local[2]").appName("falcon-airflow-lineage-tests")
-               .config("spark.ui.enabled", "false")
-               .config("spark.ui.showConsoleProgress", "false")
-               .config("spark.sql.shuffle.partitions", "2")
-               .config("spark.default.parallelism", "2")
-               .config("spark.sql.warehouse.dir", str(warehouse))
-               .config("spark.sql.catalogImplementation", "in-memory")
-               .config("spark.driver.host", "127.0.0.1")
-               .config("spark.sql.adaptive.enabled", "false")  # tiny inputs: re-planning only costs time
-               .getOrCreate())
-    session.sparkContext.setLogLevel("ERROR")
+    session = local_session("falcon-airflow-lineage-tests", tmp_path_factory.mktemp("lineage-warehouse"),
+                            **{"spark.driver.host": "127.0.0.1",
+                               "spark.sql.adaptive.enabled": "false"})  # tiny inputs: re-planning only costs time
     yield session
     session.stop()
 

@@ -107,8 +107,9 @@ def test_submit_and_schedule_completes_once_airflow_has_parsed_the_entity(server
     assert out.startswith("Submit successful (process) b-count; scheduling pending: Airflow has not registered "
                           "DAG(s) falcon.process.b-count.east yet")
 
-    server.reserialize()  # the dag-processor parses the store: the DAG appears, paused
-    assert paused(server, "falcon.process.b-count.east") is True
+    # the dag-processor parses the store: the recorded RUNNING state makes the new DAG start unpaused
+    server.reserialize()
+    assert paused(server, "falcon.process.b-count.east") is False
     code, out, err = server.run("entity", "-status", "-type", "process", "-name", "b-count")
 
     assert "completed the interrupted submitAndSchedule of (process) b-count" in err

@@ -5,13 +5,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from tests.unit.instances.builders import cluster, feed, process
+from tests.unit.instances.builders import cluster, feed, process, workspace
 
 from falcon_airflow.compiler import compile_workspace
 from falcon_airflow.compiler.common import group_access_of
 from falcon_airflow.compiler.specs import GroupAccess, ProcessDagSpec
 from falcon_airflow.entities.base import ACL
-from falcon_airflow.workspace import Workspace
 
 
 @pytest.mark.parametrize(("permission", "read", "edit"), [
@@ -34,9 +33,7 @@ def test_owner_and_group_reach_every_dag_and_the_roles_map_when_enabled(tmp_path
     acl = '<ACL owner="ann" group="analysts" permission="0x770"/>'
     xml = process(start="2011-01-01T00:00Z", inputs=(("a", "in", "now(-1,0)", "now(0,0)"),))
     xml = xml.replace("</process>", f"  {acl}\n</process>")
-    for index, text in enumerate((cluster(), feed("in"), xml)):
-        (tmp_path / f"e{index}.xml").write_text(text, encoding="utf-8")
-    compilation = compile_workspace(Workspace.load([str(tmp_path)]), entities_dir=tmp_path)
+    compilation = compile_workspace(workspace(tmp_path, cluster(), feed("in"), xml), entities_dir=tmp_path)
     assert compilation.report.valid, compilation.report.issues
     specs = {spec.source.type: spec for spec in compilation.specs}
     workflow = specs["process"]

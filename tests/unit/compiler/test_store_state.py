@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
-from tests.unit.instances.builders import cluster, feed, process
+from tests.unit.instances.builders import cluster, feed, process, workspace
 
 from falcon_airflow.compiler import StoreState, compile_workspace
 from falcon_airflow.compiler.specs import DagSpec, ProcessDagSpec, ReplicationDagSpec, RetentionDagSpec
@@ -27,16 +27,14 @@ def entities(folder: Path, *, spark_opts: str | None = None) -> Path:
     documents = (cluster("c1"), cluster("c2", storage="file:///srv/c2"), LATE_FEED,
                  feed("out", path="/out/${YEAR}${MONTH}${DAY}${HOUR}", clusters=(("c1", "source"), ("c2", "target"))),
                  xml)
-    folder.mkdir(parents=True, exist_ok=True)
-    for index, text in enumerate(documents):
-        (folder / f"e{index}.xml").write_text(text, encoding="utf-8")
+    workspace(folder, *documents)
     return folder
 
 
 def compiled(folder: Path, state: StoreState | None) -> dict[str, DagSpec]:
     compilation = compile_workspace(Workspace.load([str(folder)]), entities_dir=folder, store_state=state)
     assert compilation.report.valid, compilation.report.issues
-    return {spec.kind + ":" + spec.source.name + ":" + spec.dag_id: spec for spec in compilation.specs}
+    return {spec.dag_id: spec for spec in compilation.specs}
 
 
 def by_kind(specs: dict[str, DagSpec], kind: type) -> list[DagSpec]:
