@@ -25,6 +25,16 @@ def default_spark_submit() -> str:
     return shutil.which("spark-submit") or "spark-submit"
 
 
+SPARK_CONF_DEFAULTS = {
+    # Spark 4.2 feeds Arrow-optimized Python UDFs straight from columnar scans (Parquet, ORC); with the pyspark
+    # 4.2.0 we install, the Python worker dies on that input and the task then waits on its socket forever. A
+    # plain udf() over a Parquet read is enough to hit it, so every job we submit turns the shortcut off (the
+    # rows still reach the UDF through Arrow). A job's own --conf wins.
+    "spark.sql.execution.arrow.pythonUDF.columnarInput.enabled": "false",
+}
+"""Spark settings every submitted job gets unless its spark-opts set them."""
+
+
 def local_spark_environment() -> dict[str, str]:
     """SPARK_HOME and the Python of this virtualenv for spark-submit, unless the environment sets them: the
     pyspark wheel's spark-submit finds neither when Airflow runs without the virtualenv on its PATH."""
@@ -51,6 +61,7 @@ class FalconSparkSubmitHook(SparkSubmitHook):
         self._falcon_master = default_master
         self._falcon_deploy_mode = default_deploy_mode
         kwargs["env_vars"] = {**local_spark_environment(), **(kwargs.get("env_vars") or {})}
+        kwargs["conf"] = {**SPARK_CONF_DEFAULTS, **(kwargs.get("conf") or {})}
         super().__init__(**kwargs)
 
     def _connection_exists(self) -> bool:

@@ -89,11 +89,9 @@ JOBS = [
         F().rank().over(window("city").orderBy("score", "id")).alias("r"),
         F().sum("age").over(window("city")).alias("city_age"),
         F().lag("name", 1).over(window("city").orderBy("id")).alias("previous"))),
-    # The UDF is applied above the union: Spark 4.2 deadlocks when one task evaluates Python UDFs on both sides.
     Job("union_udf", ("people", "visits"), lambda t, u: t["people"].select(
-        F().col("score").alias("v"), F().col("name").alias("label")).union(
-        t["visits"].select(F().col("amount").alias("v"), F().col("kind").alias("label"))).select(
-        u["spread"]("v").alias("v"), "label")),
+        u["spread"]("score").alias("v"), F().col("name").alias("label")).union(
+        t["visits"].select(u["spread"]("amount").alias("v"), F().col("kind").alias("label")))),
     Job("nested_struct", ("people",), lambda t, u: t["people"].select(
         F().col("profile.height").alias("height"), F().struct("name", "city").alias("card"),
         (F().col("profile.height") + F().col("age")).alias("mixed"), F().size("profile.tags").alias("tags"))),
@@ -201,13 +199,7 @@ def oracle(spark: Any, tmp_path_factory: pytest.TempPathFactory, make_udf: Calla
     return Oracle(spark, tmp_path_factory.mktemp("oracle"), {"spread": spread})
 
 
-# Running a job with a Python UDF hangs on pyspark 4.2.0 in this suite (executor and Python worker both wait on
-# their socket); its plan-level lineage is still checked by test_udf_edges_of_the_union_are_opaque.
-EXECUTED_JOBS = [pytest.param(job, marks=pytest.mark.skip(reason="Python UDF execution hangs on pyspark 4.2.0"))
-                 if job.name == "union_udf" else job for job in JOBS]
-
-
-@pytest.mark.parametrize("job", EXECUTED_JOBS, ids=lambda job: job.name)
+@pytest.mark.parametrize("job", JOBS, ids=lambda job: job.name)
 def test_every_change_is_explained_by_an_edge(oracle: Oracle, job: Job) -> None:
     base = oracle.frame(job)
     lineage = column_lineage(base)
