@@ -1,19 +1,24 @@
-"""Run every benchmark module of this package and print its results: ``python -m benchmarks [NAME ...]``."""
+"""Run every benchmark module of this package and print its results: ``python -m benchmarks [NAME ...]``.
+
+Each benchmark runs in a Python process of its own, so that each pays (and reports) its own Spark start-up and
+none inherits another's JVM, caches or garbage.
+"""
 
 from __future__ import annotations
 
-import importlib
 import pkgutil
+import subprocess
 import sys
 import time
-import traceback
 from pathlib import Path
+
+FOLDER = Path(__file__).resolve().parent
 
 
 def benchmark_names() -> list[str]:
-    """Modules of this package that are benchmarks (not private, not this runner), in name order."""
-    folder = Path(__file__).resolve().parent
-    return sorted(module.name for module in pkgutil.iter_modules([str(folder)])
+    """Modules of this package that are benchmarks (not private, not this runner), in name order; each is run as
+    ``python -m benchmarks.NAME``."""
+    return sorted(module.name for module in pkgutil.iter_modules([str(FOLDER)])
                   if not module.name.startswith("_") and not module.ispkg)
 
 
@@ -26,17 +31,10 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     failed = []
     for name in wanted or names:
-        module = importlib.import_module(f"benchmarks.{name}")
-        run = getattr(module, "main", None)
-        if run is None:
-            continue
         print(f"== {name}", flush=True)
         started = time.perf_counter()
-        try:
-            code = run([])
-        except Exception:  # one broken benchmark must not hide the others' figures
-            traceback.print_exc()
-            code = 1
+        # One broken benchmark must not hide the others' figures: a failure is reported and the next one runs.
+        code = subprocess.run([sys.executable, "-m", f"benchmarks.{name}"], cwd=FOLDER.parent, check=False).returncode
         print(f"== {name}: {'done' if code == 0 else 'FAILED'} in {time.perf_counter() - started:.1f} s", flush=True)
         if code != 0:
             failed.append(name)
