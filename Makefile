@@ -8,10 +8,12 @@ STAMP := $(VENV)/.installed
 
 # `make run`: Airflow (api-server, scheduler, dag-processor, triggerer; LocalExecutor on SQLite) with the example
 # entities; data under /tmp/falcon-airflow, Airflow's home in airflow-home/, lineage events in airflow-home/lineage.
-# RUN_HOME, RUN_PORT and RUN_ENTITIES choose another home, port and entities folder (the UI test uses them).
+# RUN_HOME, RUN_PORT and RUN_ENTITIES choose another home, port and entities folder (the UI test uses them);
+# RUN_CATCHUP=True runs every past instance inside the entities' validity instead of only the latest one.
 RUN_HOME ?= $(CURDIR)/airflow-home
 RUN_PORT ?= 8080
 RUN_ENTITIES ?= $(CURDIR)/entities
+RUN_CATCHUP ?= False
 RUN_ENV := AIRFLOW_HOME=$(RUN_HOME) \
 	AIRFLOW__CORE__DAGS_FOLDER=$(CURDIR)/dags \
 	FALCON_ENTITIES_DIR=$(RUN_ENTITIES) \
@@ -26,7 +28,7 @@ RUN_ENV := AIRFLOW_HOME=$(RUN_HOME) \
 	AIRFLOW__API__PORT=$(RUN_PORT) \
 	AIRFLOW__API__BASE_URL=http://127.0.0.1:$(RUN_PORT) \
 	AIRFLOW__DAG_PROCESSOR__REFRESH_INTERVAL=30 \
-	AIRFLOW__FALCON__CATCHUP=False \
+	AIRFLOW__FALCON__CATCHUP=$(RUN_CATCHUP) \
 	AIRFLOW__OPENLINEAGE__TRANSPORT='{"type": "file", "log_file_path": "$(RUN_HOME)/lineage/events.jsonl", "append": true}' \
 	PATH=$(CURDIR)/$(BIN):$$PATH
 
