@@ -814,8 +814,8 @@ class HadoopFs:
         return statuses is not None and len(statuses) == 0
 
     def content_length(self, uri: str) -> int:
-        """Total bytes of the files under ``uri`` (``getContentSummary().getLength()``)."""
-        return int(self.filesystem(uri).getContentSummary(self._Path(uri)).getLength())
+        """Total bytes of the files under ``uri``."""
+        return self.content_summary(uri)[1]
 
     def content_summary(self, uri: str) -> tuple[int, int]:
         """(files, bytes) under ``uri``, counted by the file system (one name node call on HDFS)."""

@@ -294,6 +294,13 @@ def test_preserve_permissions_and_times(spark: Any, tmp_path: Path, kit: Any) ->
     assert (target / "private").stat().st_mtime == pytest.approx(1_400_000_000, abs=1)
 
 
+def patch_copier(monkeypatch: pytest.MonkeyPatch, old: str, new: str) -> None:
+    """Run the job with ``old`` replaced by ``new`` in the copier's Java source (the text must occur)."""
+    patched = replication._COPIER_SOURCE.replace(old, new)
+    assert patched != replication._COPIER_SOURCE
+    monkeypatch.setattr(replication, "_COPIER_SOURCE", patched)
+
+
 @pytest.mark.parametrize("fault", [
     # the copy loop writes a different byte than it read (and checksummed): same length, other content
     ("out.write(bytes, 0, count);", "bytes[0] ^= 1; out.write(bytes, 0, count);"),
@@ -308,9 +315,7 @@ def test_a_faulty_write_fails_verification_and_publishes_nothing(spark: Any, tmp
     target = tmp_path / "west" / "2015-01-01"
     kit.write(target / "old", "previous version")
     before = files(target)
-    faulty = replication._COPIER_SOURCE.replace(*fault)
-    assert faulty != replication._COPIER_SOURCE
-    monkeypatch.setattr(replication, "_COPIER_SOURCE", faulty)
+    patch_copier(monkeypatch, *fault)
 
     code, report = run(spark, tmp_path, "--source-path", f"file://{source}", "--target-path", f"file://{target}",
                        "--overwrite")
@@ -367,8 +372,7 @@ def test_the_columns_of_a_self_describing_copy_are_reported(spark: Any, tmp_path
 
 def test_a_copier_that_cannot_be_made_fails_the_run_with_its_reason(spark: Any, tmp_path: Path, source: Path,
                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
-    broken = replication._COPIER_SOURCE.replace("public String copy(", "public String copy(((")
-    monkeypatch.setattr(replication, "_COPIER_SOURCE", broken)
+    patch_copier(monkeypatch, "public String copy(", "public String copy(((")
     target = tmp_path / "west" / "2015-01-01"
 
     code, report = run(spark, tmp_path, "--source-path", f"file://{source}", "--target-path", f"file://{target}")
@@ -382,11 +386,8 @@ def test_a_file_nobody_asked_for_in_staging_fails_verification(spark: Any, tmp_p
                                                                monkeypatch: pytest.MonkeyPatch) -> None:
     """Every copy checks out, but the copy loop also leaves a stray file in the staging folder (a temporary file
     not renamed, say): the staging folder's own file count gives it away."""
-    stray = replication._COPIER_SOURCE.replace(
-        "checksum(to, target, size, bytes, lines);",
-        "checksum(to, target, size, bytes, lines); to.create(new Path(target + \".stray\"), true).close();")
-    assert stray != replication._COPIER_SOURCE
-    monkeypatch.setattr(replication, "_COPIER_SOURCE", stray)
+    patch_copier(monkeypatch, "checksum(to, target, size, bytes, lines);",
+                 "checksum(to, target, size, bytes, lines); to.create(new Path(target + \".stray\"), true).close();")
     target = tmp_path / "west" / "2015-01-01"
 
     code, report = run(spark, tmp_path, "--source-path", f"file://{source}", "--target-path", f"file://{target}")
