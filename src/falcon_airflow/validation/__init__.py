@@ -19,6 +19,7 @@ from falcon_airflow.validation import (  # noqa: F401  (importing a rule module 
     environment_rules,
     feed_rules,
     process_rules,
+    sharing_rules,
 )
 from falcon_airflow.validation.registry import RULES, Rule, RuleContext
 from falcon_airflow.workspace import Workspace

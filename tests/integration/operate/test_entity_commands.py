@@ -161,7 +161,8 @@ def test_update_archives_cascades_and_follows_the_entitys_state(server: AirflowS
 def test_delete_and_the_journal_after_a_crash(server: AirflowServer) -> None:
     submit(server, "feed", "d-logs", feed_xml("d-logs"))
     submit(server, "process", "d-count", process_xml("d-count", "d-logs", "d-logs"))
-    submit(server, "process", "d-other", process_xml("d-other", "d-logs", "d-logs"))
+    submit(server, "feed", "d-counts", feed_xml("d-counts"))  # one writer per feed (FA008)
+    submit(server, "process", "d-other", process_xml("d-other", "d-logs", "d-counts"))
     server.reserialize()
     dag, other = "falcon.process.d-count.east", "falcon.process.d-other.east"
     assert server.run("entity", "-schedule", "-type", "process", "-name", "d-count")[0] == 0

@@ -83,7 +83,7 @@ def test_validate_checks_without_writing(pipeline: Kit) -> None:
 
 
 def test_submit_records_doas_as_the_proxy_user(pipeline: Kit) -> None:
-    draft = pipeline.draft("other.xml", process_xml("other"))
+    draft = pipeline.draft("other.xml", process_xml("other", output="logs"))
     assert pipeline.run("entity", "-submit", "-type", "process", "-file", str(draft), "-doAs", "alice")[0] == 0
     assert Store(pipeline.root).proxy_user(EntityType.PROCESS, "other") == "alice"
 
@@ -161,7 +161,7 @@ def test_a_dag_unpaused_by_hand_makes_the_entity_running(pipeline: Kit) -> None:
 
 def test_submit_and_schedule(pipeline: Kit) -> None:
     pipeline.airflow.on_reparse = lambda: pipeline.airflow.add_dag("falcon.process.other.east")
-    draft = pipeline.draft("other.xml", process_xml("other"))
+    draft = pipeline.draft("other.xml", process_xml("other", output="logs"))
     code, out, _ = pipeline.run("entity", "-submitAndSchedule", "-type", "process", "-file", str(draft))
     assert (code, out.strip()) == (0, "other(process) scheduled successfully")
     assert not paused(pipeline, "falcon.process.other.east")
@@ -402,7 +402,7 @@ def test_an_update_interrupted_before_writing_is_undone(pipeline: Kit) -> None:
 
 def test_submit_and_schedule_interrupted_after_submitting_is_scheduled_by_the_next_command(pipeline: Kit) -> None:
     pipeline.airflow.add_dag("falcon.process.other.east")
-    draft = pipeline.draft("other.xml", process_xml("other"))
+    draft = pipeline.draft("other.xml", process_xml("other", output="logs"))
     with crash_at("submitAndSchedule", "unpause"):
         pipeline.run("entity", "-submitAndSchedule", "-type", "process", "-file", str(draft))
 

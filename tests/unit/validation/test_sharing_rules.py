@@ -1,0 +1,156 @@
+"""Sharing rules: two writers of one feed instance (FA008), feeds sharing a folder (FA009), unsafe locations (FA010).
+
+Each case breaks the valid base workspace in one place; the near misses (disjoint validity, sibling folders,
+a deliberate case accepted with ``airflow.accept-rules``) stay clean.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from falcon_airflow.validation.sharing_rules import location_danger
+
+JOIN1_DATA = '<location type="data" path="/data/join1/${YEAR}-${MONTH}-${DAY}/${HOUR}"/>'
+JOIN2_DATA = '<location type="data" path="/data/join2/${YEAR}-${MONTH}-${DAY}/${HOUR}"/>'
+CLICKS_DATA = '<location type="data" path="/data/clicks/${YEAR}/${MONTH}/${DAY}/${HOUR}"/>'
+IMPRESSIONS_DATA = '<location type="data" path="/data/impressions/${YEAR}/${MONTH}/${DAY}/${HOUR}"/>'
+SAMPLE_JOIN2_OUTPUT = '<output name="clicksOutput" feed="imp-click-join2" instance="today(0,0)"/>'
+SAMPLE_PROPERTIES = '<property name="name1" value="value1"/>'
+
+
+def second_writer(name: str, validity: str = 'start="2011-11-05T00:00Z" end="2011-11-20T00:00Z"',
+                  instance: str = "today(0,0)", properties: str = "") -> str:
+    """A small process on the primary cluster that writes imp-click-join1."""
+    return f"""\
+<process name="{name}" xmlns="uri:falcon:process:0.1">
+    <clusters>
+        <cluster name="primary">
+            <validity {validity}/>
+        </cluster>
+    </clusters>
+    <parallel>1</parallel>
+    <order>FIFO</order>
+    <frequency>days(1)</frequency>
+    <outputs>
+        <output name="joined" feed="imp-click-join1" instance="{instance}"/>
+    </outputs>
+    {properties}
+    <workflow engine="spark" path="/apps/{name}"/>
+    <spark-attributes>
+        <master>local</master>
+        <name>{name}</name>
+        <jar>/apps/{name}/job.py</jar>
+    </spark-attributes>
+</process>
+"""
+
+
+def test_two_processes_writing_one_feed_instance_are_both_reported(ws):
+    report = ws.put("rewrite", second_writer("rewrite")).validate()
+    assert ws.rules(report) == {"FA008"}, ws.describe(report)
+    by_entity = {issue.entity: issue for issue in report.issues}
+    assert set(by_entity) == {"sample", "rewrite"}
+    assert by_entity["sample"].line == ws.line("sample", 'name="impOutput"')
+    assert "process 'rewrite' (output 'joined')" in by_entity["sample"].message
+    assert "feed 'imp-click-join1' on cluster 'primary'" in by_entity["sample"].message
+    assert "airflow.accept-rules=FA008" in by_entity["rewrite"].message
+    assert not report.valid
+
+
+def test_one_process_writing_one_feed_through_two_outputs_is_reported(ws):
+    report = ws.edit("sample", SAMPLE_JOIN2_OUTPUT,
+                     '<output name="clicksOutput" feed="imp-click-join1" instance="yesterday(0,0)"/>').validate()
+    issue = ws.assert_reported(report, "FA008", "sample", 'name="clicksOutput"', "that its output 'impOutput'")
+    assert "2011-11-01T00:00Z" in issue.message
+
+
+def test_writers_with_disjoint_instances_are_clean(ws):
+    # sample writes from 2011-11-02; this one only the day before.
+    validity = 'start="2011-11-01T00:00Z" end="2011-11-02T00:00Z"'
+    report = ws.put("before", second_writer("before", validity)).validate()
+    ws.assert_clean(report)
+
+
+def test_a_deliberate_second_writer_is_accepted_when_every_writer_says_so(ws):
+    accept = '<properties><property name="airflow.accept-rules" value="FA008"/></properties>'
+    ws.put("rewrite", second_writer("rewrite", properties=accept))
+    report = ws.validate()
+    assert {issue.entity for issue in report.issues} == {"sample"}, "only the writer that did not accept it"
+    both = '<property name="airflow.accept-rules" value="FA009, FA008"/>'
+    ws.edit("sample", SAMPLE_PROPERTIES, SAMPLE_PROPERTIES + both)
+    ws.assert_clean(ws.validate())
+
+
+# F27 also fires where join2 stops using join1's path variables (they share feed groups).
+@pytest.mark.parametrize(("path", "relation", "also"), [
+    ("/data/join1", "a location that contains that of", ("F27",)),
+    ("/data/join1/${YEAR}-${MONTH}-${DAY}/${HOUR}/part", "a location inside that of", ()),
+    ("/data/join1/2011-11-02/${HOUR}", "the same location as", ("F27",)),  # one of its instances
+])
+def test_feeds_sharing_a_folder_are_reported(ws, path, relation, also):
+    report = ws.edit("join2", JOIN2_DATA, f'<location type="data" path="{path}"/>').validate()
+    ws.assert_reported(report, "FA009", "join2", 'type="data"', f"has {relation} feed 'imp-click-join1'",
+                       also=also)
+    assert {issue.entity for issue in report.issues} == {"imp-click-join1", "imp-click-join2"}
+
+
+@pytest.mark.parametrize("path", [
+    "/data/join1x/${YEAR}-${MONTH}-${DAY}/${HOUR}",  # a sibling whose name starts the same
+    "/data/${YEAR}-${MONTH}-${DAY}/join1/${HOUR}",  # a dated folder cannot be named 'join1'
+    "/data/join1-${YEAR}-${MONTH}-${DAY}/${HOUR}",
+    "hdfs://nn.west.example:8020/data/join1/${YEAR}-${MONTH}-${DAY}/${HOUR}",  # another file system
+])
+def test_feeds_in_folders_of_their_own_are_clean(ws, path):
+    ws.assert_clean(ws.edit("join2", JOIN2_DATA, f'<location type="data" path="{path}"/>').validate())
+
+
+def test_one_location_kept_differently_by_two_feeds_is_reported(ws):
+    ws.edit("join2", JOIN2_DATA, JOIN1_DATA)
+    ws.assert_clean(ws.validate())  # kept alike (frequency, zone, retention): two names for the same data
+    report = ws.edit("join2", '<retention limit="days(7)"', '<retention limit="days(2)"').validate()
+    ws.assert_reported(report, "FA009", "join2", 'type="data"', "has the same location as feed 'imp-click-join1'")
+    assert {issue.entity for issue in report.issues} == {"imp-click-join1", "imp-click-join2"}
+
+
+def test_a_full_uri_on_the_clusters_own_storage_is_compared_with_plain_paths(ws):
+    uri = "hdfs://nn.east.example:8020/data/join1/${YEAR}-${MONTH}-${DAY}/${HOUR}/part"
+    report = ws.edit("join2", JOIN2_DATA, f'<location type="data" path="{uri}"/>').validate()
+    ws.assert_reported(report, "FA009", "join2", 'type="data"', "a location inside that of feed 'imp-click-join1'")
+
+
+def test_shared_folders_accepted_on_both_feeds_are_clean(ws):
+    accept = '<properties><property name="airflow.accept-rules" value="FA009"/></properties>\n</feed>'
+    ws.edit("join2", JOIN2_DATA, JOIN1_DATA.replace("${HOUR}", "${HOUR}/part")).edit("join2", "</feed>", accept)
+    assert {issue.entity for issue in ws.validate().issues} == {"imp-click-join1"}
+    ws.edit("join1", "</feed>", accept)
+    ws.assert_clean(ws.validate())
+
+
+@pytest.mark.parametrize(("path", "why"), [
+    ("/", "the file system's root"),
+    ("/tmp", "the top-level folder '/tmp'"),
+    ("/${YEAR}/${MONTH}", "folders at the file system's root"),
+    ("/data/../../etc/${YEAR}${MONTH}${DAY}${HOUR}${MINUTE}", "'..'"),
+    ("file:///data/../${YEAR}", "'..'"),
+])
+def test_unsafe_locations_are_refused(ws, path, why):
+    report = ws.edit("clicks", CLICKS_DATA, f'<location type="data" path="{path}"/>').validate()
+    issue = next((i for i in report.issues if i.rule == "FA010"), None)
+    assert issue is not None, ws.describe(report)
+    assert why in issue.message
+    assert issue.entity == "clicksFeed"
+    assert issue.line == ws.line("clicks", 'type="data"')
+    assert not report.valid
+
+
+def test_an_unsafe_location_cannot_be_accepted(ws):
+    accept = '<properties><property name="airflow.accept-rules" value="FA010"/></properties>\n</feed>'
+    report = ws.edit("clicks", CLICKS_DATA, '<location type="data" path="/tmp"/>').edit("clicks", "</feed>",
+                                                                                         accept).validate()
+    assert "FA010" in ws.rules(report)
+
+
+@pytest.mark.parametrize("path", ["/data/clicks", "/stats/x", "/tmp/${YEAR}", "file:///srv/in/${YEAR}",
+                                  "/data/in/x${YEAR}"])
+def test_safe_locations(path):
+    assert location_danger(path) is None
