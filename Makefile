@@ -56,6 +56,7 @@ test-fast: install
 lint: install
 	$(BIN)/ruff check src tests benchmarks dags
 	$(BIN)/mypy
+	$(BIN)/lint-imports
 
 bench: install
 	$(BIN)/python -m benchmarks

@@ -92,13 +92,13 @@ def generate_entities(folder: Path, count: int) -> None:
 PLAIN_HEADER = """\
 from datetime import datetime, timedelta, timezone
 from airflow.sdk import DAG
-from falcon_airflow.operators.late_data import LateDataOperator
-from falcon_airflow.operators.ordering import OldestInstanceFirst, NewestInstanceFirst
-from falcon_airflow.operators.outputs import ClearOutputsOperator, MarkOutputsAvailableOperator
-from falcon_airflow.operators.retry import FalconRetryPolicy
-from falcon_airflow.operators.spark import FalconSparkSubmitOperator
-from falcon_airflow.sensors.feed import FeedInstanceSensor
-from falcon_airflow.timetables import FalconFrequencyTimetable
+from falcon_airflow.provider.operators.late_data import LateDataOperator
+from falcon_airflow.provider.operators.ordering import OldestInstanceFirst, NewestInstanceFirst
+from falcon_airflow.provider.operators.outputs import ClearOutputsOperator, MarkOutputsAvailableOperator
+from falcon_airflow.provider.scheduling.retry import FalconRetryPolicy
+from falcon_airflow.provider.operators.spark import FalconSparkSubmitOperator
+from falcon_airflow.provider.sensors.feed import FeedInstanceSensor
+from falcon_airflow.provider.scheduling.timetables import FalconFrequencyTimetable
 """
 
 

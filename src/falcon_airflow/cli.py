@@ -302,7 +302,7 @@ def build_parser() -> argparse.ArgumentParser:
     explain.set_defaults(run=_explain)
     _add_lineage(commands)
 
-    from falcon_airflow.operate.cli import register as register_operate  # entity, instance, admin
+    from falcon_airflow.operate.commands import register as register_operate  # entity, instance, admin
 
     register_operate(commands)
     return parser

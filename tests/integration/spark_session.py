@@ -15,7 +15,7 @@ def local_session(app_name: str, warehouse: Path, **conf: str) -> Any:
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     from pyspark.sql import SparkSession
 
-    from falcon_airflow.hooks.spark import SPARK_CONF_DEFAULTS
+    from falcon_airflow.provider.hooks.spark import SPARK_CONF_DEFAULTS
 
     builder = (SparkSession.builder.master("local[2]").appName(app_name)
                .config("spark.ui.enabled", "false")

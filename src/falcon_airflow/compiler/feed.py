@@ -24,6 +24,7 @@ from falcon_airflow.compiler.common import (
     throttle,
 )
 from falcon_airflow.compiler.specs import LineageSpec, ReplicationDagSpec, RetentionDagSpec, Schedule, SparkJob
+from falcon_airflow.core.formats import SCHEMA_FORMATS
 from falcon_airflow.entities import (
     AGE_BASED_DELETE_LIMIT,
     Cluster,
@@ -167,11 +168,6 @@ def compile_replication(workspace_clusters: Mapping[str, Cluster], feed: Feed, s
         arguments += ["--include", replication.include_pattern]
     if feed.availability_flag:
         arguments += ["--availability-flag", feed.availability_flag]
-    # The job's own list of formats whose files carry their columns. Imported here, not with the module: the job
-    # module takes ~80 ms to import, and only compiling a replicated feed needs it (a warm DAG parse compiles
-    # nothing).
-    from falcon_airflow.jobs.replication import SCHEMA_FORMATS
-
     schema_format = feed.data_schema.provider.strip().lower()
     if side == "path" and schema_format in SCHEMA_FORMATS:
         arguments += ["--schema-format", schema_format]  # the job reports the copy's columns for lineage

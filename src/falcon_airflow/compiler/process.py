@@ -31,10 +31,10 @@ from falcon_airflow.compiler.common import (
 )
 from falcon_airflow.compiler.spark_options import parse_spark_options
 from falcon_airflow.compiler.specs import LateDataSpec, LineageSpec, ProcessDagSpec, Schedule, SlaSpec, SparkJob
+from falcon_airflow.core.naming import metastore_namespace
 from falcon_airflow.entities import InterfaceType, Process, ProcessCluster, WorkflowEngine
 from falcon_airflow.instances.bindings import InputBinding
 from falcon_airflow.instances.process import ProcessOnCluster
-from falcon_airflow.lineage.naming import metastore_namespace
 from falcon_airflow.timekeeping import format_falcon_date
 from falcon_airflow.workspace import Workspace
 

@@ -2,16 +2,24 @@
 
 The XML says what an entity is; two facts about how it runs live in the config store instead, because Falcon kept
 them outside the definition too: the ``-doAs`` user its jobs run as (Spark's ``--proxy-user``) and whether it was
-scheduled (a new DAG of a RUNNING entity starts unpaused, of a SUSPENDED one paused). The loader reads them from
-the store; the compiler stays pure and only receives them as values.
+scheduled (a new DAG of a RUNNING entity starts unpaused, of a SUSPENDED one paused). The loader reads them with
+:func:`recorded_store_state` (read-only, never raising: the entity commands write them, see
+:mod:`falcon_airflow.operate.config_store`); the compiler stays pure and only receives them as values.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
 
 from falcon_airflow.compiler.specs import DagSpec, ProcessDagSpec, SparkJob
+
+META_FOLDER = ".falcon"
+SCHEDULE_DOC = "schedule.json"
+DOAS_DOC = "doas.json"
 
 EntityKey = tuple[str, str]
 """(entity type, name), e.g. ``("process", "count-clicks")``."""
@@ -45,3 +53,46 @@ def apply_store_state(spec: DagSpec, state: StoreState) -> DagSpec:
     elif schedule_state == "SUSPENDED":
         update["paused_upon_creation"] = True
     return spec.model_copy(update=update)
+
+
+# -- read by the DAG loader (read-only, never raise) ----------------------------------------------------------------
+
+def _doc(entities_dir: Path, name: str) -> dict[str, Any]:
+    try:
+        data = json.loads((entities_dir / META_FOLDER / name).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def recorded_proxy_user(entities_dir: Path, entity_type: str, name: str) -> str | None:
+    """The ``-doAs`` user recorded for an entity: Spark's ``--proxy-user`` for its jobs (``None`` when none)."""
+    entry = _doc(entities_dir, DOAS_DOC).get(f"{entity_type}/{name}")
+    return str(entry["user"]) if isinstance(entry, dict) and entry.get("user") else None
+
+
+def recorded_schedule_state(entities_dir: Path, entity_type: str, name: str) -> str | None:
+    """``RUNNING``/``SUSPENDED`` once scheduled, ``None`` while submitted: a new DAG of a RUNNING entity should be
+    created unpaused (``is_paused_upon_creation=False``)."""
+    entry = _doc(entities_dir, SCHEDULE_DOC).get(f"{entity_type}/{name}")
+    return str(entry["state"]) if isinstance(entry, dict) and "state" in entry else None
+
+
+def _entries(document: dict[str, Any], field: str) -> dict[tuple[str, str], str]:
+    found: dict[tuple[str, str], str] = {}
+    for key, entry in document.items():
+        entity_type, _, name = key.partition("/")
+        if name and isinstance(entry, dict) and entry.get(field):
+            found[(entity_type, name)] = str(entry[field])
+    return found
+
+
+def recorded_store_state(entities_dir: Path) -> StoreState:
+    """Every entity's recorded ``-doAs`` user and schedule state, for the compiler (empty when none)."""
+    return StoreState(proxy_users=_entries(_doc(entities_dir, DOAS_DOC), "user"),
+                      schedule_states=_entries(_doc(entities_dir, SCHEDULE_DOC), "state"))
+
+
+def state_files(entities_dir: Path) -> list[Path]:
+    """The store files that change what the loader builds (for its content cache key)."""
+    return [entities_dir / META_FOLDER / name for name in (SCHEDULE_DOC, DOAS_DOC)]

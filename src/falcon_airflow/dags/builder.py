@@ -14,14 +14,15 @@ from typing import Any
 from airflow.sdk import DAG
 
 from falcon_airflow.compiler.specs import DagSpec, ProcessDagSpec, ReplicationDagSpec, RetentionDagSpec, SparkJob
-from falcon_airflow.operators.late_data import LateDataOperator
-from falcon_airflow.operators.ordering import LastOnlyOperator, NewestInstanceFirst, OldestInstanceFirst
-from falcon_airflow.operators.outputs import ClearOutputsOperator, MarkOutputsAvailableOperator
-from falcon_airflow.operators.retry import FalconRetryPolicy
-from falcon_airflow.operators.spark import FalconSparkSubmitOperator
-from falcon_airflow.sensors.feed import FeedInstanceSensor
+from falcon_airflow.provider.operators.late_data import LateDataOperator
+from falcon_airflow.provider.operators.ordering import LastOnlyOperator
+from falcon_airflow.provider.operators.outputs import ClearOutputsOperator, MarkOutputsAvailableOperator
+from falcon_airflow.provider.operators.spark import FalconSparkSubmitOperator
+from falcon_airflow.provider.scheduling.priority import NewestInstanceFirst, OldestInstanceFirst
+from falcon_airflow.provider.scheduling.retry import FalconRetryPolicy
+from falcon_airflow.provider.scheduling.timetables import FalconFrequencyTimetable
+from falcon_airflow.provider.sensors.feed import FeedInstanceSensor
 from falcon_airflow.timekeeping import parse_falcon_date
-from falcon_airflow.timetables import FalconFrequencyTimetable
 
 POKE_SECONDS_MAX = 60
 PROCESS_INSTANCE = "{{ macros.falcon.instance(dag_run).isoformat() }}"
@@ -109,7 +110,7 @@ def _deadlines(spec: ProcessDagSpec) -> list[Any]:
 
     return [DeadlineAlert(reference=DeadlineReference.DAGRUN_LOGICAL_DATE,
                           interval=timedelta(seconds=spec.sla.should_end_in_seconds),
-                          callback=AsyncCallback("falcon_airflow.callbacks.sla_missed",
+                          callback=AsyncCallback("falcon_airflow.provider.scheduling.callbacks.sla_missed",
                                                  kwargs={"entity": spec.source.name, "sla": "shouldEndIn",
                                                          "limit": spec.sla.should_end_in_seconds}),
                           name="falcon-shouldEndIn")]

@@ -25,8 +25,8 @@ from pydantic import TypeAdapter
 
 from falcon_airflow import __version__
 from falcon_airflow.compiler.specs import DagSpec
+from falcon_airflow.compiler.store_state import recorded_store_state, state_files
 from falcon_airflow.issues import Issue
-from falcon_airflow.operate.store import recorded_store_state, state_files
 
 log = logging.getLogger("falcon_airflow.dags")
 
@@ -134,7 +134,7 @@ def _describe(issue: dict[str, Any]) -> str:
 def _invalid_entities_dag(errors: list[dict[str, Any]], folder: Path) -> Any:
     from airflow.sdk import DAG
 
-    from falcon_airflow.operators.report import FailWithIssuesOperator
+    from falcon_airflow.provider.operators.report import FailWithIssuesOperator
 
     listing = "\n".join(f"- `{_describe(issue)}`" for issue in errors)
     doc = (f"### Invalid Falcon entities in `{folder}`\n\nThese definitions are not scheduled until they are "

@@ -15,24 +15,13 @@ from datetime import datetime
 
 import pendulum
 
+from falcon_airflow.core.partitions import evaluate_cluster_expression, normalize_partition
 from falcon_airflow.errors import InstanceError
 from falcon_airflow.instances.feeds import FeedOnCluster
 from falcon_airflow.timekeeping import Frequency, format_falcon_date
 from falcon_airflow.timekeeping.grid import InstanceGrid
 
-_CLUSTER_EXPRESSION = re.compile(r"\$\{(cluster\.[^}]*)\}")
 _GLOB_CHARACTERS = re.compile(r"[*?\[\]{}]")
-
-
-def normalize_partition(*expressions: str | None) -> str:
-    """Join partition expressions with '/', collapse repeated slashes, trim slashes and spaces at both ends."""
-    joined = "/".join(expression.strip() for expression in expressions if expression is not None)
-    return re.sub(r"/+", "/", joined).strip().strip("/").strip()
-
-
-def evaluate_cluster_expression(expression: str, variables: dict[str, str]) -> str:
-    """Replace ``${cluster.X}``; an unknown ``X`` becomes empty, as in Falcon's EL."""
-    return _CLUSTER_EXPRESSION.sub(lambda match: variables.get(match[1], ""), expression)
 
 
 @dataclass(frozen=True)

@@ -72,7 +72,7 @@ Limits, as in openlineage-spark: an ``explode`` changes how many rows there are 
 its input; data that went through an RDD (``spark.createDataFrame(df.rdd...)``, a ``LogicalRDD``) has no inputs;
 nested fields are reported as their top-level column.
 
-Dataset names follow the OpenLineage naming conventions, as :mod:`falcon_airflow.lineage.naming` does: a local
+Dataset names follow the OpenLineage naming conventions, as :mod:`falcon_airflow.core.naming` does: a local
 path is namespace ``file`` with the absolute path as name, ``hdfs://nn:8020`` + path, ``s3://bucket`` + key (no
 leading ``/``), ``gs://bucket`` + key; a catalog table is ``<table namespace>`` + ``db.table`` where the table
 namespace is the Spark conf ``spark.falcon.lineage.tableNamespace`` if set, else ``hive://<host:port>`` of the

@@ -2,7 +2,7 @@
 
 Each function returns a :class:`TaskLineage` (inputs, outputs, run and job facets) that the Airflow side wraps in
 the provider's ``OperatorLineage``. A feed instance is the physical dataset of its folder (or, for a catalog
-table, the table) named by :mod:`~falcon_airflow.lineage.naming`, with:
+table, the table) named by :mod:`~falcon_airflow.core.naming`, with:
 
 * ``symlinks``: the logical feed ``falcon://<cluster>`` / ``<feed>`` (type ``FEED``);
 * ``subset`` (input or output facet): the instance, as a partition with dimensions ``feed``, ``cluster``,
@@ -30,15 +30,15 @@ from falcon_airflow.compiler.specs import (
     ReplicationDagSpec,
     RetentionDagSpec,
 )
-from falcon_airflow.instances.bindings import FeedBinding
-from falcon_airflow.lineage import facets as F
-from falcon_airflow.lineage.naming import (
+from falcon_airflow.core.naming import (
     TABLE_SYMLINK_TYPE,
     DatasetId,
     location_dataset,
     metastore_namespace,
     table_dataset,
 )
+from falcon_airflow.instances.bindings import FeedBinding
+from falcon_airflow.lineage import facets as F
 from falcon_airflow.lineage.schema import SchemaField, read_schema
 from falcon_airflow.timekeeping import Frequency, parse_falcon_date, resolve_zone
 from falcon_airflow.timekeeping.grid import InstanceGrid

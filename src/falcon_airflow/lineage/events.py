@@ -24,7 +24,7 @@ from typing import Any
 from urllib.parse import urlencode
 from urllib.request import Request, urlopen
 
-from falcon_airflow.lineage.naming import DatasetId, event_dataset, under
+from falcon_airflow.core.naming import DatasetId, event_dataset, under
 
 log = logging.getLogger(__name__)
 

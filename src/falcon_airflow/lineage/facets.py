@@ -49,7 +49,7 @@ from openlineage.client.facet_v2 import (
 )
 
 from falcon_airflow import __version__
-from falcon_airflow.lineage.naming import FEED_SYMLINK_TYPE, DatasetId, feed_dataset
+from falcon_airflow.core.naming import FEED_SYMLINK_TYPE, DatasetId, feed_dataset
 from falcon_airflow.lineage.schema import SchemaField
 
 PRODUCER = f"https://pypi.org/project/falcon-airflow/{__version__}/"

@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from html import escape
 from typing import TYPE_CHECKING, Any
 
-from falcon_airflow.lineage.naming import parse_job_name
+from falcon_airflow.core.naming import parse_job_name
 
 if TYPE_CHECKING:
     from falcon_airflow.lineage.query import LineageIndex

@@ -25,8 +25,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, NamedTuple
 
-from falcon_airflow.lineage.events import Event
-from falcon_airflow.lineage.naming import (
+from falcon_airflow.core.naming import (
     FALCON_SCHEME,
     FEED_SYMLINK_TYPE,
     DatasetId,
@@ -34,6 +33,7 @@ from falcon_airflow.lineage.naming import (
     parse_dataset,
     parse_job_name,
 )
+from falcon_airflow.lineage.events import Event
 
 TERMINAL = ("COMPLETE", "FAIL", "ABORT")
 

@@ -7,7 +7,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from falcon_airflow.operate.cli import register
+from falcon_airflow.operate.commands import register
 
 
 def main(argv: Sequence[str] | None = None) -> int:

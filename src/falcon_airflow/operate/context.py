@@ -8,9 +8,9 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
 from falcon_airflow.operate.airflow_api import AirflowClient
+from falcon_airflow.operate.config_store import Store
 from falcon_airflow.operate.journal import JournalBook
 from falcon_airflow.operate.settings import Settings
-from falcon_airflow.operate.store import Store
 
 
 def local_user() -> str:

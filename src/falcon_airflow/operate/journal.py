@@ -29,7 +29,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Generic, TypeVar
 
-from falcon_airflow.operate.store import Store, iso, stamp, write_atomic
+from falcon_airflow.operate.config_store import Store, iso, stamp, write_atomic
 
 JOURNAL_FOLDER = "journal"
 Context = TypeVar("Context")

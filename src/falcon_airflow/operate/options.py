@@ -13,9 +13,9 @@ from typing import Any
 
 from falcon_airflow.entities import EntityType
 from falcon_airflow.errors import DateFormatError
-from falcon_airflow.operate.core import Refused, missing, usage_error
-from falcon_airflow.operate.dags import Lifecycle
-from falcon_airflow.operate.specs import COMMANDS, SUPPORTED, Spec, all_specs
+from falcon_airflow.operate.arguments import COMMANDS, SUPPORTED, Spec, all_specs
+from falcon_airflow.operate.lifecycles import Lifecycle
+from falcon_airflow.operate.outcomes import Refused, missing, usage_error
 from falcon_airflow.timekeeping import parse_falcon_date
 
 

@@ -13,9 +13,9 @@ from typing import Any
 
 from falcon_airflow.entities import Entity, Feed, Process
 from falcon_airflow.operate.airflow_api import AirflowClient, AirflowError
-from falcon_airflow.operate.core import Refused
-from falcon_airflow.operate.dags import DagRef
+from falcon_airflow.operate.lifecycles import DagRef
 from falcon_airflow.operate.options import parse_time
+from falcon_airflow.operate.outcomes import Refused
 from falcon_airflow.operate.states import (
     InstanceStatus,
     failed_sensors,

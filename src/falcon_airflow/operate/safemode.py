@@ -24,7 +24,7 @@ retries and late-data checks, which Falcon held back in safemode).
 from __future__ import annotations
 
 from falcon_airflow.entities import EntityType
-from falcon_airflow.operate.core import Refused
+from falcon_airflow.operate.outcomes import Refused
 
 UPDATE_ONLY_CLUSTERS = "Entity operation UPDATE is only allowed on cluster entities during safemode"
 

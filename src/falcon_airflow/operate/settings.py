@@ -17,7 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from falcon_airflow.operate.core import usage_error
+from falcon_airflow.operate.outcomes import usage_error
 
 DEFAULT_URL = "http://127.0.0.1:8080"
 DEFAULT_WAIT_SECONDS = 120.0

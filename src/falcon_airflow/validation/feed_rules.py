@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from falcon_airflow.core.partitions import evaluate_cluster_expression, normalize_partition
 from falcon_airflow.entities import (
     AGE_BASED_DELETE_LIMIT,
     DEFAULT_LIFECYCLE_POLICY,
@@ -17,7 +18,6 @@ from falcon_airflow.entities import (
     StorageKind,
 )
 from falcon_airflow.errors import CatalogUriError, FrequencyError
-from falcon_airflow.instances.replication import evaluate_cluster_expression, normalize_partition
 from falcon_airflow.timekeeping import Frequency, TimeUnit, format_falcon_date
 from falcon_airflow.validation.helpers import (
     PATH_VARIABLE,

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from falcon_airflow.hooks.spark import FalconSparkSubmitHook, local_spark_environment
+from falcon_airflow.provider.hooks.spark import FalconSparkSubmitHook, local_spark_environment
 
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("spark-jobs")]
 TIMEOUT = 300  # seconds; the job itself takes about 30 s

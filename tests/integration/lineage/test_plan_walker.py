@@ -560,7 +560,7 @@ def test_merge_follows_openlineage() -> None:
 
 
 def test_dataset_names_agree_with_the_lineage_package() -> None:
-    naming = pytest.importorskip("falcon_airflow.lineage.naming")
+    naming = pytest.importorskip("falcon_airflow.core.naming")
     for location in ("file:/tmp/a/b/", "file:///tmp/x//y", "/data/clicks/2026/03/01", "hdfs://nn:8020/data/x/",
                      "s3a://bucket/key/part", "s3://bucket/k", "gs://b/k/", "file://host/p", "abfss://c@s.net/p"):
         mine, theirs = lineage_plan.location_dataset(location), naming.location_dataset(location)

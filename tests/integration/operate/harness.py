@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from falcon_airflow.operate import cli as operate_cli
+from falcon_airflow.operate import commands as operate_cli
 from falcon_airflow.operate.airflow_api import AirflowClient
 from falcon_airflow.operate.settings import Settings
 

@@ -11,9 +11,9 @@ from typing import Any
 
 import pytest
 
-from falcon_airflow.operate import entity
+from falcon_airflow.operate import entity_actions as entity
 from falcon_airflow.operate.journal import Journal
-from falcon_airflow.provider import get_provider_info
+from falcon_airflow.provider.info import get_provider_info
 
 from .harness import AIRFLOW, AirflowServer, feed_xml, process_xml
 
@@ -245,8 +245,8 @@ def test_the_commands_run_as_a_program(server: AirflowServer) -> None:
     assert result.stdout.splitlines() == ["Total Results: 2", "(cluster) east", "(cluster) west"]
 
 
-@pytest.mark.skipif("falcon_airflow.operate.cli.airflow_cli_commands" not in get_provider_info().get("cli", []),
-                    reason="provider.py does not list falcon_airflow.operate.cli.airflow_cli_commands in 'cli' yet")
+@pytest.mark.skipif("falcon_airflow.operate.commands.airflow_cli_commands" not in get_provider_info().get("cli", []),
+                    reason="the provider info lists no airflow_cli_commands in 'cli' yet")
 def test_airflow_falcon_through_the_provider(server: AirflowServer) -> None:
     result = subprocess.run([str(AIRFLOW), "falcon", "entity", "-list", "-type", "cluster"],
                             env={**server.env, **server.credentials}, capture_output=True, text=True, timeout=180,

@@ -14,7 +14,7 @@ import pytest
 
 from falcon_airflow.compiler import compile_workspace
 from falcon_airflow.dags.builder import PROCESS_INSTANCE, build_dag
-from falcon_airflow.operators.spark import FalconSparkSubmitOperator
+from falcon_airflow.provider.operators.spark import FalconSparkSubmitOperator
 from falcon_airflow.workspace import Workspace
 
 REPOSITORY = Path(__file__).resolve().parents[3]
@@ -85,7 +85,7 @@ def test_building_dags_does_not_load_lineage() -> None:
     script = ("import sys\nfrom falcon_airflow.dags.loader import load_dags\nfrom pathlib import Path\n"
               f"dags = load_dags(folder=Path({str(REPOSITORY / 'entities')!r}))\nassert len(dags) == 6, dags\n"
               "print(sorted(m for m in sys.modules if m.startswith(('falcon_airflow.lineage.', "
-              "'falcon_airflow.operators.lineage')) and m != 'falcon_airflow.lineage.naming'))\n")
+              "'falcon_airflow.provider.openlineage')) and m != 'falcon_airflow.core.naming'))\n")
     result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120, check=False)
     assert result.returncode == 0, result.stderr[-2000:]
     assert result.stdout.strip().splitlines()[-1] == "[]"

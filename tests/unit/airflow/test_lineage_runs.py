@@ -13,7 +13,7 @@ from airflow.providers.openlineage.utils.emission_policy import (
 from airflow.providers.standard.operators.empty import EmptyOperator
 from airflow.sdk import DAG
 
-from falcon_airflow.operators import lineage_runs
+from falcon_airflow.provider.listeners import lineage_runs
 
 
 def task_instance(task: Any, next_method: str | None) -> SimpleNamespace:
@@ -76,7 +76,7 @@ def test_odd_task_instances_never_raise() -> None:
 
 
 def test_the_plugin_registers_the_listener_to_run_before_others() -> None:
-    from falcon_airflow.plugin import FalconPlugin
+    from falcon_airflow.provider.plugin import FalconPlugin
 
     assert lineage_runs in FalconPlugin.listeners
     for hook in ("on_task_instance_running", "on_task_instance_success", "on_task_instance_failed"):

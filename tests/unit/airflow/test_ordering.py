@@ -8,7 +8,8 @@ import pendulum
 import pytest
 from airflow.sdk.exceptions import AirflowSkipException
 
-from falcon_airflow.operators.ordering import LastOnlyOperator, NewestInstanceFirst, OldestInstanceFirst
+from falcon_airflow.provider.operators.ordering import LastOnlyOperator
+from falcon_airflow.provider.scheduling.priority import NewestInstanceFirst, OldestInstanceFirst
 
 
 def ti(run_id: str) -> SimpleNamespace:

@@ -9,7 +9,7 @@ from pathlib import Path
 import airflow
 import jsonschema
 
-from falcon_airflow.provider import get_provider_info
+from falcon_airflow.provider.info import get_provider_info
 
 
 def test_provider_info_matches_airflows_schema() -> None:
@@ -23,7 +23,7 @@ def test_every_named_module_imports_and_the_plugin_registers_its_parts() -> None
         for entry in info[kind]:
             for module in entry["python-modules"]:
                 importlib.import_module(module)
-    from falcon_airflow.plugin import FalconPlugin
+    from falcon_airflow.provider.plugin import FalconPlugin
 
     assert {function.__name__ for function in FalconPlugin.macros} >= {"input_paths", "output_path", "data_in"}
     assert [strategy.__name__ for strategy in FalconPlugin.priority_weight_strategies] == [

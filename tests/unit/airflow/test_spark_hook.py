@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from falcon_airflow.hooks.spark import SPARK_CONF_DEFAULTS, FalconSparkSubmitHook
+from falcon_airflow.provider.hooks.spark import SPARK_CONF_DEFAULTS, FalconSparkSubmitHook
 
 COLUMNAR_INPUT = "spark.sql.execution.arrow.pythonUDF.columnarInput.enabled"
 

@@ -7,7 +7,7 @@ import pytest
 from airflow.timetables.base import DataInterval, TimeRestriction
 from airflow.utils.types import DagRunType
 
-from falcon_airflow.timetables import FalconFrequencyTimetable
+from falcon_airflow.provider.scheduling.timetables import FalconFrequencyTimetable
 
 CATCHUP = TimeRestriction(earliest=None, latest=None, catchup=True)
 
@@ -106,7 +106,8 @@ def test_serialization_round_trip_and_plugin_registration() -> None:
                                          timezone="Europe/Paris", entity="p")
     assert FalconFrequencyTimetable.deserialize(timetable.serialize()) == timetable
     registered = plugins_manager.get_timetables_plugins()
-    assert registered["falcon_airflow.timetables.FalconFrequencyTimetable"] is FalconFrequencyTimetable
+    name = "falcon_airflow.provider.scheduling.timetables.FalconFrequencyTimetable"
+    assert registered[name] is FalconFrequencyTimetable
     assert timetable.summary == "months(2) Europe/Paris"
 
 

@@ -7,7 +7,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from falcon_airflow.compiler.spark_options import SparkOptionsError, parse_spark_options, split_master
-from falcon_airflow.policies import next_late_check, retry_wait
+from falcon_airflow.timekeeping.policies import next_late_check, retry_wait
 
 NOW = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
 MINUTE = timedelta(minutes=1)

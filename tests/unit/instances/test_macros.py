@@ -7,8 +7,8 @@ from types import SimpleNamespace
 
 import pendulum
 
-from falcon_airflow import macros
 from falcon_airflow.instances.process import ProcessOnCluster
+from falcon_airflow.provider import macros
 from falcon_airflow.workspace import Workspace
 
 from .test_explain import EXAMPLES

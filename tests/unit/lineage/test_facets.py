@@ -16,6 +16,7 @@ from openlineage.client.uuid import generate_new_uuid
 
 from falcon_airflow.compiler import compile_workspace
 from falcon_airflow.compiler.specs import FeedFacts, LineageSpec, ProcessDagSpec, Schedule
+from falcon_airflow.core.naming import DatasetId
 from falcon_airflow.instances.bindings import FeedBinding, InputBinding
 from falcon_airflow.lineage import facets as F
 from falcon_airflow.lineage.datasets import (
@@ -25,7 +26,6 @@ from falcon_airflow.lineage.datasets import (
     replication_lineage,
     retention_lineage,
 )
-from falcon_airflow.lineage.naming import DatasetId
 from falcon_airflow.lineage.schema import parse_schema, read_schema
 from falcon_airflow.workspace import Workspace
 

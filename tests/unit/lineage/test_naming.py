@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from falcon_airflow.lineage.naming import (
+from falcon_airflow.core.naming import (
     DatasetId,
     JobName,
     feed_dataset,

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from falcon_airflow.lineage.naming import DatasetId
+from falcon_airflow.core.naming import DatasetId
 from falcon_airflow.lineage.query import (
     FeedInstance,
     LineageIndex,

@@ -98,7 +98,7 @@ def driver_events(path: Path) -> None:
 
 def test_forwarded_spark_events_reach_every_transport_with_the_feed_facets(
         tmp_path: Path, receiver: Any, monkeypatch: pytest.MonkeyPatch) -> None:
-    from falcon_airflow.operators.lineage import forward_events
+    from falcon_airflow.provider.openlineage import forward_events
 
     log = tmp_path / "events.jsonl"
     monkeypatch.setenv("AIRFLOW__OPENLINEAGE__TRANSPORT", json.dumps({"type": "composite", "transports": [
@@ -123,7 +123,7 @@ def test_forwarded_spark_events_reach_every_transport_with_the_feed_facets(
 
 
 def test_nothing_is_forwarded_when_openlineage_is_off(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from falcon_airflow.operators.lineage import forward_events
+    from falcon_airflow.provider.openlineage import forward_events
 
     for name in ("AIRFLOW__OPENLINEAGE__TRANSPORT", "OPENLINEAGE_URL", "OPENLINEAGE_CONFIG"):
         monkeypatch.delenv(name, raising=False)
@@ -160,8 +160,8 @@ def test_queries_over_a_marquez_compatible_api(receiver: Any, pipeline: list[dic
 
 
 def test_enrich_adds_the_feed_to_symlinks_already_there() -> None:
+    from falcon_airflow.core.naming import DatasetId
     from falcon_airflow.lineage.events import KnownDataset, enrich
-    from falcon_airflow.lineage.naming import DatasetId
 
     feed = {"identifiers": [{"namespace": "falcon://c1", "name": "t", "type": "FEED"}]}
     known = KnownDataset(DatasetId("hive://m:9083", "db.t"), {"symlinks": feed, "ownership": {"owners": []}},

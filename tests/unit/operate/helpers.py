@@ -14,7 +14,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from falcon_airflow.operate import cli as operate_cli
+from falcon_airflow.operate import commands as operate_cli
 from falcon_airflow.operate.airflow_api import AirflowError
 from falcon_airflow.operate.context import Context
 from falcon_airflow.operate.settings import Settings

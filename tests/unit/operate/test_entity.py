@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 
 from falcon_airflow.entities import EntityType
-from falcon_airflow.operate import entity
+from falcon_airflow.operate import entity_actions as entity
+from falcon_airflow.operate.config_store import Store
 from falcon_airflow.operate.journal import Journal
-from falcon_airflow.operate.store import Store
 
 from .helpers import Kit, cluster_xml, feed_xml, process_xml
 

@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
+from falcon_airflow.operate.config_store import Store
 from falcon_airflow.operate.journal import ActionSteps, Journal, JournalBook, StepPending, recover, run
-from falcon_airflow.operate.store import Store
 
 
 class Log:

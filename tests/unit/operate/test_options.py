@@ -8,10 +8,10 @@ import pytest
 
 from falcon_airflow.entities import EntityType
 from falcon_airflow.operate import options as rules
-from falcon_airflow.operate.core import Refused
-from falcon_airflow.operate.dags import Lifecycle
+from falcon_airflow.operate.arguments import COMMANDS, add_arguments
+from falcon_airflow.operate.lifecycles import Lifecycle
 from falcon_airflow.operate.options import Options
-from falcon_airflow.operate.specs import COMMANDS, add_arguments
+from falcon_airflow.operate.outcomes import Refused
 
 from .helpers import Kit, cluster_xml
 
@@ -115,7 +115,7 @@ def test_the_airflow_cli_group_offers_the_same_options() -> None:
     from airflow.cli import cli_parser
     from airflow.cli.cli_config import DefaultHelpParser, GroupCommand
 
-    from falcon_airflow.operate.cli import airflow_cli_commands
+    from falcon_airflow.operate.commands import airflow_cli_commands
 
     (group,) = airflow_cli_commands()
     assert isinstance(group, GroupCommand) and group.name == "falcon"

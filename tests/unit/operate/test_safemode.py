@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from falcon_airflow.entities import EntityType
-from falcon_airflow.operate.core import Refused
+from falcon_airflow.operate.outcomes import Refused
 from falcon_airflow.operate.safemode import check_entity_operation, check_instance_operation
 
 from .helpers import Kit, cluster_xml, feed_xml

@@ -10,17 +10,11 @@ from pathlib import Path
 
 import pytest
 
+from falcon_airflow.compiler.store_state import recorded_proxy_user, recorded_schedule_state, state_files
 from falcon_airflow.dags.loader import _entity_files
 from falcon_airflow.entities import EntityType
-from falcon_airflow.operate.core import Refused
-from falcon_airflow.operate.store import (
-    Store,
-    recorded_proxy_user,
-    recorded_schedule_state,
-    stamp,
-    state_files,
-    write_atomic,
-)
+from falcon_airflow.operate.config_store import Store, stamp, write_atomic
+from falcon_airflow.operate.outcomes import Refused
 
 from .helpers import Kit, cluster_xml, feed_xml
 

@@ -9,8 +9,8 @@ from typing import Any
 from airflow.sdk import BaseSensorOperator
 from airflow.sdk.exceptions import AirflowException, AirflowSensorTimeout
 
-from falcon_airflow.storage import exists
-from falcon_airflow.triggers.feed import FeedInstancesTrigger
+from falcon_airflow.instances.storage import exists
+from falcon_airflow.provider.triggers.feed import FeedInstancesTrigger
 
 
 class InputsTimedOut(AirflowException):

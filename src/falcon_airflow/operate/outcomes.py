@@ -2,7 +2,7 @@
 returns to the command line.
 
 Operations never print. They return an :class:`Outcome` (Falcon's ``APIResult``: a status, a message, and for
-listings a payload) or raise :class:`Refused` with Falcon's message; :mod:`falcon_airflow.operate.cli` renders
+listings a payload) or raise :class:`Refused` with Falcon's message; :mod:`falcon_airflow.operate.commands` renders
 either as text or JSON and turns it into an exit code.
 """
 

@@ -19,13 +19,13 @@ from airflow.sdk import BaseOperator
 from airflow.sdk.exceptions import AirflowException
 
 from falcon_airflow.compiler.specs import ProcessDagSpec
-from falcon_airflow.hooks.spark import FalconSparkSubmitHook
 from falcon_airflow.instances.bindings import InputBinding
-from falcon_airflow.macros import instance
-from falcon_airflow.operators.outputs import ClearOutputsOperator, MarkOutputsAvailableOperator
-from falcon_airflow.policies import next_late_check
+from falcon_airflow.provider.hooks.spark import FalconSparkSubmitHook
+from falcon_airflow.provider.macros import instance
+from falcon_airflow.provider.operators.outputs import ClearOutputsOperator, MarkOutputsAvailableOperator
+from falcon_airflow.provider.triggers.feed import LateDataTrigger, measure
 from falcon_airflow.timekeeping import format_falcon_date
-from falcon_airflow.triggers.feed import LateDataTrigger, measure
+from falcon_airflow.timekeeping.policies import next_late_check
 
 _SPARK_OPTIONS = ("conf", "py_files", "jars", "files", "packages", "java_class", "driver_memory", "executor_memory",
                   "executor_cores", "num_executors", "total_executor_cores", "proxy_user")
@@ -101,7 +101,7 @@ class LateDataOperator(BaseOperator):
         options = {key: job[key] for key in _SPARK_OPTIONS if job.get(key) not in (None, {}, "")}
         events = Path(job["lineage_events"]) if job.get("lineage_events") else None
         if events is not None:  # the re-run under the lineage driver is a child run of this task
-            from falcon_airflow.operators.lineage import parent_job_conf
+            from falcon_airflow.provider.openlineage import parent_job_conf
 
             options["conf"] = parent_job_conf(options.get("conf") or {}, context)
             events.unlink(missing_ok=True)
@@ -118,7 +118,7 @@ class LateDataOperator(BaseOperator):
 
     def _forward_lineage_events(self, events: Path, context: Any) -> None:
         try:
-            from falcon_airflow.operators.lineage import forward_events, task_lineage
+            from falcon_airflow.provider.openlineage import forward_events, task_lineage
 
             found = None
             if self.falcon_lineage is not None:

@@ -10,7 +10,7 @@ from typing import Any
 from airflow.providers.apache.spark.operators.spark_submit import SparkSubmitOperator
 
 from falcon_airflow.compiler.specs import DagSpec
-from falcon_airflow.hooks.spark import FalconSparkSubmitHook
+from falcon_airflow.provider.hooks.spark import FalconSparkSubmitHook
 
 
 class FalconSparkSubmitOperator(SparkSubmitOperator):
@@ -86,7 +86,7 @@ class FalconSparkSubmitOperator(SparkSubmitOperator):
 
     def _forward_lineage_events(self, events: Path) -> None:
         try:
-            from falcon_airflow.operators.lineage import forward_events, parse_instance, task_lineage
+            from falcon_airflow.provider.openlineage import forward_events, parse_instance, task_lineage
 
             found = None
             if self.falcon_lineage is not None:
@@ -100,7 +100,7 @@ class FalconSparkSubmitOperator(SparkSubmitOperator):
         if self.falcon_lineage is None:
             return None
         try:
-            from falcon_airflow.operators.lineage import operator_lineage, parse_instance
+            from falcon_airflow.provider.openlineage import operator_lineage, parse_instance
 
             report = None
             if finished:

@@ -10,7 +10,7 @@ from typing import Any
 
 from airflow.triggers.base import BaseTrigger, TriggerEvent
 
-from falcon_airflow.storage import StorageError, exists, total_bytes
+from falcon_airflow.instances.storage import StorageError, exists, total_bytes
 
 
 def _event(payload: dict[str, Any]) -> TriggerEvent:
@@ -27,7 +27,7 @@ class FeedInstancesTrigger(BaseTrigger):
         self.deadline = deadline
 
     def serialize(self) -> tuple[str, dict[str, Any]]:
-        return ("falcon_airflow.triggers.feed.FeedInstancesTrigger",
+        return ("falcon_airflow.provider.triggers.feed.FeedInstancesTrigger",
                 {"markers": self.markers, "poke_interval": self.poke_interval, "deadline": self.deadline})
 
     async def run(self) -> AsyncIterator[TriggerEvent]:
@@ -68,7 +68,7 @@ class LateDataTrigger(BaseTrigger):
         self.reruns = reruns  # carried through the event: the task's own state across deferrals
 
     def serialize(self) -> tuple[str, dict[str, Any]]:
-        return ("falcon_airflow.triggers.feed.LateDataTrigger",
+        return ("falcon_airflow.provider.triggers.feed.LateDataTrigger",
                 {"patterns": self.patterns, "recorded": self.recorded, "check_at": self.check_at,
                  "reruns": self.reruns})
 

@@ -7,7 +7,7 @@ from typing import Any
 
 from airflow.sdk.definitions.retry_policy import RetryDecision, RetryPolicy
 
-from falcon_airflow.policies import retry_wait
+from falcon_airflow.timekeeping.policies import retry_wait
 
 
 class FalconRetryPolicy(RetryPolicy):

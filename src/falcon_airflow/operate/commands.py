@@ -23,7 +23,7 @@ from collections.abc import Callable, Iterator
 from functools import partial
 from typing import Any
 
-from falcon_airflow.operate.specs import add_arguments, all_specs
+from falcon_airflow.operate.arguments import add_arguments, all_specs
 
 EXIT_USAGE = 2
 COMMANDS = {
@@ -60,12 +60,14 @@ def _maybe_lock(context: Any, needed: bool) -> Iterator[None]:
 def run_command(command: str, namespace: argparse.Namespace,
                 airflow_config: Callable[[str, str], str] | None = None) -> int:
     """Run one ``entity``/``instance``/``admin`` command; returns the exit code."""
-    from falcon_airflow.operate import admin, entity, instance
+    from falcon_airflow.operate import admin_actions as admin
+    from falcon_airflow.operate import entity_actions as entity
+    from falcon_airflow.operate import instance_actions as instance
     from falcon_airflow.operate.airflow_api import AirflowError
     from falcon_airflow.operate.context import Context
-    from falcon_airflow.operate.core import EXIT_FAILED, Refused
     from falcon_airflow.operate.journal import recover
     from falcon_airflow.operate.options import Options
+    from falcon_airflow.operate.outcomes import EXIT_FAILED, Refused
     from falcon_airflow.operate.settings import Settings
 
     options = Options(command, namespace)

@@ -31,18 +31,15 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from falcon_airflow.compiler.store_state import StoreState
+from falcon_airflow.compiler.store_state import DOAS_DOC, META_FOLDER, SCHEDULE_DOC
 from falcon_airflow.entities import Entity, EntityType
-from falcon_airflow.operate.core import Refused
+from falcon_airflow.operate.outcomes import Refused
 from falcon_airflow.workspace import Workspace
 
 TYPE_FOLDERS = {EntityType.CLUSTER: "clusters", EntityType.FEED: "feeds", EntityType.PROCESS: "processes",
                 EntityType.DATASOURCE: "datasources"}
-META_FOLDER = ".falcon"
 ARCHIVE_FOLDER = ".archive"
 SAFEMODE_DOC = "safemode.json"
-SCHEDULE_DOC = "schedule.json"
-DOAS_DOC = "doas.json"
 LOCK_WAIT_SECONDS = 60.0
 
 
@@ -263,46 +260,3 @@ class Store:
                 fcntl.flock(descriptor, fcntl.LOCK_UN)
         finally:
             os.close(descriptor)
-
-
-# -- for the DAG loader and the compiler (read-only, never raise) -----------------------------------------------------
-
-def _doc(entities_dir: Path, name: str) -> dict[str, Any]:
-    try:
-        data = json.loads((entities_dir / META_FOLDER / name).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
-    return data if isinstance(data, dict) else {}
-
-
-def recorded_proxy_user(entities_dir: Path, entity_type: str, name: str) -> str | None:
-    """The ``-doAs`` user recorded for an entity: Spark's ``--proxy-user`` for its jobs (``None`` when none)."""
-    entry = _doc(entities_dir, DOAS_DOC).get(f"{entity_type}/{name}")
-    return str(entry["user"]) if isinstance(entry, dict) and entry.get("user") else None
-
-
-def recorded_schedule_state(entities_dir: Path, entity_type: str, name: str) -> str | None:
-    """``RUNNING``/``SUSPENDED`` once scheduled, ``None`` while submitted: a new DAG of a RUNNING entity should be
-    created unpaused (``is_paused_upon_creation=False``)."""
-    entry = _doc(entities_dir, SCHEDULE_DOC).get(f"{entity_type}/{name}")
-    return str(entry["state"]) if isinstance(entry, dict) and "state" in entry else None
-
-
-def _entries(document: dict[str, Any], field: str) -> dict[tuple[str, str], str]:
-    found: dict[tuple[str, str], str] = {}
-    for key, entry in document.items():
-        entity_type, _, name = key.partition("/")
-        if name and isinstance(entry, dict) and entry.get(field):
-            found[(entity_type, name)] = str(entry[field])
-    return found
-
-
-def recorded_store_state(entities_dir: Path) -> StoreState:
-    """Every entity's recorded ``-doAs`` user and schedule state, for the compiler (empty when none)."""
-    return StoreState(proxy_users=_entries(_doc(entities_dir, DOAS_DOC), "user"),
-                      schedule_states=_entries(_doc(entities_dir, SCHEDULE_DOC), "state"))
-
-
-def state_files(entities_dir: Path) -> list[Path]:
-    """The store files that change what the loader builds (for its content cache key)."""
-    return [entities_dir / META_FOLDER / name for name in (SCHEDULE_DOC, DOAS_DOC)]

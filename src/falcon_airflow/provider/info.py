@@ -27,13 +27,14 @@ def get_provider_info() -> dict[str, Any]:
         "versions": [__version__],
         "integrations": [{"integration-name": INTEGRATION, "tags": ["software"],
                           "external-doc-url": "https://falcon.apache.org/EntitySpecification.html"}],
-        "hooks": [{"integration-name": INTEGRATION, "python-modules": ["falcon_airflow.hooks.spark"]}],
+        "hooks": [{"integration-name": INTEGRATION, "python-modules": ["falcon_airflow.provider.hooks.spark"]}],
         "operators": [{"integration-name": INTEGRATION, "python-modules": [
-            "falcon_airflow.operators.spark", "falcon_airflow.operators.outputs", "falcon_airflow.operators.ordering",
-            "falcon_airflow.operators.late_data", "falcon_airflow.operators.report"]}],
-        "sensors": [{"integration-name": INTEGRATION, "python-modules": ["falcon_airflow.sensors.feed"]}],
-        "triggers": [{"integration-name": INTEGRATION, "python-modules": ["falcon_airflow.triggers.feed"]}],
-        "cli": ["falcon_airflow.operate.cli.airflow_cli_commands"],
+            "falcon_airflow.provider.operators.spark", "falcon_airflow.provider.operators.outputs",
+            "falcon_airflow.provider.operators.ordering",
+            "falcon_airflow.provider.operators.late_data", "falcon_airflow.provider.operators.report"]}],
+        "sensors": [{"integration-name": INTEGRATION, "python-modules": ["falcon_airflow.provider.sensors.feed"]}],
+        "triggers": [{"integration-name": INTEGRATION, "python-modules": ["falcon_airflow.provider.triggers.feed"]}],
+        "cli": ["falcon_airflow.operate.commands.airflow_cli_commands"],
         "config": {
             "falcon": {
                 "description": "Where falcon-airflow finds entity XML and how it compiles it.",

@@ -7,7 +7,7 @@ from pathlib import Path
 import pendulum
 import pytest
 
-from falcon_airflow.storage import StorageError, clear_instance, exists, total_bytes, write_flag
+from falcon_airflow.instances.storage import StorageError, clear_instance, exists, total_bytes, write_flag
 
 UTC = pendulum.UTC
 MOMENT = pendulum.datetime(2026, 3, 1, 5, tz="UTC")

@@ -36,15 +36,15 @@ from falcon_airflow.entities import Entity, EntityType, Feed, Process
 from falcon_airflow.issues import Issue
 from falcon_airflow.operate import options as rules
 from falcon_airflow.operate.airflow_api import AirflowError
+from falcon_airflow.operate.config_store import StoredEntity, iso
 from falcon_airflow.operate.context import Context
-from falcon_airflow.operate.core import Outcome, Refused, Status, succeeded
-from falcon_airflow.operate.dags import DEFAULT_LIFECYCLE, dag_prefixes, entity_dags
 from falcon_airflow.operate.journal import ActionSteps, Journal, StepPending, run
+from falcon_airflow.operate.lifecycles import DEFAULT_LIFECYCLE, dag_prefixes, entity_dags
 from falcon_airflow.operate.options import Options
+from falcon_airflow.operate.outcomes import Outcome, Refused, Status, succeeded
 from falcon_airflow.operate.runs import collect, page
 from falcon_airflow.operate.safemode import check_entity_operation
 from falcon_airflow.operate.states import EntityStatus, entity_status, marker_line, with_marker
-from falcon_airflow.operate.store import StoredEntity, iso
 from falcon_airflow.parsing import ParsedFile, parse_bytes
 from falcon_airflow.timekeeping import format_falcon_date
 from falcon_airflow.validation import validate_workspace

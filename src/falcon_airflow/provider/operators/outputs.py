@@ -8,8 +8,8 @@ from typing import Any
 from airflow.sdk import BaseOperator
 
 from falcon_airflow.instances.bindings import OutputBinding
-from falcon_airflow.macros import instance
-from falcon_airflow.storage import clear_instance, write_flag
+from falcon_airflow.instances.storage import clear_instance, write_flag
+from falcon_airflow.provider.macros import instance
 
 
 def _outputs(bindings: list[dict[str, Any]]) -> list[OutputBinding]:

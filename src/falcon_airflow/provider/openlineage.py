@@ -18,9 +18,9 @@ from airflow.providers.openlineage.extractors.base import OperatorLineage
 from openlineage.client.serde import Serde
 
 from falcon_airflow.compiler.specs import DagSpec, ProcessDagSpec, RetentionDagSpec
+from falcon_airflow.core.naming import DatasetId
 from falcon_airflow.lineage.datasets import TaskLineage, process_lineage, replication_lineage, retention_lineage
 from falcon_airflow.lineage.events import KnownDataset, enrich, iter_lines
-from falcon_airflow.lineage.naming import DatasetId
 
 log = logging.getLogger(__name__)
 
@@ -47,7 +47,7 @@ def parse_instance(text: str | None) -> datetime | None:
 
 
 def _exists(location: str) -> bool:
-    from falcon_airflow.storage import exists
+    from falcon_airflow.instances.storage import exists
 
     return exists(location)
 

@@ -102,7 +102,7 @@ def nominal_time(run: Any, timezone: str = "UTC") -> str:
 
 
 def _exists(location: str) -> bool:
-    from falcon_airflow.storage import exists
+    from falcon_airflow.instances.storage import exists
 
     return exists(location)
 
@@ -240,14 +240,14 @@ def replicated_instance(feed: dict[str, Any] | FeedBinding, run: Any, delay_minu
 
 def report_path(run: Any, task_id: str) -> str:
     """Where a job writes its JSON report for the task to read back (under the Airflow home)."""
-    from falcon_airflow.storage import report_file
+    from falcon_airflow.instances.storage import report_file
 
     return str(report_file(getattr(run, "dag_id", "dag"), getattr(run, "run_id", "run"), task_id))
 
 
 def lineage_path(run: Any, task_id: str) -> str:
     """Where the lineage driver writes the OpenLineage events of a task's Spark run (under the Airflow home)."""
-    from falcon_airflow.storage import lineage_file
+    from falcon_airflow.instances.storage import lineage_file
 
     return str(lineage_file(getattr(run, "dag_id", "dag"), getattr(run, "run_id", "run"), task_id))
 

@@ -32,12 +32,14 @@ from falcon_airflow.errors import FalconAirflowError
 from falcon_airflow.explain import explain
 from falcon_airflow.instances.feeds import FeedOnCluster
 from falcon_airflow.instances.process import ProcessOnCluster
+from falcon_airflow.instances.storage import StorageError, exists, local_path, total_bytes
 from falcon_airflow.operate import options as rules
 from falcon_airflow.operate.airflow_api import AirflowClient, AirflowError
+from falcon_airflow.operate.config_store import iso
 from falcon_airflow.operate.context import Context
-from falcon_airflow.operate.core import Outcome, Refused, Status, missing, succeeded, usage_error
-from falcon_airflow.operate.dags import DEFAULT_LIFECYCLE, DagRef, Lifecycle, entity_dags
+from falcon_airflow.operate.lifecycles import DEFAULT_LIFECYCLE, DagRef, Lifecycle, entity_dags
 from falcon_airflow.operate.options import Options
+from falcon_airflow.operate.outcomes import Outcome, Refused, Status, missing, succeeded, usage_error
 from falcon_airflow.operate.runs import (
     InstanceRecord,
     apply_filters,
@@ -58,8 +60,6 @@ from falcon_airflow.operate.states import (
     strip_markers,
     with_marker,
 )
-from falcon_airflow.operate.store import iso
-from falcon_airflow.storage import StorageError, exists, local_path, total_bytes
 from falcon_airflow.timekeeping import format_falcon_date
 
 READ_ONLY = frozenset({"running", "list", "status", "summary", "logs", "params", "listing", "dependency"})

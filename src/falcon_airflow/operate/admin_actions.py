@@ -5,8 +5,8 @@ from __future__ import annotations
 from falcon_airflow import __version__
 from falcon_airflow.operate.airflow_api import AirflowError
 from falcon_airflow.operate.context import Context
-from falcon_airflow.operate.core import Outcome, Status, succeeded, usage_error
 from falcon_airflow.operate.options import Options
+from falcon_airflow.operate.outcomes import Outcome, Status, succeeded, usage_error
 
 
 def set_safemode(context: Context, value: str) -> Outcome:

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from airflow.plugins_manager import AirflowPlugin
 
-from falcon_airflow.macros import MACROS
-from falcon_airflow.operators import lineage_runs
-from falcon_airflow.operators.ordering import NewestInstanceFirst, OldestInstanceFirst
-from falcon_airflow.timetables import FalconFrequencyTimetable
+from falcon_airflow.provider.listeners import lineage_runs
+from falcon_airflow.provider.macros import MACROS
+from falcon_airflow.provider.scheduling.priority import NewestInstanceFirst, OldestInstanceFirst
+from falcon_airflow.provider.scheduling.timetables import FalconFrequencyTimetable
 
 
 class FalconPlugin(AirflowPlugin):

@@ -1,0 +1,1 @@
+"""Airflow listeners registered by the plugin."""
