@@ -67,6 +67,7 @@ run: install
 	@mkdir -p $(RUN_HOME)/lineage
 	@test -f $(RUN_HOME)/simple_auth_manager_passwords.json.generated || \
 	  echo '{"admin": "admin"}' > $(RUN_HOME)/simple_auth_manager_passwords.json.generated
+	@$(RUN_ENV) $(BIN)/python -m falcon_airflow.validation.prepare $(RUN_ENTITIES)
 	@echo "airflow db migrate (output in $(RUN_HOME)/db-migrate.log)"
 	@$(RUN_ENV) $(BIN)/airflow db migrate > $(RUN_HOME)/db-migrate.log
 	@echo "Airflow UI: http://127.0.0.1:$(RUN_PORT)  (login admin / admin); stop with Ctrl-C"

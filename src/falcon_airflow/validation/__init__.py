@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from pathlib import Path
 
 from falcon_airflow.issues import Issue, Level
 from falcon_airflow.parsing import ParsedFile
@@ -48,10 +49,13 @@ class Report:
         return Report(self.files, raised)
 
 
-def validate_workspace(workspace: Workspace, *, now: datetime | None = None,
-                       check_environment: bool = False) -> Report:
-    """Run every rule over every entity of the workspace; parse issues of its files come first."""
-    context = RuleContext(workspace, now or datetime.now(UTC), check_environment)
+def validate_workspace(workspace: Workspace, *, now: datetime | None = None, check_environment: bool = False,
+                       entities_dirs: Sequence[Path] = ()) -> Report:
+    """Run every rule over every entity of the workspace; parse issues of its files come first.
+
+    ``entities_dirs`` are the entities folders the workspace came from (environment checks look there first for
+    relative workflow paths, as the runtime does)."""
+    context = RuleContext(workspace, now or datetime.now(UTC), check_environment, tuple(entities_dirs))
     issues: list[Issue] = [issue for parsed in workspace.files for issue in parsed.issues]
     issues.extend(workspace.issues)
     for entity in workspace.entities():
@@ -72,7 +76,8 @@ def validate_paths(paths: Sequence[str], *, schema_only: bool = False, now: date
     if schema_only:
         issues = sorted((issue for parsed in workspace.files for issue in parsed.issues), key=Issue.sort_key)
         return Report(workspace.files, tuple(issues))
-    return validate_workspace(workspace, now=now, check_environment=check_environment)
+    folders = [Path(path).resolve() for path in paths if Path(path).is_dir()]
+    return validate_workspace(workspace, now=now, check_environment=check_environment, entities_dirs=folders)
 
 
 def _run_rule(rule: Rule, context: RuleContext, entity: object) -> list[Issue]:

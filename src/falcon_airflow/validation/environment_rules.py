@@ -208,7 +208,24 @@ def process_queue(context: RuleContext, process: Process) -> Iterator[Finding]:
             yield from _queue_findings(cluster, queue, f"process '{process.name}'", item.line)
 
 
-@rule("P6", EntityType.PROCESS, "the workflow path and lib paths exist on the cluster", environment=True)
+def _in_entities_folder(context: RuleContext, process: Process, path: str) -> Path | None:
+    """Where the runtime finds a workflow file before looking on the cluster: a relative path in the entities
+    folder (the folders given to validate, else the folders above the process's file), an absolute path on this
+    machine. ``None`` when it is in neither."""
+    if "://" in path or not path.strip():
+        return None
+    if path.startswith("/"):
+        return Path(path) if Path(path).exists() else None
+    source = Path(process.source.file).resolve().parent
+    for folder in (*context.entities_dirs, source, source.parent):
+        candidate = folder / path
+        if candidate.exists():
+            return candidate
+    return None
+
+
+@rule("P6", EntityType.PROCESS, "the workflow path and lib paths exist where the runtime looks for them",
+      environment=True)
 def workflow_paths(context: RuleContext, process: Process) -> Iterator[Finding]:
     paths = [("workflow path", process.workflow.path, process.workflow.line)]
     paths += [("lib path", item, process.workflow.line) for item in process.workflow.lib_paths]
@@ -219,10 +236,13 @@ def workflow_paths(context: RuleContext, process: Process) -> Iterator[Finding]:
         if cluster is None:
             continue
         for what, path, line in paths:
+            if _in_entities_folder(context, process, path) is not None:
+                continue
             local = _local_path(cluster, path)
             if local is None:
                 yield warning(f"{what} '{path}' of process '{process.name}' is not on a local file system of "
                               f"cluster '{cluster.name}'; it was not checked", line)
             elif not local.exists():
-                yield error(f"{what} '{path}' of process '{process.name}' does not exist on cluster "
+                where = "" if path.startswith("/") else "in the entities folder or "
+                yield error(f"{what} '{path}' of process '{process.name}' does not exist {where}on cluster "
                             f"'{cluster.name}' (looked for {local})", line)

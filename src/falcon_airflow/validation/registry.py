@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import datetime
+from pathlib import Path
 from typing import TypeVar
 
 from falcon_airflow.entities import Entity, EntityType
@@ -29,6 +30,8 @@ class RuleContext:
     workspace: Workspace
     now: datetime
     check_environment: bool = False
+    # Folders given to validate: the runtime takes relative workflow paths from the entities folder first.
+    entities_dirs: tuple[Path, ...] = ()
 
 
 E = TypeVar("E", bound=Entity)

@@ -376,3 +376,51 @@ def test_unreachable_resource_manager_is_a_warning(local):
 def test_queue_is_not_checked_without_a_resource_manager(local):
     with_queue(local, "", "nightly")
     local.ws.assert_clean(local.validate())
+
+
+# -- paths resolved as the runtime resolves them ---------------------------------------------------------------
+
+
+def test_p6_relative_paths_are_found_in_the_entities_folder_first(local):
+    local.ws.edit("sample", 'path="/apps/sample/workflow"', 'path="apps"')
+    local.ws.edit("sample", "<jar>/apps/sample/lib/join.jar</jar>", "<jar>apps/join.py</jar>")
+    report = local.validate()
+    # 'apps' exists on the cluster's storage (local.east/apps); the application is in neither place yet
+    assert [(issue.rule, issue.message) for issue in report.issues] == [
+        ("P6", "Spark application 'apps/join.py' of process 'sample' does not exist in the entities folder or on "
+               f"cluster 'primary' (looked for {local.east / 'apps/join.py'})")]
+    (local.ws.root / "apps").mkdir(parents=True)
+    (local.ws.root / "apps/join.py").write_text("print('join')\n")
+    local.ws.assert_clean(local.validate())
+
+
+def test_p6_relative_path_missing_everywhere_says_where_it_looked(local):
+    local.ws.edit("sample", "<jar>/apps/sample/lib/join.jar</jar>", "<jar>jobs/join.py</jar>")
+    report = local.validate()
+    local.ws.assert_reported(report, "P6", "sample", "<spark-attributes>",
+                             "Spark application 'jobs/join.py' of process 'sample' does not exist in the entities "
+                             f"folder or on cluster 'primary' (looked for {local.east / 'jobs/join.py'})")
+
+
+def test_the_example_passes_the_environment_checks_once_its_cluster_folders_exist(tmp_path: Path):
+    import shutil
+
+    from falcon_airflow.validation import validate_paths
+    from falcon_airflow.validation.prepare import main as prepare
+
+    example = Path(__file__).resolve().parents[3] / "entities"
+    entities = tmp_path / "entities"
+    shutil.copytree(example, entities)
+    for cluster in (entities / "clusters").glob("*.xml"):
+        text = cluster.read_text()
+        assert "file:///tmp/falcon-airflow/" in text
+        cluster.write_text(text.replace("file:///tmp/falcon-airflow/", f"file://{tmp_path}/storage/"))
+    before = validate_paths([str(entities)], check_environment=True)
+    assert {issue.rule for issue in before.issues} == {"C4", "C10"}
+
+    assert prepare([str(entities)]) == 0
+    assert (tmp_path / "storage/primary/falcon/staging").is_dir()
+    assert (tmp_path / "storage/backup/falcon/working").is_dir()
+    after = validate_paths([str(entities)], check_environment=True)
+    assert after.issues == (), [issue.message for issue in after.issues]
+    assert prepare([str(entities)]) == 0  # nothing left to create
