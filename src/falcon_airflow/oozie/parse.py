@@ -58,9 +58,9 @@ from falcon_airflow.oozie.model import (
     SubWorkflowAction,
     Workflow,
 )
+from falcon_airflow.oozie.schema import SCHEMA_RULE, validate_workflow_schema
 from falcon_airflow.parsing.secure import MAX_ENTITY_FILE_BYTES, LoadedXml, load_xml_file, parse_xml_bytes, source_line
 
-SCHEMA_RULE = "E0701"
 WORKFLOW_NAMESPACE = re.compile(r"^uri:oozie:workflow:(\d+\.\d+(?:\.\d+)?)$")
 SLA_NAMESPACES = frozenset({"uri:oozie:sla:0.1", "uri:oozie:sla:0.2"})
 
@@ -484,6 +484,9 @@ def from_loaded(loaded: LoadedXml, display: str) -> ParsedWorkflow:
     name = root.get("name")
     if not is_workflow_root(root):
         return ParsedWorkflow(display, None, name, (_not_a_workflow(root, display),))
+    schema_issues = validate_workflow_schema(root, display, name)
+    if schema_issues:
+        return ParsedWorkflow(display, None, name, tuple(schema_issues))
     return ParsedWorkflow(display, build_workflow(root, display), name, ())
 
 

@@ -83,7 +83,7 @@ FULL = b"""<?xml version="1.0" encoding="UTF-8"?>
     <action name="files">
         <fs>
             <mkdir path="${outputDir}/x"/>
-            <delete path="/tmp/old" skip-trash="true"/>
+            <delete path="/tmp/old"/>
             <move source="/tmp/a" target="/tmp/b"/>
             <chmod path="/tmp/b" permissions="755" dir-files="false"><recursive/></chmod>
             <touchz path="/tmp/b/_SUCCESS"/>
@@ -118,7 +118,8 @@ FULL = b"""<?xml version="1.0" encoding="UTF-8"?>
         <message>failed at [${wf:lastErrorNode()}]</message>
     </kill>
     <end name="end"/>
-    <sla:info><sla:nominal-time>${nominalTime}</sla:nominal-time></sla:info>
+    <sla:info><sla:nominal-time>${nominalTime}</sla:nominal-time>
+        <sla:should-end>${2 * HOURS}</sla:should-end></sla:info>
 </workflow-app>
 """
 
@@ -169,7 +170,6 @@ def test_full_workflow_model() -> None:
     assert isinstance(files, ActionNode) and isinstance(files.config, FsAction)
     operations = files.config.operations
     assert [op.kind.value for op in operations] == ["mkdir", "delete", "move", "chmod", "touchz", "chgrp"]
-    assert operations[1].skip_trash
     assert (operations[2].path, operations[2].target) == ("/tmp/a", "/tmp/b")
     assert (operations[3].permissions, operations[3].recursive, operations[3].dir_files) == ("755", True, False)
     assert (operations[5].group, operations[5].recursive, operations[5].dir_files) == ("users", False, True)
@@ -238,6 +238,12 @@ def test_email_sub_workflow_distcp_sqoop_hive2_ssh_and_unknown() -> None:
     assert other.config.fields == (("signal-value", "x"),)
 
 
+def test_delete_can_skip_the_trash() -> None:
+    node = _action("<fs><delete path='/tmp/old' skip-trash='true'/><delete path='/tmp/x'/></fs>", version="0.5")
+    assert isinstance(node.config, FsAction)
+    assert [op.skip_trash for op in node.config.operations] == [True, False]
+
+
 def test_streaming_is_a_map_reduce_action() -> None:
     node = _action("""<map-reduce><job-tracker>j</job-tracker><name-node>n</name-node>
         <streaming><mapper>/bin/cat</mapper><reducer>/usr/bin/wc</reducer></streaming></map-reduce>""")
@@ -246,12 +252,14 @@ def test_streaming_is_a_map_reduce_action() -> None:
     assert node.config.streaming.mapper == "/bin/cat"
 
 
-def test_conformance_workflows_all_parse(shared: Path) -> None:
+def test_conformance_workflows_read_unless_the_schema_refuses_them(shared: Path) -> None:
     files = sorted((shared / "conformance" / "oozie" / "files").glob("*.xml"))
     assert files
     for path in files:
         parsed = parse_workflow_file(path)
-        assert parsed.workflow is not None, (path, parsed.issues)
+        if parsed.workflow is None:
+            assert parsed.issues and all(issue.rule == "E0701" for issue in parsed.issues), path
+            continue
         assert parsed.workflow.file == str(path)
 
 
