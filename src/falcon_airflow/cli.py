@@ -22,6 +22,7 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _validate(args: argparse.Namespace) -> int:
+    from falcon_airflow.bulk import collector_paused
     from falcon_airflow.errors import FalconAirflowError, UsageError
     from falcon_airflow.timekeeping import parse_falcon_date
     from falcon_airflow.validation import validate_paths
@@ -32,16 +33,17 @@ def _validate(args: argparse.Namespace) -> int:
     except FalconAirflowError as problem:
         print(f"falcon-airflow validate: --now: {problem.message}", file=sys.stderr)
         return EXIT_USAGE
-    try:
-        report = validate_paths(args.paths or ["entities"], schema_only=args.schema_only, now=now,
-                                check_environment=args.check_environment)
-    except UsageError as problem:
-        print(f"falcon-airflow validate: {problem.message}", file=sys.stderr)
-        return EXIT_USAGE
-    if args.strict:
-        report = report.strict()
-    print(render(report, args.format))
-    return EXIT_OK if report.valid else EXIT_INVALID
+    with collector_paused():  # the command is short-lived and its objects live to the end: nothing to collect
+        try:
+            report = validate_paths(args.paths or ["entities"], schema_only=args.schema_only, now=now,
+                                    check_environment=args.check_environment)
+        except UsageError as problem:
+            print(f"falcon-airflow validate: {problem.message}", file=sys.stderr)
+            return EXIT_USAGE
+        if args.strict:
+            report = report.strict()
+        print(render(report, args.format))
+        return EXIT_OK if report.valid else EXIT_INVALID
 
 
 def _el(args: argparse.Namespace) -> int:

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 
+from falcon_airflow.bulk import collector_paused
 from falcon_airflow.entities import Cluster, Datasource, Entity, EntityType, Feed, Process
 from falcon_airflow.errors import UsageError
 from falcon_airflow.issues import Issue, Level
@@ -41,10 +42,28 @@ def collect_files(paths: Sequence[str]) -> list[EntityFile]:
             found.append(EntityFile(path, given))
         else:
             raise UsageError(f"no such file or folder: {given}")
-    unique: dict[Path, EntityFile] = {}
+    # The same file reached twice (two arguments, a symlink) is read once. Resolving every path costs a stat per
+    # path component; files on different inodes cannot be the same file, so only files sharing one are resolved.
+    by_inode: dict[tuple[int, int], list[EntityFile]] = {}
     for item in found:
-        unique.setdefault(item.path.resolve(), item)
-    return list(unique.values())
+        try:
+            status = os.stat(item.path)
+        except OSError:  # e.g. a dangling symlink: resolved below like the files sharing an inode
+            by_inode.setdefault((-1, -1), []).append(item)
+            continue
+        by_inode.setdefault((status.st_dev, status.st_ino), []).append(item)
+    keep: set[int] = set()
+    for items in by_inode.values():
+        if len(items) == 1:
+            keep.add(id(items[0]))
+            continue
+        seen: set[Path] = set()
+        for item in items:
+            resolved = item.path.resolve()
+            if resolved not in seen:
+                seen.add(resolved)
+                keep.add(id(item))
+    return [item for item in found if id(item) in keep]
 
 
 def _xml_files_under(folder: Path, given: str) -> Iterator[EntityFile]:
@@ -98,7 +117,8 @@ class Workspace:
 
     @classmethod
     def load(cls, paths: Sequence[str]) -> Workspace:
-        return cls.from_parsed(parse_file(item.path, item.display) for item in collect_files(paths))
+        with collector_paused():
+            return cls.from_parsed(parse_file(item.path, item.display) for item in collect_files(paths))
 
     @classmethod
     def of(cls, entities: Iterable[Entity]) -> Workspace:

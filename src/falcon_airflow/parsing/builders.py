@@ -85,22 +85,32 @@ _PLACEHOLDER_DATE = datetime(1970, 1, 1, tzinfo=UTC)
 class _Node:
     """An element of one entity namespace, with short accessors for children, text and attributes."""
 
-    __slots__ = ("element", "namespace")
+    __slots__ = ("_by_tag", "element", "namespace")
 
     def __init__(self, element: etree._Element, namespace: str) -> None:
         self.element = element
         self.namespace = namespace
+        self._by_tag: dict[object, list[etree._Element]] | None = None
 
     @property
     def line(self) -> int | None:
         return source_line(self.element)
 
+    def _named(self, name: str) -> list[etree._Element]:
+        # The children are indexed by tag once per element: the builders ask for most children of every entity by
+        # name, and a find() per name (ElementPath, a new proxy per call) was the largest cost of reading a file.
+        if self._by_tag is None:
+            self._by_tag = {}
+            for item in self.element:
+                self._by_tag.setdefault(item.tag, []).append(item)
+        return self._by_tag.get(f"{{{self.namespace}}}{name}", [])
+
     def child(self, name: str) -> _Node | None:
-        found = self.element.find(f"{{{self.namespace}}}{name}")
-        return _Node(found, self.namespace) if found is not None else None
+        found = self._named(name)
+        return _Node(found[0], self.namespace) if found else None
 
     def children(self, name: str) -> list[_Node]:
-        return [_Node(item, self.namespace) for item in self.element.findall(f"{{{self.namespace}}}{name}")]
+        return [_Node(item, self.namespace) for item in self._named(name)]
 
     def grandchildren(self, holder: str, name: str) -> list[_Node]:
         parent = self.child(holder)

@@ -10,8 +10,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from functools import cached_property
 from pathlib import Path
 
+from falcon_airflow.bulk import collector_paused
 from falcon_airflow.issues import Issue, Level
 from falcon_airflow.parsing import ParsedFile
 from falcon_airflow.validation import (  # noqa: F401  (importing a rule module registers its rules)
@@ -40,7 +42,15 @@ class Report:
         return not any(issue.is_error for issue in self.issues)
 
     def issues_of(self, display: str) -> list[Issue]:
-        return [issue for issue in self.issues if issue.file == display]
+        return list(self._issues_by_file.get(display, ()))
+
+    @cached_property
+    def _issues_by_file(self) -> dict[str | None, list[Issue]]:
+        # indexed once: the report formats ask for every file's issues, which was quadratic in a large estate
+        index: dict[str | None, list[Issue]] = {}
+        for issue in self.issues:
+            index.setdefault(issue.file, []).append(issue)
+        return index
 
     def strict(self) -> Report:
         """The same report with every warning raised to an error (``--strict``)."""
@@ -58,11 +68,14 @@ def validate_workspace(workspace: Workspace, *, now: datetime | None = None, che
     context = RuleContext(workspace, now or datetime.now(UTC), check_environment, tuple(entities_dirs))
     issues: list[Issue] = [issue for parsed in workspace.files for issue in parsed.issues]
     issues.extend(workspace.issues)
-    for entity in workspace.entities():
-        for rule in RULES:
-            if rule.entity_type is not entity.entity_type or (rule.environment and not check_environment):
-                continue
-            issues.extend(_run_rule(rule, context, entity))
+    by_type: dict[object, list[Rule]] = {}
+    for rule in RULES:  # in registration order, so each entity's issues come in the same order as rule by rule
+        if not rule.environment or check_environment:
+            by_type.setdefault(rule.entity_type, []).append(rule)
+    with collector_paused():
+        for entity in workspace.entities():
+            for rule in by_type.get(entity.entity_type, ()):
+                issues.extend(_run_rule(rule, context, entity))
     return Report(workspace.files, tuple(sorted(issues, key=Issue.sort_key)))
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from datetime import datetime
+from functools import lru_cache
 
 from falcon_airflow.el import reference_time
 from falcon_airflow.entities import (
@@ -35,12 +36,20 @@ def _inputs_and_outputs(process: Process) -> tuple[Input | Output, ...]:
     return (*process.inputs, *process.outputs)
 
 
-def _at(expression: str, moment: datetime) -> datetime | None:
-    """Falcon's server-side value of an expression, or ``None`` when it cannot be evaluated (FA006 says why)."""
+@lru_cache(maxsize=8192)
+def _evaluated(expression: str, moment: datetime) -> datetime | ELError:
+    """The server-side value of an expression at a moment, or the error it raises. Cached: in a large estate most
+    processes share a few expressions (``now(-1,0)``) and validity starts, and the value depends on nothing else."""
     try:
         return reference_time(expression, moment)
-    except ELError:
-        return None
+    except ELError as problem:
+        return problem
+
+
+def _at(expression: str, moment: datetime) -> datetime | None:
+    """Falcon's server-side value of an expression, or ``None`` when it cannot be evaluated (FA006 says why)."""
+    value = _evaluated(expression, moment)
+    return None if isinstance(value, ELError) else value
 
 
 def _feed_on(context: RuleContext, feed_name: str, cluster: ProcessCluster) -> tuple[Feed, FeedCluster] | None:
@@ -183,10 +192,9 @@ def instance_expressions(context: RuleContext, process: Process) -> Iterator[Fin
     expressions += [(f"end of input '{i.name}'", i.end, i.line) for i in process.inputs]
     expressions += [(f"instance of output '{o.name}'", o.instance, o.line) for o in process.outputs]
     for what, expression, line in expressions:
-        try:
-            reference_time(expression, reference)
-        except ELError as problem:
-            yield error(f"{what}: {problem}", line)
+        value = _evaluated(expression, reference)
+        if isinstance(value, ELError):
+            yield error(f"{what}: {value}", line)
 
 
 @rule("P10", EntityType.PROCESS, "input start is within the feed's retention, evaluated now")
