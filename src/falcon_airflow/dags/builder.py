@@ -14,6 +14,7 @@ from typing import Any
 from airflow.sdk import DAG
 
 from falcon_airflow.compiler.specs import DagSpec, ProcessDagSpec, ReplicationDagSpec, RetentionDagSpec, SparkJob
+from falcon_airflow.provider.assets import distinct_assets
 from falcon_airflow.provider.operators.late_data import LateDataOperator
 from falcon_airflow.provider.operators.ordering import LastOnlyOperator
 from falcon_airflow.provider.operators.outputs import ClearOutputsOperator, MarkOutputsAvailableOperator
@@ -144,10 +145,13 @@ def build_process_dag(spec: ProcessDagSpec) -> DAG:
         if outputs:
             chain.append(ClearOutputsOperator(task_id="clear_outputs", outputs=outputs, retries=0))
         workflow = _spark_task("workflow", spec.job, max_active_tis_per_dag=spec.parallel, weight_rule=strategy,
-                               falcon_lineage=spec, lineage_instance=PROCESS_INSTANCE)
+                               falcon_lineage=spec, lineage_instance=PROCESS_INSTANCE,
+                               inlets=distinct_assets(item.feed for item in spec.inputs))
         chain.append(workflow)
         if outputs:
-            chain.append(MarkOutputsAvailableOperator(task_id="mark_outputs_available", outputs=outputs))
+            chain.append(MarkOutputsAvailableOperator(
+                task_id="mark_outputs_available", outputs=outputs, entity=spec.source.name,
+                outlets=distinct_assets(item.feed for item in spec.outputs)))
         if spec.late is not None:
             chain.append(LateDataOperator(
                 task_id="late_data", inputs=[item.model_dump(mode="json") for item in spec.late.inputs],
@@ -187,7 +191,11 @@ def build_replication_dag(spec: ReplicationDagSpec) -> DAG:
         if spec.order == "LAST_ONLY":
             steps.append(LastOnlyOperator(task_id="last_only", schedule=spec.schedule.model_dump(), retries=0))
         steps.append(_spark_task("replicate", spec.job, max_active_tis_per_dag=spec.parallel, weight_rule=strategy,
-                                 falcon_lineage=spec, lineage_instance=f"{{{{ {instance} }}}}"))
+                                 falcon_lineage=spec, lineage_instance=f"{{{{ {instance} }}}}",
+                                 inlets=distinct_assets([spec.source_feed.model_copy(
+                                     update={"location": spec.source_asset_location or spec.source_feed.location})]),
+                                 outlets=distinct_assets([spec.target_feed]),
+                                 replica=spec.target_feed.model_dump(mode="json")))
         for upstream, downstream in pairwise(steps):
             upstream >> downstream
     return dag

@@ -92,3 +92,18 @@ def test_replication_dag_copies_the_instance_and_writes_the_flag(entities: Calla
     assert (target / "part-0").read_text() == "a" * 1000 and (target / "nested" / "part-1").read_text() == "b" * 10
     assert (target / "_DONE").exists()
     assert not [path for path in target.parent.iterdir() if "staging" in path.name]
+
+    # The replica is an instance of the feed's asset on the target cluster; the copy read the source's asset.
+    from airflow.models.asset import AssetEvent, AssetModel
+    from airflow.utils.session import create_session
+    from sqlalchemy import select
+
+    task = replication.get_task("replicate")
+    assert [asset.name for asset in task.inlets] == ["falcon://east/logs"]
+    assert [asset.name for asset in task.outlets] == ["falcon://west/logs"]
+    with create_session() as session:
+        (event,) = session.scalars(select(AssetEvent).join(AssetModel, AssetEvent.asset_id == AssetModel.id)
+                                   .where(AssetEvent.source_run_id == run.run_id)).all()
+        name = session.scalar(select(AssetModel.name).where(AssetModel.id == event.asset_id))
+        assert (name, event.partition_key) == ("falcon://west/logs", "2026-03-01T05:00Z")
+        assert event.extra["operation"] == "REPLICATE" and event.extra["path"] == f"file://{target}"

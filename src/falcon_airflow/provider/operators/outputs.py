@@ -9,6 +9,7 @@ from airflow.sdk import BaseOperator
 
 from falcon_airflow.instances.bindings import OutputBinding
 from falcon_airflow.instances.storage import clear_instance, write_flag
+from falcon_airflow.provider.assets import announce_instances
 from falcon_airflow.provider.macros import instance
 
 
@@ -39,20 +40,28 @@ class ClearOutputsOperator(BaseOperator):
 
 
 class MarkOutputsAvailableOperator(BaseOperator):
-    """Write each output feed's availability flag into the instance folder the workflow produced."""
+    """Write each output feed's availability flag into the instance folder the workflow produced, and describe the
+    asset event of each output instance (its outlets are the output feeds' assets)."""
 
     ui_color = "#e8fde9"
 
-    def __init__(self, *, outputs: list[dict[str, Any]], **kwargs: Any) -> None:
+    def __init__(self, *, outputs: list[dict[str, Any]], entity: str | None = None, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.outputs = outputs
+        self.entity = entity
 
     def execute(self, context: Any) -> list[str]:
         written = []
+        made = []
         for binding in _outputs(self.outputs):
             moment = binding.time(instance(context["dag_run"]))
-            if moment is None or binding.feed.storage == "table" or not binding.feed.availability_flag:
+            if moment is None:
+                continue
+            made.append((binding.feed, moment, binding.feed.path(moment)))
+            if binding.feed.storage == "table" or not binding.feed.availability_flag:
                 continue
             written.append(write_flag(binding.feed.path(moment), binding.feed.availability_flag))
             self.log.info("output %s instance %s is available: %s", binding.name, moment, written[-1])
+        announce_instances(context, made, operation="GENERATE", entity=self.entity or self.dag_id,
+                           entity_type="PROCESS", log=self.log)
         return written

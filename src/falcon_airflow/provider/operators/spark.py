@@ -30,7 +30,8 @@ class FalconSparkSubmitOperator(SparkSubmitOperator):
     template_fields: Sequence[str] = (*SparkSubmitOperator.template_fields, "lineage_instance", "lineage_events")
 
     def __init__(self, *, master: str, deploy_mode: str | None = None, falcon_lineage: DagSpec | None = None,
-                 lineage_instance: str | None = None, lineage_events: str | None = None, **kwargs: Any) -> None:
+                 lineage_instance: str | None = None, lineage_events: str | None = None,
+                 replica: dict[str, Any] | None = None, **kwargs: Any) -> None:
         if lineage_events:  # the Spark run is the task's child; its events reach the transport through the task
             kwargs.setdefault("openlineage_inject_parent_job_info", True)
             kwargs["openlineage_inject_transport_info"] = False
@@ -40,6 +41,8 @@ class FalconSparkSubmitOperator(SparkSubmitOperator):
         self.falcon_lineage = falcon_lineage
         self.lineage_instance = lineage_instance
         self.lineage_events = lineage_events
+        self.replica = replica
+        """A replication's target feed binding: its instance ``lineage_instance`` is announced as asset event."""
         self._falcon_report: dict[str, Any] | None = None
 
     def _get_hook(self) -> FalconSparkSubmitHook:
@@ -68,7 +71,19 @@ class FalconSparkSubmitOperator(SparkSubmitOperator):
             if events is not None:
                 self._forward_lineage_events(events)
         self._falcon_report = self.read_report()
+        if self.replica is not None and self.lineage_instance:
+            self._announce_replica(context)
         return self._falcon_report
+
+    def _announce_replica(self, context: Any) -> None:
+        from falcon_airflow.instances.bindings import FeedBinding
+        from falcon_airflow.provider.assets import announce_instances
+        from falcon_airflow.provider.macros import instance
+
+        target = FeedBinding.model_validate(self.replica)
+        moment = instance(str(self.lineage_instance))
+        announce_instances(context, [(target, moment, target.path(moment))], operation="REPLICATE",
+                           entity=target.feed, entity_type="FEED", log=self.log)
 
     def read_report(self) -> dict[str, Any] | None:
         arguments = [str(item) for item in self.application_args or []]
