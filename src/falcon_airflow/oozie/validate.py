@@ -1,0 +1,53 @@
+"""Everything ``falcon-airflow validate`` says about one workflow definition, in file and line order.
+
+Reading and schema (``E0701``), Oozie's structural rules (``E07xx``), EL syntax (``FA023``, ``FA024``), nodes
+never reached (``FA022``) and actions that cannot run here (``FA020``: an error when a Falcon process uses the
+workflow, a warning for a bare ``workflow.xml``).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from falcon_airflow.issues import Issue
+from falcon_airflow.oozie.expressions import expression_issues
+from falcon_airflow.oozie.model import Workflow
+from falcon_airflow.oozie.parse import ParsedWorkflow, from_loaded
+from falcon_airflow.oozie.rules import check_workflow
+from falcon_airflow.oozie.support import support_issues
+from falcon_airflow.parsing.secure import load_xml_file
+
+
+@dataclass(frozen=True, slots=True)
+class WorkflowReport:
+    parsed: ParsedWorkflow
+    issues: tuple[Issue, ...]
+
+    @property
+    def workflow(self) -> Workflow | None:
+        return self.parsed.workflow
+
+    @property
+    def has_errors(self) -> bool:
+        return any(issue.is_error for issue in self.issues)
+
+
+def validate_workflow_file(path: str | os.PathLike[str], display: str | None = None, *,
+                           supplied: Mapping[str, str] | None = None,
+                           in_process: str | None = None) -> WorkflowReport:
+    """Validate one ``workflow.xml``.
+
+    ``supplied``: the configuration the workflow will run with (``None`` for a bare file: required parameters are
+    then only a warning). ``in_process``: the Falcon process that uses it (actions that cannot run become errors).
+    """
+    shown = display if display is not None else os.fspath(path)
+    loaded = load_xml_file(path, shown)
+    parsed = from_loaded(loaded, shown)
+    issues = list(parsed.issues)
+    if parsed.workflow is not None and loaded.root is not None:
+        issues.extend(expression_issues(loaded.root, shown, parsed.workflow.name))
+        issues.extend(check_workflow(parsed.workflow, supplied))
+        issues.extend(support_issues(parsed.workflow, in_process=in_process))
+    return WorkflowReport(parsed, tuple(sorted(issues, key=Issue.sort_key)))
