@@ -9,7 +9,9 @@ scheduled (a new DAG of a RUNNING entity starts unpaused, of a SUSPENDED one pau
 
 from __future__ import annotations
 
+import hashlib
 import json
+import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,6 +20,8 @@ from typing import Any
 from falcon_airflow.compiler.specs import DagSpec, ProcessDagSpec, SparkJob
 
 META_FOLDER = ".falcon"
+"""Where older versions kept the state, inside the entities folder (read until a command migrates it)."""
+STORE_DIR_VARIABLES = ("FALCON_STORE_DIR", "AIRFLOW__FALCON__STORE_DIR")
 SCHEDULE_DOC = "schedule.json"
 DOAS_DOC = "doas.json"
 
@@ -55,26 +59,54 @@ def apply_store_state(spec: DagSpec, state: StoreState) -> DagSpec:
     return spec.model_copy(update=update)
 
 
+# -- where the state lives --------------------------------------------------------------------------------------------
+
+def state_folder(entities_dir: Path, configured: str | None = None) -> Path:
+    """The folder holding the commands' state (schedule states, -doAs users, safemode, journal, archive) for an
+    entities folder: ``FALCON_STORE_DIR``, else ``AIRFLOW__FALCON__STORE_DIR``, else ``configured`` (``[falcon]
+    store_dir`` read by the caller), else ``$AIRFLOW_HOME/falcon/store/<folder name>-<hash of its path>``. Never
+    inside the entities folder, which is often a git checkout."""
+    for variable in STORE_DIR_VARIABLES:
+        value = os.environ.get(variable, "").strip()
+        if value:
+            return Path(value).expanduser().resolve()
+    if configured and configured.strip():
+        return Path(configured.strip()).expanduser().resolve()
+    home = Path(os.environ.get("AIRFLOW_HOME") or Path.home() / "airflow").expanduser()
+    resolved = entities_dir.expanduser().resolve()
+    digest = hashlib.sha256(str(resolved).encode()).hexdigest()[:10]
+    return (home / "falcon" / "store" / f"{resolved.name or 'root'}-{digest}").resolve()
+
+
+def legacy_state_folder(entities_dir: Path) -> Path:
+    return entities_dir / META_FOLDER
+
+
 # -- read by the DAG loader (read-only, never raise) ----------------------------------------------------------------
 
-def _doc(entities_dir: Path, name: str) -> dict[str, Any]:
+def _doc(entities_dir: Path, name: str, state_dir: Path | None = None) -> dict[str, Any]:
+    folder = state_dir if state_dir is not None else state_folder(entities_dir)
+    path = folder / name
+    if not path.exists() and not folder.exists():  # not migrated yet: the state is still in the entities folder
+        path = legacy_state_folder(entities_dir) / name
     try:
-        data = json.loads((entities_dir / META_FOLDER / name).read_text(encoding="utf-8"))
+        data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return {}
     return data if isinstance(data, dict) else {}
 
 
-def recorded_proxy_user(entities_dir: Path, entity_type: str, name: str) -> str | None:
+def recorded_proxy_user(entities_dir: Path, entity_type: str, name: str, state_dir: Path | None = None) -> str | None:
     """The ``-doAs`` user recorded for an entity: Spark's ``--proxy-user`` for its jobs (``None`` when none)."""
-    entry = _doc(entities_dir, DOAS_DOC).get(f"{entity_type}/{name}")
+    entry = _doc(entities_dir, DOAS_DOC, state_dir).get(f"{entity_type}/{name}")
     return str(entry["user"]) if isinstance(entry, dict) and entry.get("user") else None
 
 
-def recorded_schedule_state(entities_dir: Path, entity_type: str, name: str) -> str | None:
+def recorded_schedule_state(entities_dir: Path, entity_type: str, name: str,
+                            state_dir: Path | None = None) -> str | None:
     """``RUNNING``/``SUSPENDED`` once scheduled, ``None`` while submitted: a new DAG of a RUNNING entity should be
     created unpaused (``is_paused_upon_creation=False``)."""
-    entry = _doc(entities_dir, SCHEDULE_DOC).get(f"{entity_type}/{name}")
+    entry = _doc(entities_dir, SCHEDULE_DOC, state_dir).get(f"{entity_type}/{name}")
     return str(entry["state"]) if isinstance(entry, dict) and "state" in entry else None
 
 
@@ -87,12 +119,14 @@ def _entries(document: dict[str, Any], field: str) -> dict[tuple[str, str], str]
     return found
 
 
-def recorded_store_state(entities_dir: Path) -> StoreState:
+def recorded_store_state(entities_dir: Path, state_dir: Path | None = None) -> StoreState:
     """Every entity's recorded ``-doAs`` user and schedule state, for the compiler (empty when none)."""
-    return StoreState(proxy_users=_entries(_doc(entities_dir, DOAS_DOC), "user"),
-                      schedule_states=_entries(_doc(entities_dir, SCHEDULE_DOC), "state"))
+    return StoreState(proxy_users=_entries(_doc(entities_dir, DOAS_DOC, state_dir), "user"),
+                      schedule_states=_entries(_doc(entities_dir, SCHEDULE_DOC, state_dir), "state"))
 
 
-def state_files(entities_dir: Path) -> list[Path]:
+def state_files(entities_dir: Path, state_dir: Path | None = None) -> list[Path]:
     """The store files that change what the loader builds (for its content cache key)."""
-    return [entities_dir / META_FOLDER / name for name in (SCHEDULE_DOC, DOAS_DOC)]
+    folder = state_dir if state_dir is not None else state_folder(entities_dir)
+    legacy = legacy_state_folder(entities_dir)
+    return [folder / name for name in (SCHEDULE_DOC, DOAS_DOC)] + [legacy / name for name in (SCHEDULE_DOC, DOAS_DOC)]

@@ -25,7 +25,7 @@ from pydantic import TypeAdapter
 
 from falcon_airflow import __version__
 from falcon_airflow.compiler.specs import DagSpec
-from falcon_airflow.compiler.store_state import recorded_store_state, state_files
+from falcon_airflow.compiler.store_state import recorded_store_state, state_files, state_folder
 from falcon_airflow.issues import Issue
 
 log = logging.getLogger("falcon_airflow.dags")
@@ -45,6 +45,11 @@ def _config(key: str, fallback: str) -> str:
         return str(conf.get("falcon", key, fallback=fallback))
     except Exception:  # no Airflow configuration: use the default
         return fallback
+
+
+def _state_dir(folder: Path) -> Path:
+    """Where the entity commands keep their state for this folder (``[falcon] store_dir``, see store_state)."""
+    return state_folder(folder, _config("store_dir", ""))
 
 
 def entities_folder(dags_file: str | None = None) -> Path:
@@ -71,7 +76,7 @@ def content_key(folder: Path, files: list[Path], catchup_default: bool) -> str:
         digest.update(path.read_bytes())
         digest.update(b"\0")
     # The store's records (-doAs users, schedule states) change what is compiled just as the XML does.
-    for path in state_files(folder):
+    for path in state_files(folder, _state_dir(folder)):
         digest.update(path.name.encode())
         digest.update(b"\0")
         with contextlib.suppress(OSError):
@@ -92,7 +97,7 @@ def compile_folder(folder: Path, *, catchup_default: bool) -> tuple[list[DagSpec
 
     workspace = Workspace.load([str(folder)])
     compilation = compile_workspace(workspace, entities_dir=folder, catchup_default=catchup_default,
-                                    store_state=recorded_store_state(folder))
+                                    store_state=recorded_store_state(folder, _state_dir(folder)))
     return list(compilation.specs), list(compilation.report.issues)
 
 

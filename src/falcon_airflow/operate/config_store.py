@@ -4,13 +4,17 @@ Layout (hidden folders are never read by the loader or by ``validate``)::
 
     <store>/clusters|feeds|processes|datasources/<name>.xml    where -submit writes a new definition
     <store>/...any other *.xml...                              entities dropped in by hand are found too
-    <store>/.archive/<type>/<name>/<yyyyMMddTHHmmss.ffffffZ>.xml   every replaced or deleted definition
-    <store>/.archive/<type>/<name>/<same stamp>.json              why (update/delete), by whom, from which file
-    <store>/.falcon/safemode.json       admin -setsafemode
-    <store>/.falcon/schedule.json       per entity: RUNNING or SUSPENDED once it was scheduled (absent: SUBMITTED)
-    <store>/.falcon/doas.json           per entity: the -doAs user, to be Spark's proxy user
-    <store>/.falcon/journal/*.json      multi-step actions in flight (see journal.py)
-    <store>/.falcon/lock                serialises commands that change the store
+    <state>/archive/<type>/<name>/<yyyyMMddTHHmmss.ffffffZ>.xml   every replaced or deleted definition
+    <state>/archive/<type>/<name>/<same stamp>.json              why (update/delete), by whom, from which file
+    <state>/safemode.json       admin -setsafemode
+    <state>/schedule.json       per entity: RUNNING or SUSPENDED once it was scheduled (absent: SUBMITTED)
+    <state>/doas.json           per entity: the -doAs user, to be Spark's proxy user
+    <state>/journal/*.json      multi-step actions in flight (see journal.py)
+    <state>/lock                serialises commands that change the store
+
+``<state>`` is outside the entities folder (often a git checkout): ``[falcon] store_dir``, by default under the
+Airflow home (see :func:`falcon_airflow.compiler.store_state.state_folder`). A store whose state is still in
+``<store>/.falcon`` and ``<store>/.archive`` (older versions) is moved there by the first command that uses it.
 
 Every write is atomic: a temporary file in the same folder (hidden, so a concurrent parse never sees it), fsync,
 then ``os.replace``.
@@ -23,6 +27,7 @@ import errno
 import fcntl
 import json
 import os
+import shutil
 import tempfile
 import time
 from collections.abc import Iterator
@@ -31,7 +36,12 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from falcon_airflow.compiler.store_state import DOAS_DOC, META_FOLDER, SCHEDULE_DOC
+from falcon_airflow.compiler.store_state import (
+    DOAS_DOC,
+    SCHEDULE_DOC,
+    legacy_state_folder,
+    state_folder,
+)
 from falcon_airflow.entities import Entity, EntityType
 from falcon_airflow.operate.outcomes import Refused
 from falcon_airflow.workspace import Workspace
@@ -100,11 +110,35 @@ class StoredEntity:
 class Store:
     """The entities folder as Falcon's configuration store."""
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, state_dir: Path | None = None) -> None:
         self.root = root
-        self.meta = root / META_FOLDER
-        self.archive_root = root / ARCHIVE_FOLDER
+        self.meta = state_dir if state_dir is not None else state_folder(root)
+        self.archive_root = self.meta / "archive"
         self._workspace: Workspace | None = None
+        self._migrate()
+
+    def _migrate(self) -> None:
+        """Move state an older version kept inside the entities folder (``.falcon``, ``.archive``) to the state
+        folder: copied beside it, renamed into place in one step, then removed from the entities folder, so a crash
+        leaves either the old layout or the new one complete."""
+        legacy, archive = legacy_state_folder(self.root), self.root / ARCHIVE_FOLDER
+        if self.meta.exists() or not (legacy.is_dir() or archive.is_dir()):
+            return
+        self.meta.parent.mkdir(parents=True, exist_ok=True)
+        staged = Path(tempfile.mkdtemp(prefix=f".{self.meta.name}.", dir=self.meta.parent))
+        try:
+            if legacy.is_dir():
+                shutil.copytree(legacy, staged, dirs_exist_ok=True, ignore=shutil.ignore_patterns("lock"))
+            if archive.is_dir():
+                shutil.copytree(archive, staged / "archive", dirs_exist_ok=True)
+            os.rename(staged, self.meta)
+        except OSError:
+            shutil.rmtree(staged, ignore_errors=True)
+            if not self.meta.exists():
+                raise
+            return  # another command migrated it meanwhile
+        for folder in (legacy, archive):
+            shutil.rmtree(folder, ignore_errors=True)
 
     # -- entities -------------------------------------------------------------------------------------------------
 
@@ -148,7 +182,7 @@ class Store:
 
     def archive(self, entity_type: EntityType, name: str, data: bytes, *, reason: str, user: str,
                 source: Path | None = None, moment: datetime | None = None) -> Path:
-        """Keep a definition (the one being replaced or deleted) under ``.archive/<type>/<name>/<stamp>.xml``.
+        """Keep a definition (the one being replaced or deleted) under ``archive/<type>/<name>/<stamp>.xml``.
 
         Idempotent: when the newest archived version is these bytes, archived for the same reason (a step repeated
         after a crash), that version is returned instead of a second copy."""
@@ -175,7 +209,7 @@ class Store:
         folder = self.archive_root / entity_type.value / name
         return sorted(folder.glob("*.xml")) if folder.is_dir() else []
 
-    # -- small documents under .falcon ----------------------------------------------------------------------------
+    # -- small documents in the state folder ---------------------------------------------------------------------------
 
     def read_doc(self, name: str) -> dict[str, Any]:
         path = self.meta / name

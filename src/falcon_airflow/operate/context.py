@@ -35,8 +35,8 @@ class Context:
 
     @classmethod
     def create(cls, settings: Settings, *, do_as: str | None = None, debug: bool = False) -> Context:
-        return cls(settings=settings, store=Store(settings.entities), user=do_as or local_user(), do_as=do_as,
-                   debug=debug)
+        return cls(settings=settings, store=Store(settings.entities, settings.state), user=do_as or local_user(),
+                   do_as=do_as, debug=debug)
 
     def airflow(self) -> AirflowClient:
         if self._client is None:

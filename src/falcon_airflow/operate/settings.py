@@ -5,7 +5,9 @@
   ``FALCON_AIRFLOW_USER`` and ``FALCON_AIRFLOW_PASSWORD`` exchanged for a JWT at the api-server's
   ``/auth/token``. Secrets are never printed: :meth:`Settings.__repr__` hides them and no message quotes them.
 * The store (the entities folder): ``--entities``, else ``FALCON_ENTITIES_DIR``, else (inside ``airflow falcon``)
-  ``[falcon] entities_dir``, else ``entities/`` in the current folder.
+  ``[falcon] entities_dir``, else ``entities/`` in the current folder. The commands' state (schedule states,
+  ``-doAs`` users, safemode, journal, archive): ``FALCON_STORE_DIR``, else ``[falcon] store_dir``, else under the
+  Airflow home (``$AIRFLOW_HOME/falcon/store/...``, see :func:`falcon_airflow.compiler.store_state.state_folder`).
 * ``FALCON_AIRFLOW_WAIT``: how long ``-schedule`` and ``-submitAndSchedule`` wait for Airflow to register the
   entity's DAGs (seconds, default 120); ``FALCON_AIRFLOW_HTTP_TIMEOUT``: one request's timeout (default 30).
 """
@@ -17,6 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from falcon_airflow.compiler.store_state import state_folder
 from falcon_airflow.operate.outcomes import usage_error
 
 DEFAULT_URL = "http://127.0.0.1:8080"
@@ -41,6 +44,7 @@ def _seconds(name: str, default: float) -> float:
 class Settings:
     url: str
     entities: Path
+    state: Path | None = None
     token: str | None = field(default=None, repr=False)
     user: str | None = None
     password: str | None = field(default=None, repr=False)
@@ -65,7 +69,9 @@ class Settings:
         folder = (entities or os.environ.get("FALCON_ENTITIES_DIR") or "").strip()
         if not folder and airflow_config is not None:
             folder = airflow_config("falcon", "entities_dir").strip()
-        return cls(url=chosen_url, entities=Path(folder or "entities").expanduser().resolve(),
+        entities_dir = Path(folder or "entities").expanduser().resolve()
+        configured = airflow_config("falcon", "store_dir").strip() if airflow_config is not None else None
+        return cls(url=chosen_url, entities=entities_dir, state=state_folder(entities_dir, configured),
                    token=os.environ.get("FALCON_AIRFLOW_TOKEN") or None,
                    user=os.environ.get("FALCON_AIRFLOW_USER") or None,
                    password=os.environ.get("FALCON_AIRFLOW_PASSWORD") or None,

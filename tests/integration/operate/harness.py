@@ -127,7 +127,8 @@ class AirflowServer:
         env = {key: value for key, value in os.environ.items() if not key.startswith(("AIRFLOW", "FALCON_"))}
         env.update({
             "AIRFLOW_HOME": str(home), "AIRFLOW__CORE__DAGS_FOLDER": str(REPOSITORY / "dags"),
-            "FALCON_ENTITIES_DIR": str(store), "AIRFLOW__CORE__LOAD_EXAMPLES": "False",
+            "FALCON_ENTITIES_DIR": str(store), "FALCON_STORE_DIR": str(root / "state"),
+            "AIRFLOW__CORE__LOAD_EXAMPLES": "False",
             "AIRFLOW__CORE__SIMPLE_AUTH_MANAGER_USERS": "admin:admin", "AIRFLOW__API__HOST": "127.0.0.1",
             "AIRFLOW__API__PORT": str(port), "AIRFLOW__API__BASE_URL": f"http://127.0.0.1:{port}",
             "AIRFLOW__API__WORKERS": "1", "AIRFLOW__FALCON__CATCHUP": "False",
@@ -135,7 +136,7 @@ class AirflowServer:
         })
         return cls(home, store, storage, drafts, port, env,
                    credentials={"FALCON_AIRFLOW_URL": f"http://127.0.0.1:{port}", "FALCON_AIRFLOW_USER": "admin",
-                                "FALCON_AIRFLOW_PASSWORD": "admin"})
+                                "FALCON_AIRFLOW_PASSWORD": "admin", "FALCON_STORE_DIR": str(root / "state")})
 
     def airflow(self, *args: str, timeout: float = 300) -> subprocess.CompletedProcess[str]:
         result = subprocess.run([str(AIRFLOW), *args], env=self.env, capture_output=True, text=True,

@@ -131,7 +131,7 @@ def test_update_archives_cascades_and_follows_the_entitys_state(server: AirflowS
                                 str(server.draft("c-logs.xml", feed_xml("c-logs", days=5))))
     assert code == 0, err
     assert out.splitlines() == ["Updated successfully", "re-parsed with it: falcon.process.c-count.east"]
-    archived = sorted((server.store / ".archive" / "feed" / "c-logs").glob("*.xml"))
+    archived = sorted((server.home.parent / "state" / "archive" / "feed" / "c-logs").glob("*.xml"))
     assert [path.read_text() for path in archived] == [old]
     code, out, _ = server.run("entity", "-update", "-type", "feed", "-name", "c-logs", "-file",
                               str(server.draft("c-logs.xml", feed_xml("c-logs", days=5))))
@@ -190,7 +190,7 @@ def test_delete_and_the_journal_after_a_crash(server: AirflowServer) -> None:
     _, _, err = server.run("instance", "-status", "-type", "process", "-name", "d-other")
     assert "completed the interrupted delete of (process) d-count" in err
     assert paused(server, dag) is None
-    archived = list((server.store / ".archive" / "process" / "d-count").glob("*.xml"))
+    archived = list((server.home.parent / "state" / "archive" / "process" / "d-count").glob("*.xml"))
     assert len(archived) == 1
     server.reserialize()  # the definition is gone: the DAG does not come back
     assert paused(server, dag) is None

@@ -32,7 +32,7 @@ def test_submit_validates_with_the_store_and_writes_the_definition(pipeline: Kit
     assert (code, out.strip()) == (0, "Submit successful (feed) clicks"), err
     assert (pipeline.root / "feeds" / "clicks.xml").read_text() == draft.read_text()
     assert pipeline.airflow.reparse_requests == 1
-    assert not list((pipeline.root / ".falcon" / "journal").glob("*.json"))
+    assert not list((Store(pipeline.root).meta / "journal").glob("*.json"))
 
 
 def test_submitting_the_same_definition_again_changes_nothing(pipeline: Kit) -> None:
@@ -143,7 +143,7 @@ def test_schedule_before_airflow_parsed_the_entity_finishes_with_the_next_comman
     code, out, _ = pipeline.run("entity", "-schedule", "-type", "process", "-name", "count")
     assert code == 1
     assert "Airflow has not registered DAG(s) falcon.process.count.east yet" in out
-    assert len(list((pipeline.root / ".falcon" / "journal").glob("*.json"))) == 1
+    assert len(list((Store(pipeline.root).meta / "journal").glob("*.json"))) == 1
 
     pipeline.airflow.add_dag(PROCESS_DAG)  # the dag-processor parsed the store (paused at creation)
     code, out, err = pipeline.run("entity", "-status", "-type", "process", "-name", "count")
@@ -355,7 +355,7 @@ def test_a_delete_interrupted_after_its_commit_point_is_completed(pipeline: Kit)
     assert "completed the interrupted delete of (process) count" in err
     assert PROCESS_DAG not in pipeline.airflow.dags_by_id
     assert out.strip() == "No entity of type (process) found."
-    assert not list((pipeline.root / ".falcon" / "journal").glob("*.json"))
+    assert not list((Store(pipeline.root).meta / "journal").glob("*.json"))
 
 
 def test_a_delete_interrupted_before_its_commit_point_is_undone(pipeline: Kit) -> None:

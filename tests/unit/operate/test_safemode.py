@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from falcon_airflow.entities import EntityType
+from falcon_airflow.operate.config_store import Store
 from falcon_airflow.operate.outcomes import Refused
 from falcon_airflow.operate.safemode import check_entity_operation, check_instance_operation
 
@@ -48,7 +49,8 @@ def test_setsafemode_is_persisted_and_enforced_by_the_commands(kit: Kit) -> None
 
     code, out, _ = kit.run("admin", "-setsafemode", "true")
     assert (code, out.strip()) == (0, "Falcon server safemode set to : true")
-    assert (kit.root / ".falcon" / "safemode.json").exists()
+    assert (Store(kit.root).meta / "safemode.json").exists()
+    assert not (kit.root / ".falcon").exists()
 
     code, _, err = kit.run("entity", "-submit", "-type", "feed", "-file", str(draft))
     assert code == 1

@@ -10,7 +10,12 @@ from pathlib import Path
 
 import pytest
 
-from falcon_airflow.compiler.store_state import recorded_proxy_user, recorded_schedule_state, state_files
+from falcon_airflow.compiler.store_state import (
+    recorded_proxy_user,
+    recorded_schedule_state,
+    state_files,
+    state_folder,
+)
 from falcon_airflow.dags.loader import _entity_files
 from falcon_airflow.entities import EntityType
 from falcon_airflow.operate.config_store import Store, stamp, write_atomic
@@ -61,7 +66,7 @@ def test_archive_keeps_every_version_with_its_reason(kit: Kit) -> None:
     second = store.archive(EntityType.FEED, "logs", b"v2", reason="delete", user="bob", source=source)
 
     assert [path.read_bytes() for path in store.history(EntityType.FEED, "logs")] == [b"v1", b"v2"]
-    assert first.parent == kit.root / ".archive" / "feed" / "logs"
+    assert first.parent == store.archive_root / "feed" / "logs"
     info = json.loads(second.with_suffix(".json").read_text())
     assert info == {"type": "feed", "name": "logs", "reason": "delete", "user": "bob",
                     "archived": info["archived"], "source": "feeds/logs.xml"}
@@ -101,7 +106,7 @@ def test_safemode_schedule_state_and_proxy_user_persist(kit: Kit) -> None:
     assert recorded_schedule_state(kit.root, "feed", "logs") == "RUNNING"
     assert recorded_proxy_user(kit.root, "process", "count") == "alice"
     assert recorded_proxy_user(kit.root, "process", "other") is None
-    assert [path.name for path in state_files(kit.root)] == ["schedule.json", "doas.json"]
+    assert [path.name for path in state_files(kit.root)] == ["schedule.json", "doas.json"] * 2  # new and old place
 
     again.set_schedule_state(EntityType.FEED, "logs", None, user="admin")
     again.set_proxy_user(EntityType.PROCESS, "count", None, action="delete")
@@ -155,3 +160,40 @@ def test_archiving_the_same_version_twice_for_the_same_reason_keeps_one_copy(kit
     assert again == first
     assert deleted != first
     assert len(store.history(EntityType.FEED, "logs")) == 2
+
+
+def test_the_state_lives_outside_the_entities_folder(kit: Kit, monkeypatch: pytest.MonkeyPatch,
+                                                     tmp_path: Path) -> None:
+    store = Store(kit.root)
+    store.set_schedule_state(EntityType.FEED, "logs", "RUNNING", user="admin")
+    assert not (kit.root / ".falcon").exists() and not (kit.root / ".archive").exists()
+    home = Path(os.environ["AIRFLOW_HOME"]).resolve()
+    assert store.meta.is_relative_to(home / "falcon" / "store")
+    assert recorded_schedule_state(kit.root, "feed", "logs") == "RUNNING"
+    assert state_folder(kit.root) == store.meta
+    assert state_folder(tmp_path / "other") != store.meta  # one state folder per entities folder
+
+    monkeypatch.setenv("FALCON_STORE_DIR", str(tmp_path / "chosen"))
+    assert Store(kit.root).meta == (tmp_path / "chosen").resolve()
+    monkeypatch.delenv("FALCON_STORE_DIR")
+    assert state_folder(kit.root, str(tmp_path / "configured")) == (tmp_path / "configured").resolve()
+
+
+def test_state_kept_in_the_entities_folder_is_migrated(kit: Kit) -> None:
+    legacy = kit.root / ".falcon"
+    (legacy / "journal").mkdir(parents=True)
+    (legacy / "schedule.json").write_text(json.dumps({"feed/logs": {"state": "SUSPENDED"}}))
+    (legacy / "journal" / "one.json").write_text("{}")
+    (legacy / "lock").write_text("")
+    (kit.root / ".archive" / "feed" / "logs").mkdir(parents=True)
+    (kit.root / ".archive" / "feed" / "logs" / "20260101T000000.000000Z.xml").write_text("<feed/>")
+    # the loader reads the old place until a command moves it
+    assert recorded_schedule_state(kit.root, "feed", "logs") == "SUSPENDED"
+
+    store = Store(kit.root)
+    assert store.schedule_state(EntityType.FEED, "logs") == "SUSPENDED"
+    assert (store.meta / "journal" / "one.json").exists()
+    assert (store.archive_root / "feed" / "logs" / "20260101T000000.000000Z.xml").read_text() == "<feed/>"
+    assert not legacy.exists() and not (kit.root / ".archive").exists()
+    assert recorded_schedule_state(kit.root, "feed", "logs") == "SUSPENDED"
+    assert Store(kit.root).meta == store.meta  # nothing left to move
