@@ -53,6 +53,8 @@ INSTANCE_ACTIONS = (
     _action("params", "the parameters an instance ran with (-start = the instance time)"),
     _action("listing", "feed instances and whether their data is available (feeds)"),
     _action("dependency", "the feed and process instances an instance depends on or feeds (-instanceTime)"),
+    _action("triage", "why an instance waits or failed (-start = the instance time): missing inputs, their "
+                      "producers and their states, down to the root cause"),
 )
 
 ADMIN_ACTIONS = (
@@ -129,7 +131,8 @@ COMMANDS: dict[str, tuple[tuple[Spec, ...], tuple[Spec, ...]]] = {
 SUPPORTED = {
     "entity": "submit, submitAndSchedule, schedule, suspend, resume, delete, update, touch, status, definition, "
               "list, dependency, summary, validate",
-    "instance": "running, list, status, summary, kill, suspend, resume, rerun, logs, params, listing, dependency",
+    "instance": "running, list, status, summary, kill, suspend, resume, rerun, logs, params, listing, dependency, "
+                "triage",
     "admin": "status, version, setsafemode",
 }
 

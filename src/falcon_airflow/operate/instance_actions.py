@@ -60,9 +60,11 @@ from falcon_airflow.operate.states import (
     strip_markers,
     with_marker,
 )
+from falcon_airflow.operate.triage import MissingInput, ProcessNode, Walk, triage_text, waiting_details
 from falcon_airflow.timekeeping import format_falcon_date
 
-READ_ONLY = frozenset({"running", "list", "status", "summary", "logs", "params", "listing", "dependency"})
+READ_ONLY = frozenset({"running", "list", "status", "summary", "logs", "params", "listing", "dependency",
+                       "triage"})
 NO_CLUSTERS = frozenset({"running", "logs", "status", "summary"})
 
 
@@ -189,9 +191,57 @@ def status(target: Target, *, with_actions: bool = False) -> Outcome:
     rules.filter_by(target.options.text("filter_by"), "instance")
     first, last = target.window()
     records = collect(target.client, target.refs(), first, last, all_attempts=target.options.flag("all_attempts"))
+    _explain_waiting(target, records)
     return _outcome(target, _listed(target, records),
                     f"instances of ({target.entity_type.value}) {target.name} from {format_falcon_date(first)} to "
                     f"{format_falcon_date(last)}", actions=with_actions)
+
+
+def _explain_waiting(target: Target, records: Sequence[InstanceRecord]) -> None:
+    """Details of a WAITING process instance: its missing input instances and their root causes."""
+    if not isinstance(target.entity, Process):
+        return
+    walk = Walk(target.context.store.workspace(), target.client)
+    for record in records:
+        if record.status is InstanceStatus.WAITING and not record.details:
+            try:
+                record.details = waiting_details(walk.process(target.entity, record.ref.cluster, record.instance))
+            except FalconAirflowError:
+                continue
+
+
+def triage(target: Target) -> Outcome:
+    """Falcon's ``instance -triage``: the upstream walk of one instance on each of its clusters."""
+    moment = rules.parse_time(target.options.required("start", "start"))
+    clusters = [ref.cluster for ref in target.refs()] if isinstance(target.entity, Process) else [
+        placement.name for placement in target.entity.clusters]
+    wanted = set(rules.names(target.options.text("clusters")))
+    colo = (target.options.text("colo") or "*").strip()
+    known = target.context.store.workspace().clusters
+    clusters = [name for name in dict.fromkeys(clusters) if (not wanted or name in wanted)
+                and (colo in ("", "*") or (name in known and known[name].colo in rules.names(colo)))]
+    walk = Walk(target.context.store.workspace(), target.client)
+    nodes: list[ProcessNode | MissingInput] = []
+    available: list[str] = []
+    try:
+        for cluster in clusters:
+            if isinstance(target.entity, Process):
+                nodes.append(walk.process(target.entity, cluster, moment))
+                continue
+            missing_feed = walk.feed(target.entity, cluster, moment)
+            if missing_feed is None:
+                available.append(f"(feed) {target.name} {format_falcon_date(moment)} on {cluster}: AVAILABLE")
+            else:
+                nodes.append(missing_feed)
+    except FalconAirflowError as problem:
+        raise Refused(problem.message) from None
+    if not clusters:
+        raise Refused(f"({target.entity_type.value}) {target.name} has no cluster matching the given "
+                      "-colo/-clusters")
+    return succeeded(f"triage of ({target.entity_type.value}) {target.name} {format_falcon_date(moment)}",
+                     text=triage_text(nodes, available),
+                     triage=[node.as_json() for node in nodes],
+                     available=[line.split(": ")[0] for line in available])
 
 
 def summary(target: Target) -> Outcome:
@@ -544,4 +594,6 @@ def handle(context: Context, options: Options) -> Outcome:
         return listing(target)
     if action == "dependency":
         return dependency(target)
+    if action == "triage":
+        return triage(target)
     raise missing(action)

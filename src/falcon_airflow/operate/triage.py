@@ -1,0 +1,249 @@
+"""Why an instance waits: Falcon's ``instance -triage``, an upstream walk down to the root cause.
+
+For a process instance: every input feed instance that is not available (its availability flag, else its folder),
+with its path; for each, the process instance that produces it, with its state and, when that one did not
+succeed, its own missing inputs, recursively; a feed instance nothing produces is expected from outside. Late-data
+re-runs still pending are said too. For a feed instance: whether it is available and, if not, its producers.
+
+The same walk gives ``instance -status`` its Details for WAITING instances (:func:`waiting_details`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import Any
+
+from falcon_airflow.entities import Feed, Process
+from falcon_airflow.errors import FalconAirflowError
+from falcon_airflow.instances.feeds import FeedOnCluster
+from falcon_airflow.instances.process import ProcessOnCluster, check_instance
+from falcon_airflow.instances.storage import StorageError, exists
+from falcon_airflow.operate.airflow_api import AirflowClient, AirflowError
+from falcon_airflow.operate.lifecycles import DagRef, Lifecycle, entity_dags
+from falcon_airflow.operate.runs import assess, latest
+from falcon_airflow.operate.states import InstanceStatus
+from falcon_airflow.timekeeping import format_falcon_date
+from falcon_airflow.workspace import Workspace
+
+MAX_DEPTH = 8
+NO_RUN = "NOT_STARTED"
+"""A producer instance Airflow has no run for yet (its time has not come, or its DAG is paused or missing)."""
+_LATE_PENDING = {"deferred", "up_for_reschedule", "running", "queued", "scheduled", "up_for_retry", None}
+
+Exists = Callable[[str], bool]
+
+
+@dataclass
+class ProcessNode:
+    """A process instance: its state in Airflow and what it still misses."""
+
+    process: str
+    cluster: str
+    instance: datetime
+    status: str
+    dag_id: str
+    run_id: str | None = None
+    missing: list[MissingInput] = field(default_factory=list)
+    late: str | None = None
+    note: str | None = None
+
+    def as_json(self) -> dict[str, Any]:
+        return {"type": "process", "name": self.process, "cluster": self.cluster,
+                "instance": format_falcon_date(self.instance), "status": self.status, "dagId": self.dag_id,
+                "dagRunId": self.run_id, "missingInputs": [item.as_json() for item in self.missing],
+                "lateData": self.late, "note": self.note}
+
+
+@dataclass
+class MissingInput:
+    """A feed instance a process instance waits for, and who should produce it."""
+
+    input: str | None
+    feed: str
+    cluster: str
+    instance: datetime
+    path: str
+    producers: list[ProcessNode] = field(default_factory=list)
+
+    def as_json(self) -> dict[str, Any]:
+        return {"input": self.input, "feed": self.feed, "cluster": self.cluster,
+                "instance": format_falcon_date(self.instance), "path": self.path,
+                "producers": [item.as_json() for item in self.producers]}
+
+
+class Walk:
+    """One triage walk: the store's workspace, Airflow, a file-system check, and what was already visited."""
+
+    def __init__(self, workspace: Workspace, client: AirflowClient, check: Exists = exists) -> None:
+        self.workspace = workspace
+        self.client = client
+        self.check = check
+        self.visited: set[tuple[str, str, datetime]] = set()
+
+    def _available(self, marker: str) -> bool:
+        try:
+            return self.check(marker)
+        except StorageError:
+            return False
+
+    # -- processes --------------------------------------------------------------------------------------------------
+
+    def _run(self, process: Process, cluster: str, moment: datetime) -> tuple[DagRef | None, Any]:
+        ref = next((item for item in entity_dags(process, frozenset({Lifecycle.EXECUTION}))
+                    if item.cluster == cluster), None)
+        if ref is None:
+            return None, None
+        try:
+            runs = self.client.runs(ref.dag_id, first=moment, last=moment)
+        except AirflowError:
+            return ref, None
+        if not runs:
+            return ref, None
+        return ref, assess(self.client, ref, latest(runs))
+
+    def process(self, process: Process, cluster: str, moment: datetime, depth: int = 0) -> ProcessNode:
+        runner = ProcessOnCluster.of(self.workspace, process, cluster)
+        instance = runner.check_instance(moment)
+        ref, record = self._run(process, cluster, instance)
+        status = record.status.value if record is not None else NO_RUN
+        node = ProcessNode(process.name, cluster, instance, status,
+                           ref.dag_id if ref is not None else "-", record.run_id if record is not None else None)
+        key = ("process", f"{process.name}@{cluster}", instance)
+        if key in self.visited:
+            node.note = "already shown above"
+            return node
+        self.visited.add(key)
+        if record is not None and record.details:
+            node.note = record.details
+        if status == InstanceStatus.SUCCEEDED.value:
+            return node
+        if depth >= MAX_DEPTH:
+            node.note = "the walk stops here (too deep)"
+            return node
+        node.missing = self._missing_inputs(runner, instance, depth)
+        node.late = self._late(process, runner, instance, record)
+        return node
+
+    def _missing_inputs(self, runner: ProcessOnCluster, instance: datetime, depth: int) -> list[MissingInput]:
+        found: list[MissingInput] = []
+        for item in runner.resolve_inputs(instance, self._available):
+            if item.optional:
+                continue  # an optional input never holds an instance back
+            feed_on = runner.feed(item.feed)
+            for moment in item.instances:
+                marker = feed_on.availability_marker(moment)
+                if marker is None or self._available(marker):
+                    continue  # table feeds are not checked here; an available instance is no cause
+                found.append(self._missing(item.name, feed_on, moment, depth))
+        return found
+
+    def _missing(self, input_name: str | None, feed_on: FeedOnCluster, moment: datetime,
+                 depth: int) -> MissingInput:
+        entry = MissingInput(input_name, feed_on.name, feed_on.cluster_name, moment, feed_on.path(moment))
+        for process in self.workspace.processes.values():
+            if feed_on.name not in (item.feed for item in process.outputs) or process.cluster(
+                    feed_on.cluster_name) is None:
+                continue
+            try:
+                producer = ProcessOnCluster.of(self.workspace, process, feed_on.cluster_name).producer_of(
+                    feed_on.name, moment)
+            except FalconAirflowError:
+                continue
+            if producer is not None:
+                entry.producers.append(self.process(process, feed_on.cluster_name, producer, depth + 1))
+        return entry
+
+    def _late(self, process: Process, runner: ProcessOnCluster, instance: datetime, record: Any) -> str | None:
+        late = process.late_process
+        if late is None or record is None:
+            return None
+        cut_offs = []
+        for item in late.late_inputs:
+            source = next((each for each in process.inputs if each.name == item.input), None)
+            feed = self.workspace.feeds.get(source.feed) if source is not None else None
+            if feed is not None and feed.late_arrival is not None:
+                cut_offs.append(feed.late_arrival.cut_off.millis)
+        task = record.task("late_data")
+        if not cut_offs or task is None:
+            return None
+        state = task.get("state")
+        until = format_falcon_date(instance + timedelta(milliseconds=max(cut_offs)))
+        if state in _LATE_PENDING:
+            return f"late-data re-runs pending: inputs are checked for late data until {until} ({late.policy.value}, " \
+                   f"every {late.delay})"
+        return f"late-data checks ended ({state}) at the cut-off {until}"
+
+    # -- feeds ------------------------------------------------------------------------------------------------------
+
+    def feed(self, feed: Feed, cluster: str, moment: datetime) -> MissingInput | None:
+        """``None`` when the feed instance is available; else who should produce it."""
+        placement = feed.cluster(cluster)
+        if placement is None:
+            raise FalconAirflowError(f"feed '{feed.name}' is not defined on cluster '{cluster}'")
+        feed_on = FeedOnCluster(feed, placement, self.workspace.clusters.get(cluster))
+        instance = check_instance(feed_on.grid, moment, f"feed '{feed.name}' on cluster '{cluster}'")
+        marker = feed_on.availability_marker(instance)
+        if marker is None or self._available(marker):
+            return None
+        return self._missing(None, feed_on, instance, 0)
+
+
+# -- text -----------------------------------------------------------------------------------------------------------
+
+def _process_lines(node: ProcessNode, indent: int) -> list[str]:
+    pad = "  " * indent
+    lines = [f"{pad}(process) {node.process} {format_falcon_date(node.instance)} on {node.cluster}: {node.status}"
+             + (f"  [{node.note}]" if node.note else "")]
+    for item in node.missing:
+        lines += _missing_lines(item, indent + 1)
+    if node.status not in (InstanceStatus.SUCCEEDED.value, NO_RUN) and not node.missing and not node.note \
+            and node.status != InstanceStatus.WAITING.value:
+        lines.append(f"{pad}  every input is available; the cause is this instance itself ({node.status})")
+    if node.late:
+        lines.append(f"{pad}  {node.late}")
+    return lines
+
+
+def _missing_lines(item: MissingInput, indent: int) -> list[str]:
+    pad = "  " * indent
+    what = f"input {item.input}: " if item.input else ""
+    lines = [f"{pad}missing {what}(feed) {item.feed} {format_falcon_date(item.instance)} at {item.path}"]
+    if not item.producers:
+        lines.append(f"{pad}  no process produces it on {item.cluster}: it is expected from outside")
+    for producer in item.producers:
+        lines += [f"{pad}  produced by", *_process_lines(producer, indent + 2)]
+    return lines
+
+
+def triage_text(nodes: list[ProcessNode | MissingInput], available: list[str]) -> str:
+    lines: list[str] = []
+    for node in nodes:
+        lines += _process_lines(node, 0) if isinstance(node, ProcessNode) else _missing_lines(node, 0)
+    lines += available
+    return "\n".join(lines)
+
+
+def root_causes(node: ProcessNode) -> list[str]:
+    """The deepest problems under a process instance, one line each (for -status Details)."""
+    causes: list[str] = []
+    for item in node.missing:
+        where = f"(feed) {item.feed} {format_falcon_date(item.instance)} at {item.path}"
+        if not item.producers:
+            causes.append(f"{where}, expected from outside")
+            continue
+        for producer in item.producers:
+            deeper = root_causes(producer)
+            state = f"(process) {producer.process} {format_falcon_date(producer.instance)} {producer.status}"
+            causes += deeper if deeper else [f"{where}, producer {state}"]
+    return causes
+
+
+def waiting_details(node: ProcessNode) -> str:
+    """One line: how many input instances are missing and the first root causes."""
+    if not node.missing:
+        return ""
+    causes = list(dict.fromkeys(root_causes(node)))
+    shown = "; ".join(causes[:2]) + (f"; and {len(causes) - 2} more" if len(causes) > 2 else "")
+    return f"waiting for {len(node.missing)} input instance(s): {shown} (instance -triage shows the chain)"

@@ -1,0 +1,130 @@
+"""instance -triage and the Details of WAITING instances: an upstream walk through missing feed instances and the
+process instances that should produce them, down to the root cause (three levels here)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from .helpers import Kit, cluster_xml, feed_xml, process_xml
+
+T = datetime(2026, 5, 1, 3, tzinfo=UTC)
+AT = "2026-05-01T03:00Z"
+TASKS = ("wait_for_input", "clear_outputs", "workflow", "mark_outputs_available")
+
+
+@pytest.fixture
+def chain(kit: Kit, tmp_path: Path) -> Kit:
+    """raw (from outside) -> clean -> (clean) -> join -> (joined) -> report -> (reports)."""
+    kit.write("clusters/east.xml", cluster_xml("east", storage=str(tmp_path / "storage")))
+    for name in ("raw", "cleaned", "joined", "reports"):
+        kit.write(f"feeds/{name}.xml", feed_xml(name))
+    kit.write("processes/clean.xml", process_xml("clean", "raw", "cleaned"))
+    kit.write("processes/join.xml", process_xml("join", "cleaned", "joined"))
+    kit.write("processes/report.xml", process_xml("report", "joined", "reports"))
+    for name in ("clean", "join", "report"):
+        kit.airflow.add_dag(f"falcon.process.{name}.east", TASKS, paused=False)
+    return kit
+
+
+def storage(kit: Kit) -> Path:
+    return kit.root.parent / "storage" / "east"
+
+
+def land(kit: Kit, feed: str) -> None:
+    folder = storage(kit) / feed / "2026" / "05" / "01" / "03"
+    folder.mkdir(parents=True)
+    (folder / "_DONE").write_text("")
+
+
+def waiting(kit: Kit, process: str) -> None:
+    run = kit.airflow.add_run(f"falcon.process.{process}.east", T, state="running")
+    kit.airflow.set_tis(run, wait_for_input="deferred")
+
+
+def triage(kit: Kit, *extra: str, kind: str = "process", name: str = "report") -> tuple[int, dict[str, Any]]:
+    return kit.json("instance", "-triage", "-type", kind, "-name", name, "-start", AT, *extra)
+
+
+def test_triage_walks_three_levels_down_to_the_feed_expected_from_outside(chain: Kit) -> None:
+    waiting(chain, "report")
+    waiting(chain, "join")  # clean has no run yet
+
+    code, document = triage(chain)
+    assert code == 0, document
+    (report,) = document["triage"]
+    assert (report["name"], report["status"], report["instance"]) == ("report", "WAITING", AT)
+    (joined,) = report["missingInputs"]
+    assert (joined["feed"], joined["input"]) == ("joined", "input")
+    assert joined["path"] == f"file://{storage(chain)}/joined/2026/05/01/03"
+    (join,) = joined["producers"]
+    assert (join["name"], join["status"]) == ("join", "WAITING")
+    (cleaned,) = join["missingInputs"]
+    (clean,) = cleaned["producers"]
+    assert (clean["name"], clean["status"]) == ("clean", "NOT_STARTED")
+    (raw,) = clean["missingInputs"]
+    assert (raw["feed"], raw["producers"]) == ("raw", [])
+
+    code, text = chain.run("instance", "-triage", "-type", "process", "-name", "report", "-start", AT)[:2]
+    lines = text.splitlines()
+    assert lines[0] == f"(process) report {AT} on east: WAITING"
+    assert lines[1] == f"  missing input input: (feed) joined {AT} at file://{storage(chain)}/joined/2026/05/01/03"
+    assert lines[2:4] == ["    produced by", f"      (process) join {AT} on east: WAITING"]
+    assert f"            (process) clean {AT} on east: NOT_STARTED" in lines
+    assert lines[-1] == "                no process produces it on east: it is expected from outside"
+
+
+def test_the_walk_stops_where_data_is_there_and_names_a_failed_producer(chain: Kit) -> None:
+    land(chain, "raw")
+    land(chain, "cleaned")
+    waiting(chain, "report")
+    failed = chain.airflow.add_run("falcon.process.join.east", T, state="failed")
+    chain.airflow.set_tis(failed, wait_for_input="success", clear_outputs="success", workflow="failed",
+                          mark_outputs_available="upstream_failed")
+
+    _, document = triage(chain)
+    (join,) = document["triage"][0]["missingInputs"][0]["producers"]
+    assert (join["name"], join["status"], join["missingInputs"]) == ("join", "FAILED", [])
+
+    _, status = chain.json("instance", "-status", "-type", "process", "-name", "report", "-start", AT, "-end", AT)
+    (row,) = status["instances"]
+    assert row["status"] == "WAITING"
+    assert row["details"] == (f"waiting for 1 input instance(s): (feed) joined {AT} at file://{storage(chain)}/"
+                              f"joined/2026/05/01/03, producer (process) join {AT} FAILED (instance -triage "
+                              "shows the chain)")
+
+
+def test_status_details_name_the_root_cause_three_levels_up(chain: Kit) -> None:
+    waiting(chain, "report")
+    waiting(chain, "join")
+    waiting(chain, "clean")
+    _, status = chain.json("instance", "-status", "-type", "process", "-name", "report", "-start", AT, "-end", AT)
+    assert status["instances"][0]["details"].startswith(
+        f"waiting for 1 input instance(s): (feed) raw {AT} at file://{storage(chain)}/raw/2026/05/01/03, expected "
+        "from outside")
+
+
+def test_a_succeeded_instance_and_an_available_feed_have_nothing_to_triage(chain: Kit) -> None:
+    land(chain, "joined")
+    done = chain.airflow.add_run("falcon.process.report.east", T, state="success")
+    chain.airflow.set_tis(done, **dict.fromkeys(TASKS, "success"))
+    _, document = triage(chain)
+    assert document["triage"][0]["status"] == "SUCCEEDED" and document["triage"][0]["missingInputs"] == []
+
+    code, text, _ = chain.run("instance", "-triage", "-type", "feed", "-name", "joined", "-start", AT)
+    assert (code, text.strip()) == (0, f"(feed) joined {AT} on east: AVAILABLE")
+    code, document = triage(chain, kind="feed", name="reports")
+    assert code == 0
+    (missing,) = document["triage"]
+    assert [producer["name"] for producer in missing["producers"]] == ["report"]
+
+
+def test_triage_needs_an_instance_time_on_the_grid(chain: Kit) -> None:
+    code, _, err = chain.run("instance", "-triage", "-type", "process", "-name", "report")
+    assert code == 2 and "start" in err
+    code, _, err = chain.run("instance", "-triage", "-type", "process", "-name", "report", "-start",
+                             "2026-05-01T03:30Z")
+    assert code != 0 and "2026-05-01T03:30Z" in err
