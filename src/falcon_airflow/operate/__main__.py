@@ -1,24 +1,20 @@
 """``python -m falcon_airflow.operate entity|instance|admin ...``: the operate commands on their own (the same as
-``falcon-airflow entity ...`` once falcon_airflow.cli registers them)."""
+``falcon-airflow entity ...``), built from the same command table."""
 
 from __future__ import annotations
 
-import argparse
 import sys
 from collections.abc import Sequence
 
-from falcon_airflow.operate.commands import register
+from falcon_airflow.cli.commands import COMMANDS
+from falcon_airflow.cli.registry import build_parser, run_parsed
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m falcon_airflow.operate",
-                                     description="Falcon's entity, instance and admin commands on Airflow.")
-    register(parser.add_subparsers(dest="command", metavar="COMMAND", required=True))
-    args = parser.parse_args(argv)
-    try:
-        return int(args.run(args))
-    except KeyboardInterrupt:
-        return 130
+    parser = build_parser("python -m falcon_airflow.operate",
+                          "Falcon's entity, instance and admin commands on Airflow.",
+                          [command for command in COMMANDS if command.name in ("entity", "instance", "admin")])
+    return run_parsed(parser.parse_args(argv))
 
 
 if __name__ == "__main__":

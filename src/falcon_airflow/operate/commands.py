@@ -1,12 +1,9 @@
-"""The ``entity``, ``instance`` and ``admin`` commands, for ``falcon-airflow`` and for ``airflow falcon``.
+"""Running the ``entity``, ``instance`` and ``admin`` commands, for ``falcon-airflow`` and for ``airflow falcon``
+(both defined in :mod:`falcon_airflow.cli.commands`, with the options of :mod:`falcon_airflow.operate.arguments`).
 
-* :func:`register` adds them to the ``falcon-airflow`` parser (``falcon_airflow.cli``);
-* :func:`airflow_cli_commands` is listed in the provider's ``cli`` (Airflow >= 3.2 reads it) and returns the
-  ``falcon`` command group: ``airflow falcon entity ...``, ``airflow falcon instance ...``,
-  ``airflow falcon admin ...``.
-
-Both run :func:`run_command`: resolve the settings, complete or undo actions an earlier command left half done
-(the journal), run the action, print the outcome as text or JSON. Exit codes: 0 succeeded, 1 refused, failed or
+:func:`run_entity`, :func:`run_instance` and :func:`run_admin` run :func:`run_command`: resolve the settings,
+complete or undo actions an earlier command left half done (the journal), run the action, print the outcome as
+text or JSON. Exit codes: 0 succeeded, 1 refused, failed or
 only partly done, 2 wrong command line.
 
 Importing this module costs nothing: the operations are imported when a command runs.
@@ -20,22 +17,9 @@ import json
 import os
 import sys
 from collections.abc import Callable, Iterator
-from functools import partial
 from typing import Any
 
-from falcon_airflow.operate.arguments import add_arguments, all_specs
-
 EXIT_USAGE = 2
-COMMANDS = {
-    "entity": ("Falcon entity operations: submit, schedule, suspend, resume, delete, update, status, list ...",
-               "Falcon's entity command on Airflow: the entities folder is the configuration store, each feed and "
-               "process runs as Airflow DAGs. Exactly one action option."),
-    "instance": ("Falcon instance operations: status, list, running, kill, suspend, resume, rerun, logs ...",
-                 "Falcon's instance command on Airflow: an instance is the DAG run of the instance time. Exactly "
-                 "one action option."),
-    "admin": ("Falcon admin operations: status, version, setsafemode",
-              "Falcon's admin command: Airflow's health and version, and safemode (persisted in the store)."),
-}
 
 
 def _emit_error(message: str, details: tuple[str, ...], output: str, code: int) -> int:
@@ -105,46 +89,24 @@ def run_command(command: str, namespace: argparse.Namespace,
     return outcome.exit_code
 
 
-def register(subparsers: Any) -> None:
-    """Add ``entity``, ``instance`` and ``admin`` to an argparse subparsers object (``falcon-airflow``)."""
-    for command, (summary, description) in COMMANDS.items():
-        parser = subparsers.add_parser(command, help=summary, description=description, allow_abbrev=False)
-        add_arguments(parser, command)
-        parser.set_defaults(run=partial(run_command, command))
+def run_entity(args: argparse.Namespace) -> int:
+    return run_command("entity", args, _front_end_config(args))
 
 
-# -- airflow falcon ... ----------------------------------------------------------------------------------------------
+def run_instance(args: argparse.Namespace) -> int:
+    return run_command("instance", args, _front_end_config(args))
+
+
+def run_admin(args: argparse.Namespace) -> int:
+    return run_command("admin", args, _front_end_config(args))
+
+
+def _front_end_config(args: argparse.Namespace) -> Callable[[str, str], str] | None:
+    """Under ``airflow falcon`` the settings default to Airflow's own configuration."""
+    return _airflow_config if getattr(args, "airflow_front_end", False) else None
+
 
 def _airflow_config(section: str, key: str) -> str:
     from airflow.configuration import conf  # noqa: TID251 - runs inside the airflow command only
 
     return str(conf.get(section, key, fallback="") or "")
-
-
-def _airflow_entry(command: str, args: argparse.Namespace) -> None:
-    """Airflow ignores a command's return value: exit with the code instead."""
-    code = run_command(command, args, airflow_config=_airflow_config)
-    if code:
-        sys.exit(code)
-
-
-def airflow_cli_commands() -> list[Any]:
-    """The ``falcon`` command group for Airflow's CLI (provider info ``cli``; a list of ``CLICommand``)."""
-    from airflow.cli.cli_config import ActionCommand, Arg, GroupCommand  # noqa: TID251 - provider CLI hook
-
-    def args(command: str) -> tuple[Any, ...]:
-        found = []
-        for spec in all_specs(command):
-            if spec.metavar is None:
-                found.append(Arg(flags=(spec.flag,), help=spec.help, action="store_true",  # type: ignore[no-untyped-call]
-                                 dest=spec.dest))
-            else:
-                found.append(Arg(flags=(spec.flag,), help=spec.help, metavar=spec.metavar,  # type: ignore[no-untyped-call]
-                                 dest=spec.dest))
-        return tuple(found)
-
-    subcommands = [ActionCommand(name=command, help=summary, description=description,
-                                 func=partial(_airflow_entry, command), args=args(command))
-                   for command, (summary, description) in COMMANDS.items()]
-    return [GroupCommand(name="falcon", help="Apache Falcon entity, instance and admin operations "
-                                             "(falcon-airflow)", subcommands=subcommands)]

@@ -34,7 +34,7 @@ def get_provider_info() -> dict[str, Any]:
             "falcon_airflow.provider.operators.late_data", "falcon_airflow.provider.operators.report"]}],
         "sensors": [{"integration-name": INTEGRATION, "python-modules": ["falcon_airflow.provider.sensors.feed"]}],
         "triggers": [{"integration-name": INTEGRATION, "python-modules": ["falcon_airflow.provider.triggers.feed"]}],
-        "cli": ["falcon_airflow.operate.commands.airflow_cli_commands"],
+        "cli": ["falcon_airflow.cli.airflow.airflow_cli_commands"],
         "config": {
             "falcon": {
                 "description": "Where falcon-airflow finds entity XML and how it compiles it.",

@@ -8,7 +8,6 @@ writing its log) is simulated in the database and the log folder by :meth:`Airfl
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import io
 import json
@@ -27,7 +26,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from falcon_airflow.operate import commands as operate_cli
+from falcon_airflow.cli import build_parser
+from falcon_airflow.cli.registry import load
 from falcon_airflow.operate.airflow_api import AirflowClient
 from falcon_airflow.operate.settings import Settings
 
@@ -197,12 +197,10 @@ class AirflowServer:
 
     def run(self, *argv: str, env: Mapping[str, str] | None = None) -> tuple[int, str, str]:
         """``falcon-airflow <argv>`` in this process (so a test can make a step crash); (code, stdout, stderr)."""
-        parser = argparse.ArgumentParser(prog="falcon-airflow")
-        operate_cli.register(parser.add_subparsers(dest="command", required=True))
-        args = parser.parse_args([*argv, "--entities", str(self.store)])
+        args = build_parser().parse_args([*argv, "--entities", str(self.store)])
         out, err = io.StringIO(), io.StringIO()
         with self.environment(env or {}), redirect_stdout(out), redirect_stderr(err):
-            code = args.run(args)
+            code = load(args.run)(args)
         return int(code), out.getvalue(), err.getvalue()
 
     def json(self, *argv: str) -> tuple[int, dict[str, Any]]:

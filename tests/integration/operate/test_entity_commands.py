@@ -245,7 +245,7 @@ def test_the_commands_run_as_a_program(server: AirflowServer) -> None:
     assert result.stdout.splitlines() == ["Total Results: 2", "(cluster) east", "(cluster) west"]
 
 
-@pytest.mark.skipif("falcon_airflow.operate.commands.airflow_cli_commands" not in get_provider_info().get("cli", []),
+@pytest.mark.skipif("falcon_airflow.cli.airflow.airflow_cli_commands" not in get_provider_info().get("cli", []),
                     reason="the provider info lists no airflow_cli_commands in 'cli' yet")
 def test_airflow_falcon_through_the_provider(server: AirflowServer) -> None:
     result = subprocess.run([str(AIRFLOW), "falcon", "entity", "-list", "-type", "cluster"],

@@ -3,7 +3,6 @@ Airflow's behaviour for pausing, marking runs failed and clearing) and a kit tha
 
 from __future__ import annotations
 
-import argparse
 import io
 import json
 import textwrap
@@ -14,7 +13,8 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from falcon_airflow.operate import commands as operate_cli
+from falcon_airflow.cli import build_parser
+from falcon_airflow.cli.registry import load
 from falcon_airflow.operate.airflow_api import AirflowError
 from falcon_airflow.operate.context import Context
 from falcon_airflow.operate.settings import Settings
@@ -325,12 +325,10 @@ class Kit:
 
     def run(self, *argv: str) -> tuple[int, str, str]:
         """Run ``falcon-airflow <argv>`` (entity/instance/admin) in-process; (exit code, stdout, stderr)."""
-        parser = argparse.ArgumentParser(prog="falcon-airflow")
-        operate_cli.register(parser.add_subparsers(dest="command", required=True))
-        args = parser.parse_args([*argv, "--entities", str(self.root)])
+        args = build_parser().parse_args([*argv, "--entities", str(self.root)])
         out, err = io.StringIO(), io.StringIO()
         with redirect_stdout(out), redirect_stderr(err):
-            code = args.run(args)
+            code = load(args.run)(args)
         return int(code), out.getvalue(), err.getvalue()
 
     def json(self, *argv: str) -> tuple[int, dict[str, Any]]:

@@ -115,7 +115,7 @@ def test_the_airflow_cli_group_offers_the_same_options() -> None:
     from airflow.cli import cli_parser
     from airflow.cli.cli_config import DefaultHelpParser, GroupCommand
 
-    from falcon_airflow.operate.commands import airflow_cli_commands
+    from falcon_airflow.cli.airflow import airflow_cli_commands
 
     (group,) = airflow_cli_commands()
     assert isinstance(group, GroupCommand) and group.name == "falcon"
