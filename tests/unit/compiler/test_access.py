@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from tests.unit.instances.builders import cluster, feed, process, workspace
+from tests.builders import cluster, feed, process, workspace
 
 from falcon_airflow.compiler import compile_workspace
 from falcon_airflow.compiler.common import group_access_of

@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
-from tests.unit.instances.builders import cluster, feed, process, workspace
+from tests.builders import cluster, feed, process, workspace
 
 from falcon_airflow.compiler import StoreState, compile_workspace
 from falcon_airflow.compiler.specs import DagSpec, ProcessDagSpec, ReplicationDagSpec, RetentionDagSpec

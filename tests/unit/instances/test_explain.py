@@ -6,10 +6,9 @@ import json
 from pathlib import Path
 
 import pytest
+from tests.builders import cluster, feed, process, workspace
 
 from falcon_airflow.cli import main
-
-from .builders import cluster, feed, process, workspace
 
 EXAMPLES = Path(__file__).resolve().parents[3] / "entities"
 

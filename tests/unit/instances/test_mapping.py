@@ -6,12 +6,11 @@ from pathlib import Path
 
 import pendulum
 import pytest
+from tests.builders import cluster, feed, process, workspace
 
 from falcon_airflow.errors import InstanceError
 from falcon_airflow.instances.process import ProcessOnCluster
 from falcon_airflow.timekeeping import format_falcon_date, parse_falcon_date
-
-from .builders import cluster, feed, process, workspace
 
 
 def at(text: str) -> pendulum.DateTime:

@@ -1,4 +1,5 @@
-"""Small entity XML builders for instance tests: only the parts the instance arithmetic reads vary."""
+"""Entity XML builders and the standard cluster, feed and process used by unit, integration and golden tests and by
+the benchmarks: only the parts a test is about vary."""
 
 from __future__ import annotations
 
