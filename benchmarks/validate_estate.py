@@ -1,7 +1,7 @@
 """How long ``falcon-airflow validate`` takes on a large estate (10,000 entities), against a plain lxml parse of the
 same files measured in the same run.
 
-The estate is :func:`falcon_airflow.estate.write_estate`: one cluster, 5,000 hourly feeds and 5,000 hourly Spark
+The estate is :func:`tests.estate.write_estate`: one cluster, 5,000 hourly feeds and 5,000 hourly Spark
 processes, each process reading the feed the previous one writes (10,001 files, all valid, so every rule runs to
 the end). Figures, each the best of three runs in this process's run:
 
@@ -39,8 +39,7 @@ def scale() -> float:
 
 def main() -> int:
     from lxml import etree
-
-    from falcon_airflow.estate import write_estate
+    from tests.estate import write_estate
 
     count = max(10, int(FULL_PROCESSES * scale()))
     with tempfile.TemporaryDirectory(prefix="falcon-bench-estate-") as temporary:

@@ -12,9 +12,9 @@ import os
 from pathlib import Path
 
 import pytest
+from tests.estate import write_estate
 
 from falcon_airflow.cli import main
-from falcon_airflow.estate import write_estate
 
 GOLDEN = Path(__file__).resolve().parent / "files" / "validate"
 REPOSITORY = Path(__file__).resolve().parents[2]
