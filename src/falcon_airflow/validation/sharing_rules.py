@@ -13,6 +13,7 @@ rule id (e.g. ``FA008`` on both processes of a pair). FA010 cannot be accepted.
 
 from __future__ import annotations
 
+import functools
 import re
 import weakref
 from collections.abc import Iterator
@@ -108,9 +109,11 @@ def _cached_writers(workspace: Workspace) -> dict[tuple[str, str], list[_Writer]
 def two_writers(context: RuleContext, process: Process) -> Iterator[Finding]:
     if "FA008" in accepted_rules(process.properties):
         return
-    for (cluster, feed), writers in _cached_writers(context.workspace).items():
-        mine = [w for w in writers if w.process is process]
-        for writer in mine:
+    index = _cached_writers(context.workspace)
+    keys = dict.fromkeys((cluster.name, output.feed) for cluster in process.clusters for output in process.outputs)
+    for cluster, feed in keys:
+        writers = index.get((cluster, feed), [])
+        for writer in (w for w in writers if w.process is process):
             for other in writers:
                 if other is writer or (other.process is process and other.output == writer.output) \
                         or not writer.overlaps(other):
@@ -136,7 +139,12 @@ class _Place:
     location: FeedLocation
     root: tuple[str, str]  # scheme and authority of the resolved location
     segments: tuple[str, ...]
-    keeping: tuple[str, ...]  # what decides which instances exist and when they are evicted
+    placement: FeedCluster
+
+    @property
+    def keeping(self) -> tuple[str, ...]:
+        """What decides which instances exist and when they are evicted (asked only of equal locations)."""
+        return _keeping(self.feed, self.placement)
 
 
 def _on_storage(base: str | None, path: str) -> str:
@@ -161,22 +169,23 @@ def _keeping(feed: Feed, cluster: FeedCluster) -> tuple[str, ...]:
             feed.property_map.get("retention.action", ""), *staged)
 
 
-def _places(workspace: Workspace) -> list[_Place]:
+def _places_of(workspace: Workspace, feed: Feed, storages: dict[str, str | None]) -> list[_Place]:
     places = []
-    for feed in workspace.feeds.values():
-        for cluster in feed.clusters:
-            if feed.storage_for(cluster) is not StorageKind.FILESYSTEM:
-                continue
-            location = feed.location_for(cluster, LocationType.DATA)
-            if location is None or not location.path.strip():
-                continue
-            resolved = urlsplit(_on_storage(_storage_of(workspace, cluster.name), location.path.strip()))
-            segments = tuple(part for part in resolved.path.split("/") if part)
-            places.append(_Place(feed, cluster.name, location, (resolved.scheme, resolved.netloc), segments,
-                                 _keeping(feed, cluster)))
+    for cluster in feed.clusters:
+        if feed.storage_for(cluster) is not StorageKind.FILESYSTEM:
+            continue
+        location = feed.location_for(cluster, LocationType.DATA)
+        if location is None or not location.path.strip():
+            continue
+        if cluster.name not in storages:
+            storages[cluster.name] = _storage_of(workspace, cluster.name)
+        resolved = urlsplit(_on_storage(storages[cluster.name], location.path.strip()))
+        segments = tuple(part for part in resolved.path.split("/") if part)
+        places.append(_Place(feed, cluster.name, location, (resolved.scheme, resolved.netloc), segments, cluster))
     return places
 
 
+@functools.lru_cache(maxsize=65536)
 def _shape(segment: str) -> str:
     """What a folder name can look like: each variable and each literal digit stands for a digit."""
     digits = _VARIABLE.sub(lambda match: "0" * _WIDTH[match[1]], segment)
@@ -197,13 +206,81 @@ def _within(inner: tuple[str, ...], outer: tuple[str, ...]) -> bool:
     return len(outer) <= len(inner) and all(_same_folder(a, b) for a, b in zip(outer, inner, strict=False))
 
 
-_place_cache: tuple[weakref.ref[Workspace], list[_Place]] | None = None
+class _Node:
+    """A folder level of every data location: children by literal name and, for dated names, by their shape."""
+
+    def __init__(self) -> None:
+        self.literal: dict[str, _Node] = {}
+        self.literal_by_shape: dict[str, list[str]] = {}
+        self.dated: dict[str, _Node] = {}
+        self.places: list[_Place] = []
+
+    def child(self, segment: str) -> _Node:
+        if _VARIABLE.search(segment):
+            return self.dated.setdefault(_shape(segment), _Node())
+        if segment not in self.literal:
+            self.literal[segment] = _Node()
+            self.literal_by_shape.setdefault(_shape(segment), []).append(segment)
+        return self.literal[segment]
+
+    def matching(self, segment: str) -> list[_Node]:
+        """Children that can name the same folder as ``segment`` (candidates; :func:`_within` decides)."""
+        shape = _shape(segment)
+        found = [self.dated[shape]] if shape in self.dated else []
+        if _VARIABLE.search(segment):
+            found += [self.literal[name] for name in self.literal_by_shape.get(shape, [])]
+        elif segment in self.literal:
+            found.append(self.literal[segment])
+        return found
+
+    def below(self) -> Iterator[_Place]:
+        stack: list[_Node] = [self]
+        while stack:
+            node = stack.pop()
+            yield from node.places
+            stack.extend(node.literal.values())
+            stack.extend(node.dated.values())
 
 
-def _cached_places(workspace: Workspace) -> list[_Place]:
+@dataclass(frozen=True)
+class _Index:
+    roots: dict[tuple[str, str], _Node]
+    by_feed: dict[str, list[_Place]]
+
+
+def _index(workspace: Workspace) -> _Index:
+    """Every feed's data location in a tree per file system (scheme, authority)."""
+    roots: dict[tuple[str, str], _Node] = {}
+    by_feed: dict[str, list[_Place]] = {}
+    storages: dict[str, str | None] = {}
+    for feed in workspace.feeds.values():
+        by_feed[feed.name] = places = _places_of(workspace, feed, storages)
+        for place in places:
+            node = roots.setdefault(place.root, _Node())
+            for segment in place.segments:
+                node = node.child(segment)
+            node.places.append(place)
+    return _Index(roots, by_feed)
+
+
+def _neighbours(roots: dict[tuple[str, str], _Node], place: _Place) -> Iterator[_Place]:
+    """Places whose location can be above, equal to or below ``place``'s."""
+    level = [roots[place.root]] if place.root in roots else []
+    for segment in place.segments:
+        for node in level:
+            yield from node.places  # a location above this one
+        level = [child for node in level for child in node.matching(segment)]
+    for node in level:
+        yield from node.below()  # equal, or below
+
+
+_place_cache: tuple[weakref.ref[Workspace], _Index] | None = None
+
+
+def _cached_index(workspace: Workspace) -> _Index:
     global _place_cache
     if _place_cache is None or _place_cache[0]() is not workspace:
-        _place_cache = (weakref.ref(workspace), _places(workspace))
+        _place_cache = (weakref.ref(workspace), _index(workspace))
     return _place_cache[1]
 
 
@@ -211,11 +288,13 @@ def _cached_places(workspace: Workspace) -> list[_Place]:
 def overlapping_locations(context: RuleContext, feed: Feed) -> Iterator[Finding]:
     if "FA009" in accepted_rules(feed.properties):
         return
-    places = _cached_places(context.workspace)
-    for mine in (place for place in places if place.feed is feed):
-        for other in places:
-            if other.feed is feed or other.root != mine.root:
+    index = _cached_index(context.workspace)
+    for mine in index.by_feed.get(feed.name, []):
+        seen: set[int] = set()
+        for other in _neighbours(index.roots, mine):
+            if other.feed is feed or id(other) in seen:
                 continue
+            seen.add(id(other))
             if mine.segments == other.segments and mine.keeping == other.keeping:
                 continue  # two names for the same data (a second feed replicating it): evicted alike
             if _within(mine.segments, other.segments) and _within(other.segments, mine.segments):
