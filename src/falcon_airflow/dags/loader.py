@@ -7,7 +7,9 @@
 * A worker that runs one task builds only that task's DAG (``get_parsing_context().dag_id``).
 * Invalid entities never hide the valid ones: they are left out, their problems (file:line, rule) are logged and
   shown in the Airflow UI as the ``falcon.invalid-entities`` DAG (its docs list them; running it fails with
-  them). With ``[falcon] strict = true`` the DAG file fails instead, so CI sees an import error.
+  them) and, through the second DAG file ``falcon_invalid_entities.py``, as a DAG import error naming each invalid
+  entity's file, line and rule (``[falcon] invalid_entities_as_import_errors = false`` turns that off). With
+  ``[falcon] strict = true`` the main DAG file fails instead, so CI sees an import error.
 """
 
 from __future__ import annotations
@@ -148,6 +150,26 @@ def _invalid_entities_dag(errors: list[dict[str, Any]], folder: Path) -> Any:
              default_args={"owner": "falcon"}) as dag:
         FailWithIssuesOperator(task_id="report", issues=[_describe(issue) for issue in errors])
     return dag
+
+
+def report_invalid_entities(dags_file: str | None = None, *, folder: Path | None = None) -> None:
+    """Raise :class:`InvalidEntitiesError` listing the invalid entities, if any: called by a DAG file of its own,
+    so Airflow records it as that file's import error while the valid DAGs load from the main file."""
+    if _config("invalid_entities_as_import_errors", "True").strip().lower() != "true":
+        return
+    if _config("strict", "False").strip().lower() == "true":
+        return  # the main DAG file already fails with the same list
+    folder = folder or entities_folder(dags_file)
+    if not folder.is_dir():
+        return  # the main DAG file logs it
+    catchup_default = _config("catchup", "True").strip().lower() == "true"
+    _, issues = load_specs(folder, catchup_default=catchup_default)
+    errors = [issue for issue in issues if issue["level"] == "error"]
+    if errors:
+        raise InvalidEntitiesError(
+            f"{len({(issue.get('file'), issue.get('entity')) for issue in errors})} invalid Falcon entit(y/ies) in "
+            f"{folder} (not scheduled until fixed; the other entities run):\n"
+            + "\n".join(_describe(issue) for issue in errors))
 
 
 def load_dags(dags_file: str | None = None, *, folder: Path | None = None,

@@ -38,6 +38,7 @@ from falcon_airflow.operate import options as rules
 from falcon_airflow.operate.airflow_api import AirflowError
 from falcon_airflow.operate.config_store import StoredEntity, iso
 from falcon_airflow.operate.context import Context
+from falcon_airflow.operate.invalid import invalid_entities, invalid_text
 from falcon_airflow.operate.journal import ActionSteps, Journal, StepPending, run
 from falcon_airflow.operate.lifecycles import DEFAULT_LIFECYCLE, dag_prefixes, entity_dags
 from falcon_airflow.operate.options import Options
@@ -640,6 +641,10 @@ def status(context: Context, options: Options) -> Outcome:
     name = options.required("name", "name")
     stored = _require_stored(context, entity_type, name)
     current, rows = status_of(context, stored.entity)
+    broken = invalid_entities(context.store.workspace(), context.now()).get((entity_type.value, name))
+    if broken:
+        return succeeded(invalid_text(broken), dags=rows, entityStatus=EntityStatus.INVALID.value, rules=broken,
+                         scheduled=current.value)
     message = current.value
     if options.flag("show_scheduler") and current is not EntityStatus.SUBMITTED:
         message += f" (scheduled on {SCHEDULER})"
@@ -674,7 +679,8 @@ def element_text(element: Mapping[str, Any]) -> str:
     """Falcon's ``EntityElement.toString``: ``(type) name(STATUS) - [tags] - [pipelines] - [clusters]``."""
     text = f"({element['type']}) {element['name']}"
     if element.get("status"):
-        text += f"({element['status']})"
+        rules_broken = f": {', '.join(element['rules'])}" if element.get("rules") else ""
+        text += f"({element['status']}{rules_broken})"
     for key in ("tag", "pipeline", "cluster"):
         if element.get(key):
             text += " - [" + ", ".join(element[key]) + "]"
@@ -755,7 +761,10 @@ def _filtered(context: Context, candidates: Iterable[Entity], filters: Mapping[s
 def _statuses(context: Context, entities: Sequence[Entity]) -> dict[tuple[str, str], str]:
     dags = {str(dag["dag_id"]): dag for dag in context.airflow().dags("falcon.")} \
         if any(entity.entity_type.schedulable for entity in entities) else {}
-    return {(entity.entity_type.value, entity.name): status_of(context, entity, dags)[0].value
+    broken = invalid_entities(context.store.workspace(), context.now())
+    return {(entity.entity_type.value, entity.name):
+            EntityStatus.INVALID.value if (entity.entity_type.value, entity.name) in broken
+            else status_of(context, entity, dags)[0].value
             for entity in entities}
 
 
@@ -772,6 +781,7 @@ def list_entities(context: Context, options: Options) -> Outcome:
                   if not types or entity.entity_type in types]
     need_status = "status" in chosen_fields or "STATUS" in filters
     statuses = _statuses(context, candidates) if need_status else {}
+    broken_rules = invalid_entities(context.store.workspace(), context.now()) if need_status else {}
     chosen = _filtered(context, candidates, filters, options.text("tags"), options.text("nameseq"),
                        options.text("tagkeys"), statuses)
     if order == "name":
@@ -783,6 +793,8 @@ def list_entities(context: Context, options: Options) -> Outcome:
         element: dict[str, Any] = {"type": entity.entity_type.value, "name": entity.name}
         if "status" in chosen_fields:
             element["status"] = statuses[(entity.entity_type.value, entity.name)]
+            if element["status"] == EntityStatus.INVALID.value:
+                element["rules"] = broken_rules.get((entity.entity_type.value, entity.name), [])
         if "tags" in chosen_fields:
             element["tag"] = _tags(entity)
         if "pipelines" in chosen_fields:

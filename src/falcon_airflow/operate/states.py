@@ -74,6 +74,7 @@ class EntityStatus(StrEnum):
     SUSPENDED = "SUSPENDED"
     RUNNING = "RUNNING"
     COMPLETED = "COMPLETED"
+    INVALID = "INVALID"  # fails validation: no DAG is built for it (not a Falcon status: Falcon refused it)
 
 
 # -- notes ---------------------------------------------------------------------------------------------------------

@@ -47,7 +47,10 @@ def test_one_invalid_entity_hides_nothing_else(monkeypatch: pytest.MonkeyPatch, 
     broken = folder / "feeds" / "raw-clicks.xml"
     broken.write_text(broken.read_text().replace('limit="days(2)"', 'limit="hours(1)"'))  # F9: shorter than cut-off
     bag = dagbag(monkeypatch, folder)
-    assert bag.import_errors == {}
+    # the invalid entity is an import error of the second DAG file, naming the entity file and the rule
+    (where, error), = bag.import_errors.items()
+    assert where.endswith("falcon_invalid_entities.py")
+    assert "raw-clicks.xml:" in error and "[F9]" in error and "raw-clicks" in error
     assert "falcon.process.generate-clicks.primary" not in bag.dag_ids  # writes the broken feed
     assert "falcon.feed.click-counts.replication.primary.backup" in bag.dag_ids
     report = bag.dags["falcon.invalid-entities"]
@@ -56,3 +59,6 @@ def test_one_invalid_entity_hides_nothing_else(monkeypatch: pytest.MonkeyPatch, 
     strict = dagbag(monkeypatch, folder, strict=True)
     (error,) = strict.import_errors.values()
     assert "[F9]" in error and "raw-clicks.xml" in error
+
+    monkeypatch.setenv("AIRFLOW__FALCON__INVALID_ENTITIES_AS_IMPORT_ERRORS", "False")
+    assert dagbag(monkeypatch, folder).import_errors == {}

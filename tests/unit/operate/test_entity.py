@@ -424,3 +424,22 @@ def test_changes_to_an_entity_wait_while_its_interrupted_action_cannot_finish(pi
     assert "ERROR: an interrupted delete of (process) count is not finished yet" in err
     pipeline.airflow.reachable = True
     assert "completed the interrupted delete" in pipeline.run("entity", "-list")[2]
+
+
+def test_an_invalid_entity_is_invalid_with_its_rules_not_submitted(pipeline: Kit) -> None:
+    # retention shorter than the late-arrival cut-off (F9) is a rule only the whole definition breaks
+    broken = feed_xml("logs").replace("<frequency>hours(1)</frequency>",
+                                      '<frequency>hours(1)</frequency>\n  <late-arrival cut-off="days(9)"/>')
+    pipeline.write("feeds/logs.xml", broken)
+    code, out, _ = pipeline.run("entity", "-status", "-type", "feed", "-name", "logs")
+    assert (code, out.strip()) == (0, "INVALID (F9; falcon-airflow validate says why)")
+    code, document = pipeline.json("entity", "-status", "-type", "process", "-name", "count")
+    assert (code, document["entityStatus"], document["rules"]) == (0, "INVALID", ["FA101"])
+
+    code, out, _ = pipeline.run("entity", "-list", "-type", "feed,process", "-fields", "status")
+    assert "(feed) logs(INVALID: F9)" in out.splitlines()
+    assert "(process) count(INVALID: FA101)" in out.splitlines()
+    assert "(feed) counts(SUBMITTED)" in out.splitlines()
+    code, document = pipeline.json("entity", "-list", "-type", "feed", "-fields", "status", "-filterBy",
+                                   "STATUS:INVALID")
+    assert [(item["name"], item["rules"]) for item in document["entity"]] == [("logs", ["F9"])]
