@@ -192,8 +192,18 @@ def compile_process(workspace: Workspace, process: Process, placement: ProcessCl
     bindings = [runner.input_binding(item) for item in process.inputs]
     outputs = [runner.output_binding(item) for item in process.outputs]
     timeout = seconds(process.timeout) if process.timeout else default_timeout_seconds(process.frequency)
-    engine, job = _spark_job(runner, entities_dir, bindings)
-    late = _late_spec(runner, entities_dir, bindings)
+    oozie = None
+    workflow_conf: dict[str, str] = {}
+    cluster_conf: dict[str, str] = {}
+    if process.workflow.engine is WorkflowEngine.OOZIE:
+        from falcon_airflow.compiler.oozie_process import compile_process_workflow, static_workflow_conf
+
+        engine, job, late = "oozie", None, None
+        oozie = compile_process_workflow(process, runner.cluster, entities_dir)
+        workflow_conf, cluster_conf = static_workflow_conf(process, placement.name, runner.cluster)
+    else:
+        engine, job = _spark_job(runner, entities_dir, bindings)
+        late = _late_spec(runner, entities_dir, bindings)
     # Waiting instances hold no worker slot (deferrable sensors), so as many may be materialised as Falcon's
     # throttle allows; `parallel` bounds the running workflows. Late-data watches keep a run open until the cut-off.
     late_window = math.ceil(max(late.cut_off_seconds) / seconds(process.frequency)) if late else 0
@@ -221,6 +231,9 @@ def compile_process(workspace: Workspace, process: Process, placement: ProcessCl
                     if not name.startswith(RESERVED_PREFIX)},
         engine=engine,
         job=job,
+        oozie=oozie,
+        workflow_conf=workflow_conf,
+        cluster_conf=cluster_conf,
         late=late,
         sla=SlaSpec(should_start_in_seconds=seconds(sla.should_start_in) if sla.should_start_in else None,
                     should_end_in_seconds=seconds(sla.should_end_in) if sla.should_end_in else None)

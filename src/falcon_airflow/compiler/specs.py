@@ -7,11 +7,14 @@ arguments) as plain values; building the Airflow DAG from it is mechanical. Spec
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, ConfigDict
 
 from falcon_airflow.instances.bindings import FeedBinding, InputBinding, OutputBinding
+
+if TYPE_CHECKING:
+    from falcon_airflow.compiler.oozie_spec import OozieWorkflowSpec
 
 
 class Spec(BaseModel):
@@ -137,8 +140,16 @@ class ProcessDagSpec(Spec):
     outputs: tuple[OutputBinding, ...] = ()
     properties: dict[str, str] = {}
     """The entity's properties as written (EL inside is resolved per run by the macros)."""
-    engine: Literal["spark", "hive"]
-    job: SparkJob
+    engine: Literal["spark", "hive", "oozie"]
+    job: SparkJob | None = None
+    """The workflow's spark-submit (engines spark and hive); ``None`` for an Oozie workflow, which has ``oozie``."""
+    oozie: OozieWorkflowSpec | None = None
+    """The Oozie workflow compiled node by node (engine oozie)."""
+    workflow_conf: dict[str, str] = {}
+    """Engine oozie: Falcon's per-entity workflow properties (``entityName``, ``logDir``, ``userWorkflowName`` ...);
+    the per-instance ones are added by each run."""
+    cluster_conf: dict[str, str] = {}
+    """Engine oozie: the cluster's settings (properties, ``nameNode``, ``jobTracker``), which win, as in Falcon."""
     late: LateDataSpec | None = None
     sla: SlaSpec | None = None
     emails: tuple[str, ...] = ()
@@ -209,5 +220,13 @@ class ReplicationDagSpec(Spec):
     """``False`` when the entity was scheduled (RUNNING), ``True`` when suspended; ``None``: Airflow's default."""
     group_access: GroupAccess | None = None
 
+
+def _resolve_forward_references() -> None:
+    from falcon_airflow.compiler.oozie_spec import OozieWorkflowSpec
+
+    ProcessDagSpec.model_rebuild(_types_namespace={"OozieWorkflowSpec": OozieWorkflowSpec})
+
+
+_resolve_forward_references()
 
 DagSpec = ProcessDagSpec | RetentionDagSpec | ReplicationDagSpec

@@ -121,7 +121,8 @@ def build_process_dag(spec: ProcessDagSpec) -> DAG:
     falcon = {"entity": spec.source.name, "cluster": spec.cluster, "timezone": spec.schedule.timezone,
               "inputs": {item.name: item.model_dump(mode="json") for item in spec.inputs},
               "outputs": {item.name: item.model_dump(mode="json") for item in spec.outputs},
-              "properties": dict(spec.properties), "empty_dir": spec.empty_dir}
+              "properties": dict(spec.properties), "empty_dir": spec.empty_dir,
+              "workflow": dict(spec.workflow_conf), "cluster_settings": dict(spec.cluster_conf)}
     strategy = NewestInstanceFirst() if spec.order == "LIFO" else OldestInstanceFirst()
     dag = DAG(spec.dag_id, schedule=_timetable(spec, spec.source.name), start_date=_start_date(spec),
               catchup=spec.schedule.catchup, max_active_runs=spec.max_active_runs, default_args=_default_args(spec),
@@ -144,10 +145,15 @@ def build_process_dag(spec: ProcessDagSpec) -> DAG:
         outputs = [item.model_dump(mode="json") for item in spec.outputs]
         if outputs:
             chain.append(ClearOutputsOperator(task_id="clear_outputs", outputs=outputs, retries=0))
-        workflow = _spark_task("workflow", spec.job, max_active_tis_per_dag=spec.parallel, weight_rule=strategy,
-                               falcon_lineage=spec, lineage_instance=PROCESS_INSTANCE,
-                               inlets=distinct_assets(item.feed for item in spec.inputs))
-        chain.append(workflow)
+        if spec.oozie is not None:  # the Oozie workflow, node by node, in a task group
+            from falcon_airflow.dags.oozie import build_workflow_group
+
+            chain.append(build_workflow_group(spec))
+        else:
+            assert spec.job is not None
+            chain.append(_spark_task("workflow", spec.job, max_active_tis_per_dag=spec.parallel,
+                                     weight_rule=strategy, falcon_lineage=spec, lineage_instance=PROCESS_INSTANCE,
+                                     inlets=distinct_assets(item.feed for item in spec.inputs)))
         if outputs:
             chain.append(MarkOutputsAvailableOperator(
                 task_id="mark_outputs_available", outputs=outputs, entity=spec.source.name,
@@ -159,10 +165,15 @@ def build_process_dag(spec: ProcessDagSpec) -> DAG:
                 delay_seconds=spec.late.delay_seconds, rerun_job=spec.late.rerun.model_dump(), outputs=outputs,
                 retries=0, falcon_lineage=spec))
         for upstream, downstream in pairwise(chain):
-            upstream >> downstream
+            _ends(upstream)[1] >> _ends(downstream)[0]
         for sensor in sensors:
-            sensor >> chain[0]
+            sensor >> _ends(chain[0])[0]
     return dag
+
+
+def _ends(step: Any) -> tuple[Any, Any]:
+    """A step of the process chain: one task, or a (first, last) pair of a task group."""
+    return step if isinstance(step, tuple) else (step, step)
 
 
 def build_retention_dag(spec: RetentionDagSpec) -> DAG:

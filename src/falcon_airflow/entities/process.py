@@ -31,8 +31,9 @@ class WorkflowEngine(StrEnum):
 
     @property
     def runs_here(self) -> bool:
-        """Spark jobs run as themselves and Hive scripts run on Spark SQL; Oozie and Pig have no engine here."""
-        return self in (WorkflowEngine.SPARK, WorkflowEngine.HIVE)
+        """Spark jobs run as themselves, Hive scripts on Spark SQL, Oozie workflows node by node (docs/oozie.md);
+        Pig has no engine here."""
+        return self in (WorkflowEngine.SPARK, WorkflowEngine.HIVE, WorkflowEngine.OOZIE)
 
 
 class PolicyType(StrEnum):

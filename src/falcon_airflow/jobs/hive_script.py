@@ -1,6 +1,7 @@
 """Runs a Falcon process's Hive script (workflow engine ``hive``) on Spark SQL.
 
-Arguments: ``--script PATH`` (a local path or any Hadoop file-system URI) and ``--var name=value`` (repeatable):
+Arguments: ``--script PATH`` (a local path or any Hadoop file-system URI), or ``--query TEXT`` (an Oozie hive
+action's inline query), and ``--var name=value`` (repeatable):
 Falcon's workflow properties and the process's properties. Variables are substituted as Hive does for
 ``${hivevar:name}``, ``${hiveconf:name}`` and ``${name}``; unknown references stay as written. Statements are
 split on ``;`` outside quotes and comments and run one after the other; the first failure stops the script.
@@ -50,7 +51,9 @@ def statements(script: str) -> list[str]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="hive_script.py", description=__doc__)
-    parser.add_argument("--script", required=True)
+    source = parser.add_mutually_exclusive_group(required=True)
+    source.add_argument("--script")
+    source.add_argument("--query")
     parser.add_argument("--var", action="append", default=[], metavar="NAME=VALUE")
     args = parser.parse_args(argv)
     variables = {}
@@ -67,7 +70,10 @@ def main(argv: list[str] | None = None) -> int:
         spark = builder.enableHiveSupport().getOrCreate()
     except Exception:  # no Hive classes on the cluster: plain Spark SQL still runs most scripts
         spark = builder.getOrCreate()
-    script = "\n".join(row[0] for row in spark.read.text(args.script, wholetext=True).collect())
+    if args.query is not None:
+        script = args.query
+    else:
+        script = "\n".join(row[0] for row in spark.read.text(args.script, wholetext=True).collect())
     for number, statement in enumerate(statements(substitute(script, variables)), start=1):
         print(f"hive_script: statement {number}: {statement.splitlines()[0][:200]}", flush=True)
         spark.sql(statement).show(20, truncate=False) if statement.lower().startswith(("select", "show")) \

@@ -59,11 +59,19 @@ def identify(root: etree._Element, display: str) -> tuple[EntityType | None, Iss
     return None, Issue(Level.ERROR, "XSD", message, file=display, line=source_line(root), entity=root.get("name"))
 
 
+def is_oozie_workflow(root: etree._Element) -> bool:
+    """An Oozie ``<workflow-app>`` (any ``uri:oozie:workflow:*`` version): not an entity, and no error either."""
+    qname = etree.QName(root)
+    return qname.localname == "workflow-app" and (qname.namespace or "").startswith("uri:oozie:workflow:")
+
+
 def _from_loaded(loaded: LoadedXml, display: str) -> ParsedFile:
     if loaded.root is None:
         return ParsedFile(display, None, None, None, loaded.issues)
     root = loaded.root
     name = root.get("name")
+    if is_oozie_workflow(root):  # an Oozie process's workflow kept beside the entities: read by the compiler
+        return ParsedFile(display, None, None, name, ())
     entity_type, problem = identify(root, display)
     if entity_type is None:
         return ParsedFile(display, None, None, name, (problem,) if problem else ())

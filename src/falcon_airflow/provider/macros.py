@@ -190,6 +190,64 @@ def workflow_property(falcon: dict[str, Any], name: str, run: Any) -> str:
     raise KeyError(f"unknown workflow property {name!r}")
 
 
+def oozie_configuration(falcon: dict[str, Any], run: Any) -> str:
+    """Falcon's configuration of an Oozie workflow for the run, as JSON (see :func:`falcon_workflow_conf`)."""
+    import json
+
+    return json.dumps(falcon_workflow_conf(falcon, run), sort_keys=True)
+
+
+def falcon_workflow_conf(falcon: dict[str, Any], run: Any) -> dict[str, str]:
+    """What Falcon put in the configuration of every Oozie workflow it ran for a process instance.
+
+    Per instance: ``nominalTime``, ``timeStamp``, each filesystem input by name (its instance paths, comma
+    separated) and each output by name (its instance path), ``falconInputFeeds``/``falconInPaths``/
+    ``falconInputNames``/``falconInputFeedStorageTypes`` (``#``-joined; ``NONE``/``IGNORE`` without inputs),
+    ``feedNames``/``feedInstancePaths`` (comma-joined; ``NONE``/``IGNORE`` without outputs), table inputs as
+    ``falcon_<name>_database``/``_table``/``_partition_filter_hive``. The per-entity part (``entityName``,
+    ``userWorkflowName``, ``logDir`` ...) comes from the compiler in ``falcon["workflow"]``; the process's
+    properties override it and the cluster's settings (``falcon["cluster_settings"]``: ``nameNode``, ``jobTracker``,
+    its properties) come last, in Falcon's order.
+    """
+    inputs = [_input(item) for item in falcon.get("inputs", {}).values()]
+    outputs = [_output(item) for item in falcon.get("outputs", {}).values()]
+    conf: dict[str, str] = {"nominalTime": workflow_property(falcon, "nominalTime", run),
+                            "timeStamp": workflow_property(falcon, "timeStamp", run)}
+    in_paths = []
+    for item in inputs:
+        if item.feed.storage == "table":
+            prefix = f"falcon_{item.name}"
+            path = f"${{coord:dataIn('{item.name}')}}"
+            conf[f"{prefix}_database"] = table_part(item, "database")
+            conf[f"{prefix}_table"] = table_part(item, "table")
+            conf[f"{prefix}_storage_type"] = "TABLE"
+            for engine in ("hive", "pig", "java"):
+                conf[f"{prefix}_partition_filter_{engine}"] = partition_filter(item, run)
+        else:
+            path = data_in(falcon, item.name, run)
+            conf[item.name] = path
+        in_paths.append(path)
+    if inputs:
+        conf.update(falconInputFeeds="#".join(item.feed.feed for item in inputs),
+                    falconInputNames="#".join(item.name for item in inputs), falconInPaths="#".join(in_paths),
+                    falconInputFeedStorageTypes="#".join(item.feed.storage.upper() for item in inputs))
+    else:
+        conf.update(falconInputFeeds="NONE", falconInPaths="IGNORE", falconInputNames="IGNORE")
+    out_paths = []
+    for output in outputs:
+        path = output_path(output, run)
+        if output.feed.storage != "table":
+            conf[output.name] = path
+        out_paths.append(path)
+    conf.update(feedNames=",".join(output.feed.feed for output in outputs) or "NONE",
+                feedInstancePaths=",".join(out_paths) or "IGNORE")
+    conf.update(falcon.get("workflow", {}))
+    for name in falcon.get("properties", {}):
+        conf[name] = property(falcon, name, run)
+    conf.update(falcon.get("cluster_settings", {}))
+    return conf
+
+
 # -- table feeds -------------------------------------------------------------------------------------------------
 
 
@@ -254,4 +312,4 @@ def lineage_path(run: Any, task_id: str) -> str:
 
 MACROS = [instance, input_instances, input_markers, feed_marker, input_paths, output_instance, output_path, feed_path,
           el, nominal_time, data_in, expand, property, workflow_property, table_part, partition_filter, run_time,
-          replicated_instance, report_path, lineage_path]
+          replicated_instance, report_path, lineage_path, oozie_configuration]

@@ -287,11 +287,10 @@ def engine_runs_here(context: RuleContext, process: Process) -> Iterator[Finding
     engine = process.workflow.engine
     if engine.runs_here:
         return
-    default_note = " (no engine attribute means oozie)" if engine is WorkflowEngine.OOZIE else ""
-    yield error(f"workflow engine '{engine.value}'{default_note} of process '{process.name}' cannot run on "
-                "falcon-airflow, which has no Oozie or Pig; port the workflow to a Spark application "
-                "(engine=\"spark\" with <spark-attributes>) or a Hive script (engine=\"hive\", run by Spark SQL)",
-                process.workflow.line)
+    yield error(f"workflow engine '{engine.value}' of process '{process.name}' cannot run on falcon-airflow, which "
+                "has no Pig; port the script to a Hive script (engine=\"hive\", run by Spark SQL), a Spark "
+                "application (engine=\"spark\" with <spark-attributes>) or an Oozie workflow of actions that run "
+                "here (see docs/oozie.md)", process.workflow.line)
 
 
 @rule("P20", EntityType.PROCESS, "a Spark workflow has spark-attributes with a jar or Python file and a master")
