@@ -12,6 +12,20 @@ from airflow.sdk.exceptions import AirflowException, AirflowSensorTimeout
 from falcon_airflow.instances.storage import exists
 from falcon_airflow.provider.triggers.feed import FeedInstancesTrigger
 
+SHOWN_MISSING = 20
+
+
+def waiting_text(input_name: str, feed: str, total: int, missing: Sequence[str]) -> str:
+    """What an input waits for, one line per missing instance (at most SHOWN_MISSING of them)."""
+    if not missing:
+        return f"input {input_name}: all {total} instance(s) of feed {feed} are available"
+    lines = [f"input {input_name}: waiting for {len(missing)} of {total} instance(s) of feed {feed}:"]
+    lines += [f"  {marker}" for marker in missing[:SHOWN_MISSING]]
+    if len(missing) > SHOWN_MISSING:
+        lines.append(f"  ... and {len(missing) - SHOWN_MISSING} more")
+    lines.append("falcon-airflow instance -triage shows which process instances should write them")
+    return "\n".join(lines)
+
 
 class InputsTimedOut(AirflowException):
     """The inputs did not arrive within the process timeout and the entity retries timed-out instances
@@ -26,8 +40,11 @@ class FeedInstanceSensor(BaseSensorOperator):
     timeout (measured from the first check) passes; the instance is then TIMEDOUT.
     """
 
-    template_fields: Sequence[str] = ("markers",)
+    template_fields: Sequence[str] = ("markers", "waiting_for")
     ui_color = "#e8f4fd"
+    # ``waiting_for`` is set by the first check: rewritten after it, the task's Rendered Template tab says which
+    # instances are missing without opening the log.
+    overwrite_rtif_after_execution = True
 
     def __init__(self, *, markers: str, input_name: str, feed: str, retry_on_timeout: bool = False,
                  **kwargs: Any) -> None:
@@ -37,15 +54,17 @@ class FeedInstanceSensor(BaseSensorOperator):
         self.input_name = input_name
         self.feed = feed
         self.retry_on_timeout = retry_on_timeout
+        self.waiting_for = ""
 
     def marker_list(self) -> list[str]:
         return [item for item in str(self.markers).split(",") if item]
 
     def poke(self, context: Any) -> bool:
-        missing = [marker for marker in self.marker_list() if not exists(marker)]
+        markers = self.marker_list()
+        missing = [marker for marker in markers if not exists(marker)]
+        self.waiting_for = waiting_text(self.input_name, self.feed, len(markers), missing)
         if missing:
-            self.log.info("input %s: %d instance(s) of feed %s not there yet, e.g. %s", self.input_name,
-                          len(missing), self.feed, missing[0])
+            self.log.info("%s", self.waiting_for)
         return not missing
 
     def execute(self, context: Any) -> None:
