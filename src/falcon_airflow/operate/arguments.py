@@ -38,6 +38,9 @@ ENTITY_ACTIONS = (
     _action("dependency", "what the entity refers to and what refers to it (-type, -name)"),
     _action("summary", "entities of a type on a cluster with their latest instances (-type, -cluster)"),
     _action("validate", "validate a definition against the store without submitting it (-type, -file)"),
+    _action("lookup", "which feed, cluster and instance a path belongs to (-type feed, -path)"),
+    _action("updateClusterDependents", "re-create the DAGs of every feed and process on a cluster (-cluster), "
+                                       "after the cluster changed"),
 )
 
 INSTANCE_ACTIONS = (
@@ -79,7 +82,8 @@ ENTITY_OPTIONS = (
     Spec("-name", "name", "the entity's name", "NAME"),
     Spec("-file", "file", "the entity XML file", "FILE"),
     Spec("-colo", "colo", "colo(s) of the clusters to act on (default *)", "COLO"),
-    Spec("-cluster", "cluster", "a cluster (-summary)", "CLUSTER"),
+    Spec("-cluster", "cluster", "a cluster (-summary, -updateClusterDependents)", "CLUSTER"),
+    Spec("-path", "path", "-lookup: a path or URI of feed data", "PATH"),
     Spec("-start", "start", "start of the time window, yyyy-MM-ddTHH:mmZ", "TIME"),
     Spec("-end", "end", "end of the time window, yyyy-MM-ddTHH:mmZ", "TIME"),
     Spec("-fields", "fields", "extra fields to show: status, tags, pipelines, clusters", "FIELDS"),
@@ -130,7 +134,7 @@ COMMANDS: dict[str, tuple[tuple[Spec, ...], tuple[Spec, ...]]] = {
 
 SUPPORTED = {
     "entity": "submit, submitAndSchedule, schedule, suspend, resume, delete, update, touch, status, definition, "
-              "list, dependency, summary, validate",
+              "list, dependency, summary, validate, lookup, updateClusterDependents",
     "instance": "running, list, status, summary, kill, suspend, resume, rerun, logs, params, listing, dependency, "
                 "triage",
     "admin": "status, version, setsafemode",

@@ -41,6 +41,7 @@ from falcon_airflow.operate.context import Context
 from falcon_airflow.operate.invalid import invalid_entities, invalid_text
 from falcon_airflow.operate.journal import ActionSteps, Journal, StepPending, run
 from falcon_airflow.operate.lifecycles import DEFAULT_LIFECYCLE, dag_prefixes, entity_dags
+from falcon_airflow.operate.lookup import lookup, update_cluster_dependents
 from falcon_airflow.operate.options import Options
 from falcon_airflow.operate.outcomes import Outcome, Refused, Status, succeeded
 from falcon_airflow.operate.runs import collect, page
@@ -870,12 +871,17 @@ def guard(context: Context, options: Options) -> None:
         _guard_pending(context, (options.text("type") or "").strip().lower(), options.text("name"))
 
 
+def _update_dependents(context: Context, options: Options) -> Outcome:
+    return update_cluster_dependents(context, options, reparse)
+
+
 HANDLERS = {
     "submit": submit,
     "submitAndSchedule": lambda context, options: submit(context, options, and_schedule=True),
     "schedule": schedule, "suspend": suspend, "resume": resume, "delete": delete, "update": update,
     "touch": touch, "status": status, "definition": definition, "list": list_entities, "dependency": dependency,
-    "summary": summary, "validate": validate,
+    "summary": summary, "validate": validate, "lookup": lookup,
+    "updateClusterDependents": _update_dependents,
 }
 MUTATING = frozenset({"submit", "submitAndSchedule", "schedule", "suspend", "resume", "delete", "update", "touch"})
 
