@@ -56,6 +56,7 @@ INSTANCE_ACTIONS = (
     _action("params", "the parameters an instance ran with (-start = the instance time)"),
     _action("listing", "feed instances and whether their data is available (feeds)"),
     _action("dependency", "the feed and process instances an instance depends on or feeds (-instanceTime)"),
+    _action("search", "instances across entities (-type, -nameseq, -tagkeys, -start, -end, -instanceStatus)"),
     _action("triage", "why an instance waits or failed (-start = the instance time): missing inputs, their "
                       "producers and their states, down to the root cause"),
 )
@@ -124,6 +125,10 @@ INSTANCE_OPTIONS = (
     Spec("-instanceTime", "instance_time", "-dependency: the instance, yyyy-MM-ddTHH:mmZ", "TIME"),
     Spec("-allAttempts", "all_attempts", "-status/-list: every run of each instance, not only the latest"),
     Spec("--text", "log_text", "-logs: include the log text of each task try"),
+    Spec("-nameseq", "nameseq", "-search: entities whose name contains these characters in order", "SEQ"),
+    Spec("-tagkeys", "tagkeys", "-search: entities whose tags contain all these keywords", "KEYWORDS"),
+    Spec("-instanceStatus", "instance_status", "-search: only instances in these states (comma-separated)",
+         "STATES"),
 )
 
 COMMANDS: dict[str, tuple[tuple[Spec, ...], tuple[Spec, ...]]] = {
@@ -136,7 +141,7 @@ SUPPORTED = {
     "entity": "submit, submitAndSchedule, schedule, suspend, resume, delete, update, touch, status, definition, "
               "list, dependency, summary, validate, lookup, updateClusterDependents",
     "instance": "running, list, status, summary, kill, suspend, resume, rerun, logs, params, listing, dependency, "
-                "triage",
+                "triage, search",
     "admin": "status, version, setsafemode",
 }
 

@@ -52,6 +52,7 @@ from falcon_airflow.operate.runs import (
     window,
 )
 from falcon_airflow.operate.safemode import check_instance_operation
+from falcon_airflow.operate.search import search
 from falcon_airflow.operate.states import (
     ACTIVE,
     TERMINAL,
@@ -64,7 +65,7 @@ from falcon_airflow.operate.triage import MissingInput, ProcessNode, Walk, triag
 from falcon_airflow.timekeeping import format_falcon_date
 
 READ_ONLY = frozenset({"running", "list", "status", "summary", "logs", "params", "listing", "dependency",
-                       "triage"})
+                       "triage", "search"})
 NO_CLUSTERS = frozenset({"running", "logs", "status", "summary"})
 
 
@@ -577,6 +578,8 @@ def change(target: Target) -> Outcome:
 def handle(context: Context, options: Options) -> Outcome:
     action = options.action()
     rules.sort_order(options.text("sort_order"))
+    if action == "search":
+        return search(context, options)
     target = Target(context, options, action)
     if action in _CHANGES:
         return change(target)
