@@ -473,7 +473,10 @@ def _unfinished(tis: Sequence[dict[str, Any]]) -> set[str]:
     """Tasks to clear to continue a run where it stopped (with clear_outputs before a workflow that reruns)."""
     todo = {str(ti.get("task_id")) for ti in tis if ti.get("state") != "success"}
     names = {str(ti.get("task_id")) for ti in tis}
-    if "workflow" in todo and "clear_outputs" in names:
+    oozie_nodes = {name for name in names if name.startswith("workflow.")}
+    if todo & oozie_nodes:  # an Oozie workflow runs again from its start: each node follows what chose it
+        todo |= oozie_nodes
+    if ("workflow" in todo or todo & oozie_nodes) and "clear_outputs" in names:
         todo.add("clear_outputs")
     return todo
 

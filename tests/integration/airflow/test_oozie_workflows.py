@@ -55,7 +55,7 @@ IO = """\
 <inputs><input name="input" feed="events" start="now(0,0)" end="now(0,0)"/></inputs>
   <outputs><output name="output" feed="report" instance="now(0,0)"/></outputs>"""
 
-# shell -> decision -> fork(fs, hive on Spark SQL) -> join -> spark -> end; every error to one kill node
+# shell -> decision -> fork(fs, hive on Spark SQL) -> join -> spark -> distcp -> end; every error to one kill node
 MAIN = """\
 <workflow-app name="main-wf" xmlns="uri:oozie:workflow:0.5">
   <parameters>
@@ -121,6 +121,15 @@ MAIN = """\
       <arg>${greeting}</arg>
       <arg>${wf:actionData('probe')['lines']}</arg>
     </spark>
+    <ok to="copy"/>
+    <error to="fail"/>
+  </action>
+  <action name="copy">
+    <distcp xmlns="uri:oozie:distcp-action:0.2">
+      <arg>-overwrite</arg>
+      <arg>${output}/spark</arg>
+      <arg>${output}/copy</arg>
+    </distcp>
     <ok to="end"/>
     <error to="fail"/>
   </action>
@@ -304,7 +313,7 @@ def test_shell_decision_fork_fs_hive_join_spark_on_a_falcon_instance(workspace: 
     assert str(run.state) == "success", found
     assert found["workflow.probe"] == "success" and found["workflow.route"] == "success"
     assert found["workflow.prepare"] == found["workflow.tables"] == found["workflow.joined"] == "success"
-    assert found["workflow.report"] == found["workflow.end"] == "success"
+    assert found["workflow.report"] == found["workflow.copy"] == found["workflow.end"] == "success"
     assert found["workflow.fail"] == "skipped" and found["mark_outputs_available"] == "success"
 
     output = workspace / "data" / "report" / "2026/03/01/05"
@@ -314,6 +323,8 @@ def test_shell_decision_fork_fs_hive_join_spark_on_a_falcon_instance(workspace: 
     (row,) = [json.loads(line) for part in (output / "spark").glob("part-*.json")
               for line in part.read_text().splitlines()]
     assert row == {"nominal": "2026-03-01-05-00", "greeting": "hello-05", "lines": 3}
+    copied = sorted(path.name for path in (output / "copy").iterdir() if not path.name.startswith("."))
+    assert copied == sorted(path.name for path in (output / "spark").iterdir() if not path.name.startswith("."))
     probe = xcom(run, "workflow.probe")
     assert probe["data"] == {"lines": "3", "mode": "full"} and probe["transition"] == "route"
     assert xcom(run, "workflow.route")["transition"] == "parallel"
