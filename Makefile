@@ -4,7 +4,17 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install test test-fast lint bench check-java run clean
+.PHONY: install test test-fast lint bench check-java jars run clean
+
+# The JVM jars the product and its tests need beyond pyspark's (s3a://, the in-process HDFS clusters, DistCp),
+# pinned in deps/maven/*.pom.xml and resolved once from Maven Central by Maven (checksums enforced) into this
+# cache, outside the repository. FALCON_AIRFLOW_JARS points the product at the same folder.
+JARS_DIR ?= $(or $(FALCON_AIRFLOW_JARS),$(HOME)/.cache/falcon-airflow/jars)
+JAR_GROUPS := s3a minicluster distcp
+JAR_STAMPS := $(foreach group,$(JAR_GROUPS),$(JARS_DIR)/$(group)/.resolved)
+# The sandbox's S3-compatible server (moto) lives in a virtualenv of its own, see deps/s3-server.txt.
+S3_VENV := .venv-s3
+S3_STAMP := $(S3_VENV)/.installed
 
 # `make run`: Airflow (api-server, scheduler, dag-processor, triggerer; LocalExecutor on SQLite) with the example
 # entities; data under /tmp/falcon-airflow, Airflow's home in airflow-home/, lineage events in airflow-home/lineage.
@@ -39,7 +49,22 @@ $(STAMP): pyproject.toml constraints.txt
 	$(BIN)/python -m pip install --quiet --constraint constraints.txt --editable '.[test]'
 	@touch $(STAMP)
 
-install: $(STAMP) check-java
+install: $(STAMP) check-java jars $(S3_STAMP)
+
+jars: $(JAR_STAMPS)
+
+# One folder per group, so a spark-submit gets only the s3a jars and the sandbox only the minicluster's.
+$(JARS_DIR)/%/.resolved: deps/maven/%.pom.xml
+	@command -v mvn >/dev/null || { echo "Maven is required to fetch the JVM jars: sudo apt-get install -y maven"; exit 1; }
+	rm -rf $(JARS_DIR)/$*
+	mvn --batch-mode --quiet -Dstyle.color=never --strict-checksums -f $< dependency:copy-dependencies \
+	  -DincludeScope=runtime -DoutputDirectory=$(JARS_DIR)/$*
+	@touch $@
+
+$(S3_STAMP): deps/s3-server.txt
+	test -x $(S3_VENV)/bin/python || $(PYTHON) -m venv $(S3_VENV)
+	$(S3_VENV)/bin/python -m pip install --quiet --no-deps --requirement deps/s3-server.txt
+	@touch $@
 
 # Spark needs a Java 17 runtime; say how to get one instead of failing deep inside a test.
 check-java:
@@ -51,7 +76,7 @@ test: install
 	$(BIN)/python -m pytest -n 2 --dist loadgroup
 
 test-fast: install
-	$(BIN)/python -m pytest -n 2 -m "not slow"
+	$(BIN)/python -m pytest -n 2 -m "not slow and not sandbox"
 
 lint: install
 	$(BIN)/ruff check src tests benchmarks dags
@@ -80,4 +105,4 @@ run: install
 	  wait'
 
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache build src/*.egg-info
+	rm -rf $(VENV) $(S3_VENV) .pytest_cache .mypy_cache .ruff_cache build src/*.egg-info

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path
 
+from falcon_airflow.compiler.cluster_conf import cluster_spark_conf
 from falcon_airflow.compiler.common import (
     CLUSTER_INTERFACES_NOTE,
     FEED_RETRY,
@@ -108,6 +109,7 @@ def compile_retention(workspace_clusters: Mapping[str, Cluster], feed: Feed, pla
         arguments += ["--archive-root", archive_root]
     job = SparkJob(connection=placement.name, master=master, deploy_mode=deploy_mode,
                    application=job_file("retention.py"), py_files=job_file("common.py"),
+                   conf=cluster_spark_conf(cluster, metastore=table is not None),
                    name=f"falcon-retention-{feed.name}-{placement.name}", arguments=tuple(arguments),
                    queue=stage.queue if stage is not None and stage.queue else feed.property_map.get("queueName"))
     doc = "\n".join([doc_header(feed, f"retention on cluster `{placement.name}`"),
@@ -177,6 +179,7 @@ def compile_replication(workspace_clusters: Mapping[str, Cluster], feed: Feed, s
             arguments.append(flag)
     job = SparkJob(connection=target.name, master=master, deploy_mode=deploy_mode,
                    application=job_file("replication.py"), py_files=job_file("common.py"),
+                   conf=cluster_spark_conf(source_side.cluster, target_side.cluster, metastore=side == "table"),
                    name=f"falcon-replication-{feed.name}-{source.name}-{target.name}", arguments=tuple(arguments),
                    queue=properties.get("queueName"))
     doc = "\n".join([doc_header(feed, f"replication `{source.name}` → `{target.name}`"),

@@ -11,6 +11,7 @@ import math
 from datetime import datetime
 from pathlib import Path
 
+from falcon_airflow.compiler.cluster_conf import cluster_spark_conf
 from falcon_airflow.compiler.common import (
     CLUSTER_INTERFACES_NOTE,
     catalogs_of,
@@ -90,7 +91,9 @@ def _spark_job(runner: ProcessOnCluster, entities_dir: Path | None, bindings: li
     cluster = runner.cluster
     attributes = process.spark_attributes
     engine = process.workflow.engine
-    conf = workflow_conf(process, bindings)
+    tables = engine is WorkflowEngine.HIVE or any(binding.feed.storage == "table" for binding in bindings) or any(
+        runner.output_binding(item).feed.storage == "table" for item in process.outputs)
+    conf = {**cluster_spark_conf(cluster, metastore=tables), **workflow_conf(process, bindings)}
     arguments = [argument for binding in bindings for argument in input_argument(binding)]
     arguments += [output_argument(item.name) for item in process.outputs]
     master, deploy_mode = spark_master(cluster, attributes.master if attributes else None)

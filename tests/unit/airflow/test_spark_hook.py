@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import pytest
+
+from falcon_airflow.jvm import JARS_ENV, JarCacheError
 from falcon_airflow.provider.hooks.spark import SPARK_CONF_DEFAULTS, FalconSparkSubmitHook
 
 COLUMNAR_INPUT = "spark.sql.execution.arrow.pythonUDF.columnarInput.enabled"
@@ -27,3 +32,46 @@ def test_every_job_turns_off_columnar_input_to_python_udfs() -> None:
 def test_the_jobs_own_setting_wins() -> None:
     assert confs(command(conf={COLUMNAR_INPUT: "true"}))[COLUMNAR_INPUT] == "true"
     assert confs(command())[COLUMNAR_INPUT] == "false"
+
+
+def _cache(tmp_path: Path) -> Path:
+    folder = tmp_path / "jars" / "s3a"
+    folder.mkdir(parents=True)
+    for name in ("hadoop-aws-3.5.0.jar", "s3-2.35.4.jar"):
+        (folder / name).write_bytes(b"PK")
+    return tmp_path / "jars"
+
+
+def test_a_job_on_s3a_gets_the_cached_jars(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(JARS_ENV, str(_cache(tmp_path)))
+    argv = command(application_args=["--target-path", "s3a://bucket/out/2026"])
+    jars = argv[argv.index("--jars") + 1].split(",")
+    assert [Path(jar).name for jar in jars] == ["hadoop-aws-3.5.0.jar", "s3-2.35.4.jar"]
+    assert "--jars" not in command(application_args=["--target-path", "hdfs://nn:8020/out"])
+
+
+def test_an_s3a_setting_alone_asks_for_the_jars(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(JARS_ENV, str(_cache(tmp_path)))
+    argv = command(conf={"spark.hadoop.fs.s3a.endpoint": "http://127.0.0.1:9000"}, jars="/opt/mine.jar")
+    jars = argv[argv.index("--jars") + 1].split(",")
+    assert jars[0] == "/opt/mine.jar" and len(jars) == 3
+
+
+def test_a_deployment_with_its_own_hadoop_aws_gets_nothing_added(tmp_path: Path,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(JARS_ENV, str(tmp_path / "empty"))
+    args = ["s3a://bucket/in"]
+    argv = command(application_args=args, conf={"spark.jars": "/image/jars/hadoop-aws-3.5.0.jar"})
+    assert "--jars" not in argv
+    argv = command(application_args=args, packages="org.apache.hadoop:hadoop-aws:3.5.0")
+    assert "--jars" not in argv
+    image = tmp_path / "spark"
+    (image / "jars").mkdir(parents=True)
+    (image / "jars" / "hadoop-aws-3.5.0.jar").write_bytes(b"PK")
+    assert "--jars" not in command(application_args=args, env_vars={"SPARK_HOME": str(image)})
+
+
+def test_an_empty_cache_says_how_to_fill_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(JARS_ENV, str(tmp_path / "empty"))
+    with pytest.raises(JarCacheError, match="make jars"):
+        command(application_args=["s3a://bucket/in"])

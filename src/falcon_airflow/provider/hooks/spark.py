@@ -16,6 +16,8 @@ from typing import Any
 from airflow.providers.apache.spark.hooks.spark_submit import SparkSubmitHook
 from airflow.sdk.exceptions import AirflowNotFoundException
 
+from falcon_airflow.jvm import s3a_jars_for
+
 
 def default_spark_submit() -> str:
     """``spark-submit`` beside this Python (the pyspark wheel's, in the same virtualenv), else the one on PATH."""
@@ -62,6 +64,13 @@ class FalconSparkSubmitHook(SparkSubmitHook):
         self._falcon_deploy_mode = default_deploy_mode
         kwargs["env_vars"] = {**local_spark_environment(), **(kwargs.get("env_vars") or {})}
         kwargs["conf"] = {**SPARK_CONF_DEFAULTS, **(kwargs.get("conf") or {})}
+        # s3a:// needs hadoop-aws, which pyspark does not carry: the cached jars go along unless the deployment
+        # brings its own (see falcon_airflow.jvm).
+        spark_home = kwargs["env_vars"].get("SPARK_HOME") or os.environ.get("SPARK_HOME")
+        added = s3a_jars_for(kwargs["conf"], [str(item) for item in kwargs.get("application_args") or []],
+                             jars=kwargs.get("jars"), packages=kwargs.get("packages"), spark_home=spark_home)
+        if added:
+            kwargs["jars"] = ",".join([*filter(None, [kwargs.get("jars")]), *(str(jar) for jar in added)])
         super().__init__(**kwargs)
 
     def _connection_exists(self) -> bool:
