@@ -11,8 +11,10 @@ from falcon_airflow.operate.arguments import all_specs
 
 VALIDATE = Command(
     "validate", help="validate entity XML files and folders as one workspace",
-    description="Validate Falcon entity XML (cluster, feed, process, datasource). Files and folders "
-                "(searched recursively for *.xml) form one workspace in which references resolve. "
+    description="Validate Falcon entity XML (cluster, feed, process, datasource) and Oozie workflow "
+                "definitions (workflow.xml; their issues carry Oozie's error codes). Files and folders "
+                "(searched recursively for *.xml) form one workspace in which references resolve; the "
+                "workflow of an Oozie process is found and judged as the process runs it. "
                 "Exit 0 when valid, 1 when any error is found, 2 for a wrong command line.",
     options=(
         option("paths", nargs="*", metavar="PATH", help="entity files or folders (default: entities/)"),
@@ -131,6 +133,29 @@ LINEAGE = Command(
     ))
 
 
+OOZIE = Command(
+    "oozie", help="Oozie workflows: the graph of a workflow.xml and which of its actions run here",
+    description="Oozie workflow definitions for migration review (validate them with 'falcon-airflow validate "
+                "workflow.xml').",
+    subcommand_dest="question", subcommand_metavar="QUESTION",
+    subcommands=(
+        Command(
+            "graph", help="the nodes and transitions of a workflow (JSON, DOT or SVG)",
+            description="The workflow's graph: nodes (start, end, kill, decision, fork, join, action:<type>) and "
+                        "edges (start, ok, error, case, default, fork, join). With --support: which actions run "
+                        "on falcon-airflow, what each becomes, and what to port the others to. Exit 0 shown, 1 "
+                        "the workflow cannot be read, 2 wrong command line.",
+            options=(
+                option("workflow", metavar="WORKFLOW", help="a workflow.xml, or the app folder holding it"),
+                option("--format", choices=("json", "dot", "svg", "text"),
+                       help="json (default), dot or svg; with --support: text (default) or json"),
+                option("--support", switch=True, help="which actions run here and which cannot, and why"),
+                option("--output", metavar="FILE", help="write the answer here instead of stdout"),
+            ),
+            run="falcon_airflow.cli.oozie:graph"),
+    ))
+
+
 def _operate(name: str, summary: str, description: str) -> Command:
     """Falcon's ``entity``, ``instance`` and ``admin``: Falcon's option names (one dash, camel case), one action
     option each; the option table is :mod:`falcon_airflow.operate.arguments` (its value rules need it too)."""
@@ -152,5 +177,5 @@ ADMIN = _operate(
     "admin", "Falcon admin operations: status, version, setsafemode",
     "Falcon's admin command: Airflow's health and version, and safemode (persisted in the store).")
 
-COMMANDS: tuple[Command, ...] = (VALIDATE, EL, EXPLAIN, LINEAGE, ENTITY, INSTANCE, ADMIN)
+COMMANDS: tuple[Command, ...] = (VALIDATE, EL, EXPLAIN, LINEAGE, OOZIE, ENTITY, INSTANCE, ADMIN)
 """Every command, in the order ``falcon-airflow --help`` lists them."""

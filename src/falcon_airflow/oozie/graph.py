@@ -70,8 +70,12 @@ _EDGE_STYLES = {
 }
 
 
+def _dot_text(text: str) -> str:
+    return text.replace("\\", "\\\\").replace('"', '\\"')
+
+
 def _dot_id(name: str) -> str:
-    return '"' + name.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    return '"' + _dot_text(name) + '"'
 
 
 def to_dot(workflow: Workflow) -> str:
@@ -81,9 +85,8 @@ def to_dot(workflow: Workflow) -> str:
         if isinstance(node, ActionNode):
             runs = support_of(node).runs
             fill = "#ffffff" if runs else "#fff3cd"
-            label = f"{node.name}\\n<{node.action_type}>"
-            lines.append(f'  {_dot_id(node.name)} [shape=box, style=filled, fillcolor="{fill}", '
-                         f"label={_dot_id(label)}];")
+            label = f'"{_dot_text(node.name)}\\n<{_dot_text(node.action_type)}>"'  # \n: a line break in DOT
+            lines.append(f'  {_dot_id(node.name)} [shape=box, style=filled, fillcolor="{fill}", label={label}];')
         else:
             lines.append(f"  {_dot_id(node.name)} [{_DOT_SHAPES[node.kind]}];")
     for node, transition in workflow.edges():

@@ -37,6 +37,8 @@ class ParsedFile:
     entity_type: EntityType | None
     entity_name: str | None
     issues: tuple[Issue, ...]
+    # an Oozie workflow definition (<workflow-app>), not an entity: validation reads it with falcon_airflow.oozie
+    oozie_workflow: bool = False
 
     @property
     def has_errors(self) -> bool:
@@ -70,8 +72,8 @@ def _from_loaded(loaded: LoadedXml, display: str) -> ParsedFile:
         return ParsedFile(display, None, None, None, loaded.issues)
     root = loaded.root
     name = root.get("name")
-    if is_oozie_workflow(root):  # an Oozie process's workflow kept beside the entities: read by the compiler
-        return ParsedFile(display, None, None, name, ())
+    if is_oozie_workflow(root):  # an Oozie workflow kept beside the entities: the compiler and validate read it
+        return ParsedFile(display, None, None, name, (), oozie_workflow=True)
     entity_type, problem = identify(root, display)
     if entity_type is None:
         return ParsedFile(display, None, None, name, (problem,) if problem else ())

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from falcon_airflow.bulk import collector_paused
 from falcon_airflow.issues import Issue, Level
+from falcon_airflow.oozie import parse_workflow_file
 from falcon_airflow.parsing import ParsedFile
 from falcon_airflow.validation import (  # noqa: F401  (importing a rule module registers its rules)
     cluster_rules,
@@ -24,6 +25,7 @@ from falcon_airflow.validation import (  # noqa: F401  (importing a rule module 
     process_rules,
     sharing_rules,
 )
+from falcon_airflow.validation.oozie_workflows import with_workflow_files, workflow_issues
 from falcon_airflow.validation.registry import RULES, Rule, RuleContext
 from falcon_airflow.workspace import Workspace
 
@@ -76,6 +78,7 @@ def validate_workspace(workspace: Workspace, *, now: datetime | None = None, che
         for entity in workspace.entities():
             for rule in by_type.get(entity.entity_type, ()):
                 issues.extend(_run_rule(rule, context, entity))
+    issues.extend(workflow_issues(context, workspace.files))
     return Report(workspace.files, tuple(sorted(issues, key=Issue.sort_key)))
 
 
@@ -85,10 +88,12 @@ def validate_paths(paths: Sequence[str], *, schema_only: bool = False, now: date
 
     Raises :class:`falcon_airflow.errors.UsageError` when a path does not exist.
     """
-    workspace = Workspace.load(paths)
+    workspace = with_workflow_files(Workspace.load(paths))
     if schema_only:
-        issues = sorted((issue for parsed in workspace.files for issue in parsed.issues), key=Issue.sort_key)
-        return Report(workspace.files, tuple(issues))
+        issues = [issue for parsed in workspace.files for issue in parsed.issues]
+        issues += [issue for parsed in workspace.files if parsed.oozie_workflow
+                   for issue in parse_workflow_file(parsed.path, parsed.path).issues]
+        return Report(workspace.files, tuple(sorted(issues, key=Issue.sort_key)))
     folders = [Path(path).resolve() for path in paths if Path(path).is_dir()]
     return validate_workspace(workspace, now=now, check_environment=check_environment, entities_dirs=folders)
 

@@ -30,6 +30,7 @@ from falcon_airflow.entities import (
     Process,
 )
 from falcon_airflow.validation.registry import Finding, RuleContext, error, rule, warning
+from falcon_airflow.validation.workflow_paths import in_entities_folder, local_path
 
 CONNECT_TIMEOUT_SECONDS = 3.0
 _DEFAULT_PORTS = {"hdfs": 8020, "webhdfs": 50070, "hftp": 50070, "thrift": 9083, "tcp": 61616, "http": 80,
@@ -56,20 +57,6 @@ def _reachable(endpoint: str) -> str | None:
             return None
     except OSError as problem:
         return f"cannot connect to {host}:{port} ({problem.strerror or problem})"
-
-
-def _local_path(cluster: Cluster, path: str) -> Path | None:
-    """Where a cluster path lies on this machine, when its storage is the local file system."""
-    parts = urlsplit(path)
-    if parts.scheme == "file":
-        return Path(parts.path)
-    if parts.scheme:
-        return None
-    write = cluster.interface(InterfaceType.WRITE)
-    if write is None or urlsplit(write.endpoint.strip()).scheme != "file":
-        return None
-    base = urlsplit(write.endpoint.strip()).path or "/"
-    return Path(base) / path.lstrip("/")
 
 
 @rule("C4", EntityType.CLUSTER, "readonly and write file systems are reachable", environment=True)
@@ -116,7 +103,7 @@ def staging_usable(context: RuleContext, cluster: Cluster) -> Iterator[Finding]:
     staging = cluster.location(ClusterLocationName.STAGING)
     if staging is None:
         return  # C9 reports it
-    local = _local_path(cluster, staging.path)
+    local = local_path(cluster, staging.path)
     if local is None:
         yield warning(f"staging location '{staging.path}' of cluster '{cluster.name}' is not on a local file "
                       "system; its permissions were not checked", staging.line)
@@ -132,13 +119,13 @@ def working_usable(context: RuleContext, cluster: Cluster) -> Iterator[Finding]:
     working = cluster.location(ClusterLocationName.WORKING)
     if working is None:
         staging = cluster.location(ClusterLocationName.STAGING)
-        base = _local_path(cluster, staging.path) if staging is not None else None
+        base = local_path(cluster, staging.path) if staging is not None else None
         default = base / "working" if base is not None else None
         if staging is not None and default is not None and default.exists() and not default.is_dir():
             yield error(f"cluster '{cluster.name}' has no working location, so it uses {default}, which is a "
                         "file; it must be a folder", staging.line)
         return
-    local = _local_path(cluster, working.path)
+    local = local_path(cluster, working.path)
     if local is not None and local.exists() and not local.is_dir():
         yield error(f"working location {local} of cluster '{cluster.name}' is a file; it must be a folder",
                     working.line)
@@ -208,22 +195,6 @@ def process_queue(context: RuleContext, process: Process) -> Iterator[Finding]:
             yield from _queue_findings(cluster, queue, f"process '{process.name}'", item.line)
 
 
-def _in_entities_folder(context: RuleContext, process: Process, path: str) -> Path | None:
-    """Where the runtime finds a workflow file before looking on the cluster: a relative path in the entities
-    folder (the folders given to validate, else the folders above the process's file), an absolute path on this
-    machine. ``None`` when it is in neither."""
-    if "://" in path or not path.strip():
-        return None
-    if path.startswith("/"):
-        return Path(path) if Path(path).exists() else None
-    source = Path(process.source.file).resolve().parent
-    for folder in (*context.entities_dirs, source, source.parent):
-        candidate = folder / path
-        if candidate.exists():
-            return candidate
-    return None
-
-
 @rule("P6", EntityType.PROCESS, "the workflow path and lib paths exist where the runtime looks for them",
       environment=True)
 def workflow_paths(context: RuleContext, process: Process) -> Iterator[Finding]:
@@ -236,9 +207,9 @@ def workflow_paths(context: RuleContext, process: Process) -> Iterator[Finding]:
         if cluster is None:
             continue
         for what, path, line in paths:
-            if _in_entities_folder(context, process, path) is not None:
+            if in_entities_folder(context, process, path) is not None:
                 continue
-            local = _local_path(cluster, path)
+            local = local_path(cluster, path)
             if local is None:
                 yield warning(f"{what} '{path}' of process '{process.name}' is not on a local file system of "
                               f"cluster '{cluster.name}'; it was not checked", line)

@@ -1,0 +1,156 @@
+"""Oozie workflows in a validation run: those Oozie processes use, and bare ``workflow.xml`` files.
+
+A process with ``engine="oozie"`` (or no engine: Oozie is Falcon's default) runs the workflow at its ``path``: an
+app folder holding ``workflow.xml``, or the file itself, found where the runtime looks (the entities folder first,
+then the cluster's storage when it is local). That workflow is validated as the process will run it: actions
+that cannot run here are errors (``FA020``), and a required ``<parameters>`` entry must be given by the process's
+``<properties>`` or by Falcon's workflow properties. A workflow that cannot be found is ``FA021``: an error when
+the storage it should be on is local and it is missing, a warning when the storage cannot be looked at.
+
+``workflow.xml`` files given to validate (or found in the folders given) that no process uses are validated
+alone: their definition is judged, and actions that cannot run here are only warnings.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from dataclasses import replace
+from pathlib import Path
+
+from falcon_airflow.entities import Process, WorkflowEngine
+from falcon_airflow.issues import Issue, Level
+from falcon_airflow.oozie import looks_like_workflow
+from falcon_airflow.oozie.validate import validate_workflow_file
+from falcon_airflow.parsing import ParsedFile
+from falcon_airflow.validation.registry import RuleContext
+from falcon_airflow.validation.workflow_paths import in_entities_folder, local_path
+from falcon_airflow.workspace import Workspace
+
+NOT_FOUND_RULE = "FA021"
+WORKFLOW_FILE = "workflow.xml"
+
+# The properties Falcon gives every workflow it runs (besides each input and output name and the process's own
+# <properties>): a required workflow parameter named like one of these is supplied.
+FALCON_WORKFLOW_PROPERTIES = frozenset({
+    "nominalTime", "timeStamp", "feedNames", "feedInstancePaths", "falconInputFeeds", "falconInPaths",
+    "falconInputNames", "falconInputFeedStorageTypes", "falconOutputFeeds", "falconOutPaths", "falconOutputNames",
+    "falconOutputFeedStorageTypes", "srcClusterName", "cluster", "entityName", "entityType", "operation",
+    "userWorkflowName", "userWorkflowVersion", "userWorkflowEngine", "logDir", "queueName", "jobPriority",
+    "nameNode", "jobTracker", "workflowEngineUrl", "userJMSNotificationEnabled", "systemJMSNotificationEnabled",
+    "brokerImplClass", "brokerUrl", "brokerTTL", "userBrokerImplClass", "userBrokerUrl", "datasource",
+})
+
+
+def is_oozie_process(process: Process) -> bool:
+    return process.workflow.engine is WorkflowEngine.OOZIE
+
+
+def _supplied(process: Process) -> dict[str, str]:
+    supplied = {name: "" for name in FALCON_WORKFLOW_PROPERTIES}
+    supplied.update({item.name: "" for item in process.inputs})
+    supplied.update({item.name: "" for item in process.outputs})
+    supplied.update(process.property_map)
+    return supplied
+
+
+def _workflow_file(found: Path) -> Path:
+    return found / WORKFLOW_FILE if found.is_dir() else found
+
+
+def locate(context: RuleContext, process: Process) -> tuple[Path | None, list[Issue]]:
+    """The local ``workflow.xml`` of an Oozie process, or the issue that says why there is none."""
+    path = process.workflow.path.strip()
+
+    def issue(level: Level, message: str) -> list[Issue]:
+        return [Issue(level, NOT_FOUND_RULE, message, process.source.file, process.workflow.line, process.name,
+                      process.entity_type.value)]
+
+    if not path:
+        return None, issue(Level.ERROR, f"process '{process.name}' runs an Oozie workflow but its <workflow> has no "
+                                        "path")
+    found = in_entities_folder(context, process, path)
+    looked: list[str] = []
+    unchecked: list[str] = []
+    if found is None:
+        for item in process.clusters:
+            cluster = context.workspace.clusters.get(item.name)
+            if cluster is None:
+                continue
+            local = local_path(cluster, path)
+            if local is None:
+                unchecked.append(item.name)
+            elif local.exists():
+                found = local
+                break
+            else:
+                looked.append(str(local))
+    if found is not None:
+        workflow = _workflow_file(found)
+        if workflow.is_file():
+            return workflow, []
+        return None, issue(Level.ERROR, f"the Oozie workflow of process '{process.name}' is the folder {found}, "
+                                        f"which has no {WORKFLOW_FILE}")
+    if looked:
+        return None, issue(Level.ERROR, f"the Oozie workflow '{path}' of process '{process.name}' does not exist in "
+                                        f"the entities folder or on the cluster (looked for {', '.join(looked)})")
+    where = f" of cluster(s) {', '.join(unchecked)}" if unchecked else ""
+    return None, issue(Level.WARNING, f"the Oozie workflow '{path}' of process '{process.name}' is not in the "
+                                      f"entities folder and the storage{where} is not on this machine; it was not "
+                                      "checked")
+
+
+def _display(path: Path) -> str:
+    try:
+        return str(path.resolve().relative_to(Path.cwd().resolve()))
+    except ValueError:
+        return str(path)
+
+
+def _unique(issues: Iterable[Issue]) -> Iterator[Issue]:
+    seen: set[tuple[object, ...]] = set()
+    for issue in issues:
+        key = (issue.level, issue.rule, issue.message, issue.file, issue.line)
+        if key not in seen:
+            seen.add(key)
+            yield issue
+
+
+def with_workflow_files(workspace: Workspace) -> Workspace:
+    """The workspace with unreadable files that are Oozie workflows marked as such, so that their problems are
+    reported as Oozie reports them (E0701) rather than as entity files'."""
+    files = []
+    for item in workspace.files:
+        if item.entity is None and not item.oozie_workflow and item.issues and _looks_like_workflow(item.path):
+            item = ParsedFile(item.path, None, None, item.entity_name, (), oozie_workflow=True)
+        files.append(item)
+    return replace(workspace, files=tuple(files))
+
+
+def _looks_like_workflow(path: str) -> bool:
+    try:
+        with open(path, "rb") as handle:
+            return looks_like_workflow(handle.read(4096))
+    except OSError:
+        return False
+
+
+def workflow_issues(context: RuleContext, files: Iterable[ParsedFile] = ()) -> list[Issue]:
+    """Issues of the workflows Oozie processes use, then of the bare workflow files no process uses."""
+    issues: list[Issue] = []
+    used: set[Path] = set()
+    for process in context.workspace.processes.values():
+        if not is_oozie_process(process):
+            continue
+        workflow, problems = locate(context, process)
+        issues.extend(problems)
+        if workflow is None:
+            continue
+        used.add(workflow.resolve())
+        shown = next((item.path for item in files if Path(item.path).resolve() == workflow.resolve()), None)
+        report = validate_workflow_file(workflow, shown or _display(workflow), supplied=_supplied(process),
+                                        in_process=process.name)
+        issues.extend(report.issues)
+    for item in files:
+        if item.oozie_workflow and Path(item.path).resolve() not in used:
+            issues.extend(validate_workflow_file(item.path, item.path).issues)
+    return list(_unique(issues))
