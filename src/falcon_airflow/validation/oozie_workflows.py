@@ -4,8 +4,9 @@ A process with ``engine="oozie"`` (or no engine: Oozie is Falcon's default) runs
 app folder holding ``workflow.xml``, or the file itself, found where the runtime looks (the entities folder first,
 then the cluster's storage when it is local). That workflow is validated as the process will run it: actions
 that cannot run here are errors (``FA020``), and a required ``<parameters>`` entry must be given by the process's
-``<properties>`` or by Falcon's workflow properties. A workflow that cannot be found is ``FA021``: an error when
-the storage it should be on is local and it is missing, a warning when the storage cannot be looked at.
+``<properties>`` or by Falcon's workflow properties. A workflow that is missing where it can be looked for (the
+entities folder, storage on this machine) is an error, ``FA021``; one on storage this machine cannot read (HDFS,
+S3) is judged when the DAG is built.
 
 ``workflow.xml`` files given to validate (or found in the folders given) that no process uses are validated
 alone: their definition is judged, and actions that cannot run here are only warnings.
@@ -70,7 +71,6 @@ def locate(context: RuleContext, process: Process) -> tuple[Path | None, list[Is
                                         "path")
     found = in_entities_folder(context, process, path)
     looked: list[str] = []
-    unchecked: list[str] = []
     if found is None:
         for item in process.clusters:
             cluster = context.workspace.clusters.get(item.name)
@@ -78,8 +78,8 @@ def locate(context: RuleContext, process: Process) -> tuple[Path | None, list[Is
                 continue
             local = local_path(cluster, path)
             if local is None:
-                unchecked.append(item.name)
-            elif local.exists():
+                continue
+            if local.exists():
                 found = local
                 break
             else:
@@ -93,10 +93,8 @@ def locate(context: RuleContext, process: Process) -> tuple[Path | None, list[Is
     if looked:
         return None, issue(Level.ERROR, f"the Oozie workflow '{path}' of process '{process.name}' does not exist in "
                                         f"the entities folder or on the cluster (looked for {', '.join(looked)})")
-    where = f" of cluster(s) {', '.join(unchecked)}" if unchecked else ""
-    return None, issue(Level.WARNING, f"the Oozie workflow '{path}' of process '{process.name}' is not in the "
-                                      f"entities folder and the storage{where} is not on this machine; it was not "
-                                      "checked")
+    # on storage this machine cannot read (HDFS, S3): judged when the DAG runs; --check-environment's P6 says so
+    return None, []
 
 
 def _display(path: Path) -> str:

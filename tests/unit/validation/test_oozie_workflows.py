@@ -92,11 +92,9 @@ def test_a_workflow_file_instead_of_an_app_folder(ws: EntityWorkspace) -> None:
     assert of_rule(ws.validate(), "FA020")[0].level is Level.ERROR
 
 
-def test_a_workflow_on_remote_storage_is_not_checked(ws: EntityWorkspace) -> None:
+def test_a_workflow_on_remote_storage_is_not_judged_here(ws: EntityWorkspace) -> None:
     report = oozie_process(ws, "/apps/sample/oozie").validate()
-    [issue] = of_rule(report, "FA021")
-    assert issue.level is Level.WARNING and "not checked" in issue.message
-    assert issue.file == ws.path("sample") and issue.line == ws.line("sample", "<workflow ")
+    assert not of_rule(report, "FA021") and report.valid
 
 
 def test_a_workflow_missing_from_local_storage_is_an_error(ws: EntityWorkspace) -> None:
@@ -105,6 +103,7 @@ def test_a_workflow_missing_from_local_storage_is_an_error(ws: EntityWorkspace) 
     ws.edit("primary", PRIMARY_WRITE, f'<interface type="write" endpoint="file://{storage}" version="1"/>')
     [issue] = of_rule(oozie_process(ws, "/apps/sample/oozie").validate(), "FA021")
     assert issue.level is Level.ERROR and str(storage / "apps/sample/oozie") in issue.message
+    assert issue.file == ws.path("sample") and issue.line == ws.line("sample", "<workflow ")
     (storage / "apps" / "sample" / "oozie").mkdir(parents=True)
     [issue] = of_rule(ws.validate(), "FA021")
     assert "has no workflow.xml" in issue.message
