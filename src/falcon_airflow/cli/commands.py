@@ -174,8 +174,13 @@ INSTANCE = _operate(
     "Falcon's instance command on Airflow: an instance is the DAG run of the instance time. Exactly one action "
     "option.")
 ADMIN = _operate(
-    "admin", "Falcon admin operations: status, version, setsafemode",
+    "admin", "Falcon admin operations: status, version, setsafemode, stack",
     "Falcon's admin command: Airflow's health and version, and safemode (persisted in the store).")
 
-COMMANDS: tuple[Command, ...] = (VALIDATE, EL, EXPLAIN, LINEAGE, OOZIE, ENTITY, INSTANCE, ADMIN)
+METADATA = _operate(
+    "metadata", "Falcon metadata queries: list, relations, lineage, dimensions of the entity graph",
+    "Falcon's metadata command: discovery and pipeline lineage over the entity graph of the entities folder "
+    "(Falcon's vertex types and edge labels). Exactly one action option.")
+
+COMMANDS: tuple[Command, ...] = (VALIDATE, EL, EXPLAIN, LINEAGE, OOZIE, ENTITY, INSTANCE, ADMIN, METADATA)
 """Every command, in the order ``falcon-airflow --help`` lists them."""

@@ -45,10 +45,40 @@ def version(context: Context) -> Outcome:
                                           "airflow-git": info.get("git_version")})
 
 
+ACTIVE_STATES = ("running", "queued", "deferred", "up_for_reschedule", "up_for_retry", "scheduled")
+
+
+def stack(context: Context) -> Outcome:
+    """Falcon's ``-stack`` dumped the server's threads to see what it was doing; Airflow has no thread dump, so
+    this shows what it is doing: each component's health and latest heartbeat, and every task instance that
+    runs, waits in a queue, is deferred to the triggerer or waits for a retry or its next poke."""
+    health = context.airflow().health()
+    active = context.airflow().active_task_instances(ACTIVE_STATES)
+    lines = ["Components:"]
+    for name, value in sorted(health.items()):
+        if isinstance(value, dict):
+            beat = next((value[key] for key in value if key.startswith("latest") and value[key]), None)
+            lines.append(f"  {name}: {value.get('status') or 'unknown'}" + (f" (heartbeat {beat})" if beat else ""))
+    lines.append(f"Task instances at work: {len(active)}")
+    rows = [("State", "DAG", "Run", "Task", "Try", "Since", "Host", "Pid")]
+    rows += [(str(ti.get("state")), str(ti.get("dag_id")), str(ti.get("dag_run_id")), str(ti.get("task_id")),
+              str(ti.get("try_number") or "-"), str(ti.get("start_date") or ti.get("queued_when") or "-"),
+              str(ti.get("hostname") or "-"), str(ti.get("pid") or "-")) for ti in active]
+    if active:
+        widths = [max(len(row[column]) for row in rows) for column in range(len(rows[0]))]
+        lines += ["  " + "  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip()
+                  for row in rows]
+    keys = ("dag_id", "dag_run_id", "task_id", "state", "try_number", "start_date", "hostname", "pid")
+    return succeeded("what Airflow is doing", text="\n".join(lines), health=health,
+                     taskInstances=[{key: ti.get(key) for key in keys} for ti in active])
+
+
 def handle(context: Context, options: Options) -> Outcome:
     action = options.action()
     if action == "setsafemode":
         return set_safemode(context, options.text("setsafemode") or "")
     if action == "status":
         return status(context)
+    if action == "stack":
+        return stack(context)
     return version(context)

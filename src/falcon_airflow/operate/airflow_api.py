@@ -242,6 +242,10 @@ class AirflowClient:
         return self._pages(f"/dags/{_segment(dag_id)}/dagRuns/{_segment(run_id)}/taskInstances", "task_instances",
                            {})
 
+    def active_task_instances(self, states: Sequence[str]) -> list[dict[str, Any]]:
+        """Task instances of every DAG and run in one of ``states`` (what Airflow is doing right now)."""
+        return self._pages("/dags/~/dagRuns/~/taskInstances", "task_instances", {"state": list(states)})
+
     def set_task_state(self, dag_id: str, run_id: str, task_id: str, state: str) -> None:
         self.request("PATCH", f"/dags/{_segment(dag_id)}/dagRuns/{_segment(run_id)}/taskInstances/"
                      f"{_segment(task_id)}", body={"new_state": state})

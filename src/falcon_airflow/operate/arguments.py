@@ -64,7 +64,24 @@ INSTANCE_ACTIONS = (
 ADMIN_ACTIONS = (
     _action("status", "whether Airflow's API server and metadata database are up"),
     _action("version", "falcon-airflow's and Airflow's versions"),
+    _action("stack", "what Airflow is doing: each component's health and every task instance at work"),
     Spec("-setsafemode", "setsafemode", "true|false: enter or leave safemode (persisted in the store)", "BOOL"),
+)
+
+METADATA_ACTIONS = (
+    _action("list", "the names of one dimension (-type feed|process|cluster|datasource|user|colo|tags|groups|"
+                    "pipelines, or Falcon's FEED_ENTITY ...; -cluster: only what is on it)"),
+    _action("relations", "a vertex's relations, each with its edge label (-type, -name)"),
+    _action("lineage", "the processes of a pipeline and their feeds, as Graphviz DOT (-pipeline)"),
+    _action("dimensions", "every dimension with how many vertices it has"),
+)
+
+METADATA_OPTIONS = (
+    Spec("-type", "type", "the dimension: feed, process, cluster, datasource, user, colo, tags, groups, pipelines",
+         "TYPE"),
+    Spec("-name", "name", "-relations: the vertex's name", "NAME"),
+    Spec("-cluster", "cluster", "-list: only what is on this cluster", "CLUSTER"),
+    Spec("-pipeline", "pipeline", "-lineage: the pipeline", "PIPELINE"),
 )
 
 COMMON = (
@@ -135,6 +152,7 @@ COMMANDS: dict[str, tuple[tuple[Spec, ...], tuple[Spec, ...]]] = {
     "entity": (ENTITY_ACTIONS, ENTITY_OPTIONS),
     "instance": (INSTANCE_ACTIONS, INSTANCE_OPTIONS),
     "admin": (ADMIN_ACTIONS, ()),
+    "metadata": (METADATA_ACTIONS, METADATA_OPTIONS),
 }
 
 SUPPORTED = {
@@ -142,7 +160,8 @@ SUPPORTED = {
               "list, dependency, summary, validate, lookup, updateClusterDependents",
     "instance": "running, list, status, summary, kill, suspend, resume, rerun, logs, params, listing, dependency, "
                 "triage, search",
-    "admin": "status, version, setsafemode",
+    "admin": "status, version, setsafemode, stack",
+    "metadata": "list, relations, lineage, dimensions",
 }
 
 

@@ -47,6 +47,7 @@ def run_command(command: str, namespace: argparse.Namespace,
     from falcon_airflow.operate import admin_actions as admin
     from falcon_airflow.operate import entity_actions as entity
     from falcon_airflow.operate import instance_actions as instance
+    from falcon_airflow.operate import metadata
     from falcon_airflow.operate.airflow_api import AirflowError
     from falcon_airflow.operate.context import Context
     from falcon_airflow.operate.journal import recover
@@ -73,7 +74,8 @@ def run_command(command: str, namespace: argparse.Namespace,
                 context.store.forget_cache()
                 for note in notes:
                     print(f"falcon-airflow: {note}", file=sys.stderr)
-            handler = {"entity": entity.handle, "instance": instance.handle, "admin": admin.handle}[command]
+            handler = {"entity": entity.handle, "instance": instance.handle, "admin": admin.handle,
+                       "metadata": metadata.handle}[command]
             outcome = handler(context, options)
     except Refused as refusal:
         return _emit_error(refusal.message, refusal.details, output, EXIT_USAGE if refusal.usage else EXIT_FAILED)
@@ -99,6 +101,10 @@ def run_instance(args: argparse.Namespace) -> int:
 
 def run_admin(args: argparse.Namespace) -> int:
     return run_command("admin", args, _front_end_config(args))
+
+
+def run_metadata(args: argparse.Namespace) -> int:
+    return run_command("metadata", args, _front_end_config(args))
 
 
 def _front_end_config(args: argparse.Namespace) -> Callable[[str, str], str] | None:

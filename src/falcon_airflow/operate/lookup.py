@@ -44,6 +44,8 @@ def feeds_owning(workspace: Workspace, path: str) -> list[dict[str, Any]]:
                 continue
             base = on_cluster.storage_base
             candidates = dict.fromkeys([path, join_storage(base, path)])
+            if "://" not in path and base is not None and base.startswith("file:"):
+                candidates[f"file://{path}"] = None  # a local path of the cluster's local storage
             for location in feed.locations_for(placement):
                 templates = dict.fromkeys([location.path, join_storage(base, location.path)])
                 for template in templates:

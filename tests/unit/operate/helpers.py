@@ -276,6 +276,11 @@ class FakeAirflow:
         self._call("task_instances")
         return [dict(ti) for ti in self.tis[(dag_id, run_id)].values()]
 
+    def active_task_instances(self, states: Sequence[str]) -> list[dict[str, Any]]:
+        self._call("active_task_instances")
+        return [{**ti, "dag_id": dag_id, "dag_run_id": run_id} for (dag_id, run_id), tis in sorted(self.tis.items())
+                for ti in tis.values() if ti.get("state") in states]
+
     def set_task_state(self, dag_id: str, run_id: str, task_id: str, state: str) -> None:
         self.tis[(dag_id, run_id)][task_id]["state"] = state
 

@@ -17,6 +17,9 @@ def test_lookup_names_the_feed_cluster_and_instance_of_a_path(pipeline: Kit) -> 
     assert code == 0
     assert out.strip() == ("counts  cluster west  DATA  instance 2026-05-01T04:00Z  "
                            "(/counts/${YEAR}/${MONTH}/${DAY}/${HOUR})")
+    code, document = pipeline.json("entity", "-lookup", "-type", "feed", "-path",
+                                   "/tmp/falcon-airflow-unit/east/logs/2026/05/01/03")  # a local path of it
+    assert [(item["feedName"], item["instance"]) for item in document["elements"]] == [("logs", "2026-05-01T03:00Z")]
 
 
 def test_lookup_of_a_path_no_feed_owns(pipeline: Kit) -> None:
