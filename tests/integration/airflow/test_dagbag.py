@@ -26,9 +26,11 @@ def test_example_entities(monkeypatch: pytest.MonkeyPatch) -> None:
         "falcon.feed.click-counts.replication.primary.backup",
         "falcon.feed.click-counts.retention.backup",
         "falcon.feed.click-counts.retention.primary",
+        "falcon.feed.click-reports.retention.primary",
         "falcon.feed.raw-clicks.retention.primary",
         "falcon.process.count-clicks.primary",
         "falcon.process.generate-clicks.primary",
+        "falcon.process.report-clicks.primary",
     ]
 
 

@@ -80,8 +80,9 @@ def default_values() -> dict[str, Any]:
 
 def example_entity_files() -> dict[str, str]:
     """The repository's example entities, as a ConfigMap holds them: one flat folder of file names."""
-    files = {path.name: path.read_text(encoding="utf-8") for path in sorted(EXAMPLE_ENTITIES.rglob("*.xml"))}
-    assert len(files) == len(list(EXAMPLE_ENTITIES.rglob("*.xml"))), "example entity file names collide"
+    paths = [path for path in sorted(EXAMPLE_ENTITIES.rglob("*.xml")) if "apps" not in path.parts]
+    files = {path.name: path.read_text(encoding="utf-8") for path in paths}
+    assert len(files) == len(paths), "example entity file names collide"
     return files
 
 
@@ -121,7 +122,7 @@ def test_entities_configmap_holds_the_given_xml_files(chart: Any) -> None:
 
 def test_the_mounted_configmap_compiles_into_dags(chart: Any, tmp_path: Path) -> None:
     """The ConfigMap as the kubelet mounts it (files are links into a hidden ..data folder) is what the dags/
-    loader reads: every example entity compiles, none is reported."""
+    loader reads: every example entity compiles but the Oozie process, whose workflow folder is not there."""
     from falcon_airflow.dags.loader import compile_folder
 
     data = one(render(chart, {"entities": {"files": example_entity_files()}}), "ConfigMap", "entities")["data"]
@@ -133,7 +134,8 @@ def test_the_mounted_configmap_compiles_into_dags(chart: Any, tmp_path: Path) ->
     os.symlink(snapshot.name, tmp_path / "..data")
 
     specs, issues = compile_folder(tmp_path, catchup_default=False)
-    assert issues == []
+    # an Oozie process needs its workflow application folder, which a flat ConfigMap cannot hold (git-sync can)
+    assert [(issue.entity, issue.rule) for issue in issues] == [("report-clicks", "FA100")]
     assert {spec.dag_id for spec in specs} >= {
         "falcon.process.count-clicks.primary", "falcon.process.generate-clicks.primary",
         "falcon.feed.click-counts.replication.primary.backup", "falcon.feed.raw-clicks.retention.primary"}
