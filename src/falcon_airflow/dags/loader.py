@@ -138,7 +138,7 @@ def _describe(issue: dict[str, Any]) -> str:
     return f"{where}: {issue['level']} [{issue['rule']}]{entity} {issue['message']}"
 
 
-def _invalid_entities_dag(errors: list[dict[str, Any]], folder: Path) -> Any:
+def _invalid_entities_dag(errors: list[dict[str, Any]], folder: Path, dag_id: str = INVALID_DAG_ID) -> Any:
     from airflow.sdk import DAG
 
     from falcon_airflow.provider.operators.report import FailWithIssuesOperator
@@ -146,7 +146,7 @@ def _invalid_entities_dag(errors: list[dict[str, Any]], folder: Path) -> Any:
     listing = "\n".join(f"- `{_describe(issue)}`" for issue in errors)
     doc = (f"### Invalid Falcon entities in `{folder}`\n\nThese definitions are not scheduled until they are "
            f"fixed (`falcon-airflow validate {folder}` shows the same list):\n\n{listing}\n")
-    with DAG(INVALID_DAG_ID, schedule=None, tags=["falcon", "invalid"], doc_md=doc,
+    with DAG(dag_id, schedule=None, tags=["falcon", "invalid"], doc_md=doc,
              default_args={"owner": "falcon"}) as dag:
         FailWithIssuesOperator(task_id="report", issues=[_describe(issue) for issue in errors])
     return dag
@@ -163,7 +163,13 @@ def report_invalid_entities(dags_file: str | None = None, *, folder: Path | None
     if not folder.is_dir():
         return  # the main DAG file logs it
     catchup_default = _config("catchup", "True").strip().lower() == "true"
-    _, issues = load_specs(folder, catchup_default=catchup_default)
+    count, _ = _sharding(str(Path(dags_file).parent / "falcon_entities.py") if dags_file else None)
+    if count > 1:  # the issues the shard files' compilation recorded: no compilation of its own
+        from falcon_airflow.dags.shards import load_shard
+
+        _, issues = load_shard(folder, catchup_default=catchup_default, count=count, shard=0)
+    else:
+        _, issues = load_specs(folder, catchup_default=catchup_default)
     errors = [issue for issue in issues if issue["level"] == "error"]
     if errors:
         raise InvalidEntitiesError(
@@ -172,12 +178,30 @@ def report_invalid_entities(dags_file: str | None = None, *, folder: Path | None
             + "\n".join(_describe(issue) for issue in errors))
 
 
+def _sharding(dags_file: str | None) -> tuple[int, int | None]:
+    """(shard count, this file's shard) for a shard DAG file (see falcon_airflow.dags.shards); (1, None) else."""
+    from falcon_airflow.dags.shards import DEFAULT_SHARDS, shard_count, shard_index
+
+    index = shard_index(dags_file) if dags_file else None
+    if dags_file is None or index is None:
+        return 1, None
+    try:
+        configured = int(_config("dag_shards", str(DEFAULT_SHARDS)))
+    except ValueError:
+        log.error("falcon-airflow: [falcon] dag_shards must be a number; using %d", DEFAULT_SHARDS)
+        configured = DEFAULT_SHARDS
+    count = shard_count(dags_file, configured)
+    return count, index
+
+
 def load_dags(dags_file: str | None = None, *, folder: Path | None = None,
               strict: bool | None = None) -> dict[str, Any]:
-    """Every DAG of the entities folder by dag id (only the requested one on a worker)."""
+    """Every DAG of the entities folder by dag id (only the requested one on a worker); from a shard DAG file,
+    only that shard's DAGs (the invalid-entities DAG is in shard 0)."""
     from airflow.sdk import get_parsing_context
 
     from falcon_airflow.dags.builder import build_dag
+    from falcon_airflow.dags.shards import load_shard
 
     folder = folder or entities_folder(dags_file)
     if strict is None:
@@ -189,9 +213,18 @@ def load_dags(dags_file: str | None = None, *, folder: Path | None = None,
             raise InvalidEntitiesError(message)
         log.error(message)
         return {}
-    specs, issues = load_specs(folder, catchup_default=catchup_default)
-    errors = [issue for issue in issues if issue["level"] == "error"]
-    for issue in issues:
+    count, shard = _sharding(dags_file)
+    if shard is not None and shard >= count:
+        return {}  # a shard file beyond [falcon] dag_shards: its entities are in the other files
+    if count > 1:
+        specs, issues = load_shard(folder, catchup_default=catchup_default, count=count, shard=shard)
+    else:
+        specs, issues = load_specs(folder, catchup_default=catchup_default)
+    # Every shard knows every issue; shard 0 reports them (log, strict mode, the invalid-entities DAG), so that each
+    # is listed once. A DAG that fails to build is reported by the shard that builds it.
+    reporting = shard is None or shard == 0
+    errors = [issue for issue in issues if issue["level"] == "error"] if reporting else []
+    for issue in issues if reporting else []:
         (log.error if issue["level"] == "error" else log.warning)("falcon-airflow: %s", _describe(issue))
     if errors and strict:
         raise InvalidEntitiesError("invalid Falcon entities:\n" + "\n".join(_describe(issue) for issue in errors))
@@ -207,6 +240,7 @@ def load_dags(dags_file: str | None = None, *, folder: Path | None = None,
                           spec.source.line)
             errors.append({"level": "error", "rule": "FA102", "file": spec.source.file, "line": spec.source.line,
                            "entity": spec.source.name, "message": f"cannot build DAG {spec.dag_id}: {problem}"})
-    if errors and (wanted is None or wanted == INVALID_DAG_ID):
-        dags[INVALID_DAG_ID] = _invalid_entities_dag(errors, folder)
+    report_id = INVALID_DAG_ID if reporting else f"{INVALID_DAG_ID}.shard-{shard}"
+    if errors and (wanted is None or wanted == report_id):
+        dags[report_id] = _invalid_entities_dag(errors, folder, report_id)
     return dags
