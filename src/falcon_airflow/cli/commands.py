@@ -182,5 +182,23 @@ METADATA = _operate(
     "Falcon's metadata command: discovery and pipeline lineage over the entity graph of the entities folder "
     "(Falcon's vertex types and edge labels). Exactly one action option.")
 
-COMMANDS: tuple[Command, ...] = (VALIDATE, EL, EXPLAIN, LINEAGE, OOZIE, ENTITY, INSTANCE, ADMIN, METADATA)
+
+_STATE = (option("--state", metavar="DIR", help="the sandbox's state folder: data, logs, process ids "
+                                             "(default: ~/.cache/falcon-airflow/sandbox)"),)
+_SANDBOX_RUN = "falcon_airflow.cli.sandbox:run"
+SANDBOX = Command(
+    "sandbox", help="a local sandbox of real services: two HDFS clusters, S3, a Hive metastore, Spark standalone",
+    description="Start, stop or describe a sandbox on 127.0.0.1: two MiniDFS clusters (namenode and WebHDFS "
+                "each), an S3-compatible server with a bucket, a Hive metastore and a Spark standalone master "
+                "with two workers. up and status print the endpoints as JSON, for cluster entities.",
+    subcommands=(
+        Command("up", help="start every service (or none: a failure says which service and why)", options=_STATE,
+                run=_SANDBOX_RUN),
+        Command("down", help="stop every service of the sandbox", options=_STATE, run=_SANDBOX_RUN),
+        Command("status", help="the endpoints as JSON; exit 1 when the sandbox is not (all) running",
+                options=_STATE, run=_SANDBOX_RUN),
+    ))
+
+COMMANDS: tuple[Command, ...] = (VALIDATE, EL, EXPLAIN, LINEAGE, OOZIE, ENTITY, INSTANCE, ADMIN, METADATA,
+                                 SANDBOX)
 """Every command, in the order ``falcon-airflow --help`` lists them."""
