@@ -182,7 +182,6 @@ METADATA = _operate(
     "Falcon's metadata command: discovery and pipeline lineage over the entity graph of the entities folder "
     "(Falcon's vertex types and edge labels). Exactly one action option.")
 
-
 _STATE = (option("--state", metavar="DIR", help="the sandbox's state folder: data, logs, process ids "
                                              "(default: ~/.cache/falcon-airflow/sandbox)"),)
 _SANDBOX_RUN = "falcon_airflow.cli.sandbox:run"
