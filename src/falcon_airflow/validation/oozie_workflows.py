@@ -14,13 +14,13 @@ alone: their definition is judged, and actions that cannot run here are only war
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import replace
 from pathlib import Path
 
 from falcon_airflow.entities import Process, WorkflowEngine
 from falcon_airflow.issues import Issue, Level
-from falcon_airflow.oozie import looks_like_workflow
+from falcon_airflow.oozie import SubWorkflowAction, configuration_dict, looks_like_workflow
 from falcon_airflow.oozie.validate import validate_workflow_file
 from falcon_airflow.parsing import ParsedFile
 from falcon_airflow.validation.registry import RuleContext
@@ -132,8 +132,85 @@ def _looks_like_workflow(path: str) -> bool:
         return False
 
 
-def workflow_issues(context: RuleContext, files: Iterable[ParsedFile] = ()) -> list[Issue]:
-    """Issues of the workflows Oozie processes use, then of the bare workflow files no process uses."""
+MAX_SUB_WORKFLOW_DEPTH = 50  # Oozie's default oozie.action.subworkflow.max.depth
+
+
+def _sub_workflow_file(context: RuleContext, process: Process, parent_file: Path,
+                       action: SubWorkflowAction) -> tuple[Path | None, list[str]]:
+    """Where a sub-workflow's ``workflow.xml`` is on this machine, and where it was looked for.
+
+    ``${wf:appPath()}`` is the parent's folder; a relative app-path is below it, as Oozie resolves it. An app-path
+    that still holds EL, or lies on storage this machine cannot read, is judged when the DAG is built.
+    """
+    folder = parent_file.parent
+    written = action.app_path.strip()
+    path = written.replace("${wf:appPath()}", str(folder))
+    if not path or "${" in path:
+        return None, []
+    candidates: list[Path] = []
+    if path.startswith("file://"):
+        candidates.append(Path(path.removeprefix("file://")))
+    elif "://" in path:
+        return None, []
+    elif not path.startswith("/"):
+        candidates.append(folder / path)
+    elif written != path or Path(path).exists():  # below the parent's folder, or a path on this machine
+        candidates.append(Path(path))
+    else:
+        for item in process.clusters:
+            cluster = context.workspace.clusters.get(item.name)
+            local = local_path(cluster, path) if cluster is not None else None
+            if local is not None:
+                candidates.append(local)
+    for candidate in candidates:
+        if candidate.exists():
+            return _workflow_file(candidate), []
+    return None, [str(candidate) for candidate in candidates]
+
+
+def _shown(files: Iterable[ParsedFile], path: Path) -> str:
+    """How a workflow file is named in issues: as validate found it when it was among the paths given."""
+    return next((item.path for item in files if Path(item.path).resolve() == path.resolve()), None) or _display(path)
+
+
+def _process_workflow(context: RuleContext, process: Process, workflow: Path, files: Sequence[ParsedFile],
+                      supplied: dict[str, str], seen: set[Path], depth: int = 0) -> list[Issue]:
+    """A process's workflow and, below it, every sub-workflow found on this machine."""
+    seen.add(workflow.resolve())
+    shown = _shown(files, workflow)
+    report = validate_workflow_file(workflow, shown, supplied=supplied, in_process=process.name)
+    issues = list(report.issues)
+    if report.workflow is None or depth >= MAX_SUB_WORKFLOW_DEPTH:
+        return issues
+    for action in report.workflow.actions:
+        if not isinstance(action.config, SubWorkflowAction):
+            continue
+        child, looked = _sub_workflow_file(context, process, workflow, action.config)
+        if child is None:
+            if looked:
+                issues.append(Issue(Level.ERROR, NOT_FOUND_RULE,
+                                    f"sub-workflow action '{action.name}' of process '{process.name}' runs "
+                                    f"'{action.config.app_path}', which does not exist (looked for "
+                                    f"{', '.join(looked)})", shown, action.config.line or action.line,
+                                    report.workflow.name, "workflow"))
+            continue
+        if not child.is_file():
+            issues.append(Issue(Level.ERROR, NOT_FOUND_RULE, f"sub-workflow action '{action.name}' runs the folder "
+                                f"{child.parent}, which has no {WORKFLOW_FILE}", shown,
+                                action.config.line or action.line, report.workflow.name, "workflow"))
+            continue
+        if child.resolve() in seen:
+            continue
+        # the child sees the caller's configuration only with <propagate-configuration/>, plus its <configuration>
+        inherited = dict(supplied) if action.config.propagate_configuration else {}
+        inherited.update(configuration_dict(action.config.configuration))
+        issues.extend(_process_workflow(context, process, child, files, inherited, seen, depth + 1))
+    return issues
+
+
+def workflow_issues(context: RuleContext, files: Sequence[ParsedFile] = ()) -> list[Issue]:
+    """Issues of the workflows Oozie processes use (with their sub-workflows), then of the bare workflow files no
+    process uses."""
     issues: list[Issue] = []
     used: set[Path] = set()
     for process in context.workspace.processes.values():
@@ -143,11 +220,7 @@ def workflow_issues(context: RuleContext, files: Iterable[ParsedFile] = ()) -> l
         issues.extend(problems)
         if workflow is None:
             continue
-        used.add(workflow.resolve())
-        shown = next((item.path for item in files if Path(item.path).resolve() == workflow.resolve()), None)
-        report = validate_workflow_file(workflow, shown or _display(workflow), supplied=_supplied(process),
-                                        in_process=process.name)
-        issues.extend(report.issues)
+        issues.extend(_process_workflow(context, process, workflow, files, _supplied(process), used))
     for item in files:
         if item.oozie_workflow and Path(item.path).resolve() not in used:
             issues.extend(validate_workflow_file(item.path, item.path).issues)

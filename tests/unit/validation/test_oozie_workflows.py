@@ -125,3 +125,43 @@ def test_el_syntax_errors_in_a_workflow(ws: EntityWorkspace) -> None:
     ws.put("wf", workflow_xml(broken + FS, head=GLOBAL), "apps/other-wf/workflow.xml")
     [issue] = of_rule(ws.validate(), "FA023")
     assert issue.line == ws.line("wf", "${impression +}") and "column" in issue.message
+
+
+def sub_workflow(app_path: str, propagate: bool = True) -> str:
+    flag = "<propagate-configuration/>" if propagate else ""
+    return (f'<action name="first"><sub-workflow><app-path>{app_path}</app-path>{flag}</sub-workflow>\n'
+            '<ok to="end"/><error to="fail"/></action>')
+
+
+CHILD_PIG = PIG.replace('name="second"', 'name="first"')
+NEEDS_NAME1 = "<parameters><property><name>name1</name></property></parameters>\n"
+
+
+def test_sub_workflows_of_a_process_are_judged_as_it_runs_them(ws: EntityWorkspace) -> None:
+    oozie_process(ws).put("wf", workflow_xml(sub_workflow("${wf:appPath()}/child")), "apps/sample-wf/workflow.xml")
+    ws.put("child", workflow_xml(CHILD_PIG, head=NEEDS_NAME1 + GLOBAL), "apps/sample-wf/child/workflow.xml")
+    report = ws.validate()
+    [unsupported] = of_rule(report, "FA020")
+    assert unsupported.level is Level.ERROR and unsupported.file == ws.path("child")
+    assert not of_rule(report, "E0738")  # name1 is a property of the process, and the configuration propagates
+
+
+def test_a_sub_workflow_without_the_callers_configuration(ws: EntityWorkspace) -> None:
+    oozie_process(ws).put("wf", workflow_xml(sub_workflow("child", propagate=False)), "apps/sample-wf/workflow.xml")
+    ws.put("child", workflow_xml(SHELL.replace('to="second"', 'to="end"'), head=NEEDS_NAME1 + GLOBAL),
+           "apps/sample-wf/child/workflow.xml")
+    [missing] = of_rule(ws.validate(), "E0738")
+    assert missing.level is Level.ERROR and missing.file == ws.path("child") and "'name1'" in missing.message
+
+
+def test_a_missing_sub_workflow(ws: EntityWorkspace) -> None:
+    oozie_process(ws).put("wf", workflow_xml(sub_workflow("missing-child")), "apps/sample-wf/workflow.xml")
+    [issue] = of_rule(ws.validate(), "FA021")
+    assert issue.file == ws.path("wf") and issue.line == ws.line("wf", "<sub-workflow>")
+    assert "'missing-child', which does not exist" in issue.message
+
+
+def test_a_sub_workflow_known_only_when_it_runs(ws: EntityWorkspace) -> None:
+    oozie_process(ws).put("wf", workflow_xml(sub_workflow("${nameNode}/apps/child")), "apps/sample-wf/workflow.xml")
+    report = ws.validate()
+    assert not of_rule(report, "FA021") and report.valid, ws.describe(report)
