@@ -51,7 +51,7 @@ def static_workflow_conf(process: Process, cluster_name: str,
     staging = cluster.location(ClusterLocationName.STAGING) if cluster is not None else None
     conf: dict[str, str] = {
         "entityName": process.name, "entityType": "PROCESS", "cluster": cluster_name, "srcClusterName": "NA",
-        "falconDataOperation": "GENERATE", "datasourceName": "NA",
+        "falconDataOperation": "GENERATE", "datasource": "NA",
         "userWorkflowName": workflow.name or f"{process.name}-workflow",
         "userWorkflowVersion": workflow.version, "userWorkflowEngine": workflow.engine.value,
         "queueName": "default", "jobPriority": "NORMAL",

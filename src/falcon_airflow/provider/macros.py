@@ -241,6 +241,8 @@ def falcon_workflow_conf(falcon: dict[str, Any], run: Any) -> dict[str, str]:
         out_paths.append(path)
     conf.update(feedNames=",".join(output.feed.feed for output in outputs) or "NONE",
                 feedInstancePaths=",".join(out_paths) or "IGNORE")
+    for name in ("falconOutputFeeds", "falconOutPaths", "falconOutputNames"):  # as Spark and Hive processes get
+        conf[name] = workflow_property(falcon, name, run)
     conf.update(falcon.get("workflow", {}))
     for name in falcon.get("properties", {}):
         conf[name] = property(falcon, name, run)
