@@ -105,7 +105,9 @@ def as_github(report: Report) -> str:
             properties.append(f"file={_escape_property(issue.file)}")
         if issue.line:
             properties.append(f"line={issue.line}")
-        properties.append(f"title={_escape_property(f'falcon-airflow {issue.rule}')}")
+        # The entity in the title: a rule like P9 names another entity in its message, so say whose issue it is.
+        whose = f" ({issue.entity_type} {issue.entity})" if issue.entity else ""
+        properties.append(f"title={_escape_property(f'falcon-airflow {issue.rule}{whose}')}")
         lines.append(f"::{command} {','.join(properties)}::{_escape_data(issue.message)}")
     errors = sum(1 for issue in report.issues if issue.is_error)
     lines.append(f"falcon-airflow validate: {'valid' if report.valid else 'invalid'}, {errors} error(s), "

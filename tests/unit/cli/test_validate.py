@@ -213,7 +213,8 @@ def test_github_format(capsys: pytest.CaptureFixture[str], invalid_workspace: Pa
     commands = [GITHUB_COMMAND.match(line) for line in lines[:-1]]
     assert all(commands), lines
     found = {(match[2].removeprefix(f"{invalid_workspace}/"), match[4]) for match in commands if match}
-    assert found == {("feeds/bad-frequency.xml", "falcon-airflow XSD"), ("feeds/orphan.xml", "falcon-airflow F5"),
+    assert found == {("feeds/bad-frequency.xml", "falcon-airflow XSD (feed bad-frequency)"),
+                     ("feeds/orphan.xml", "falcon-airflow F5 (feed orphan)"),
                      ("processes/broken.xml", "falcon-airflow XML")}
     orphan = next(match for match in commands if match and match[2].endswith("orphan.xml"))
     assert orphan[1] == "error"
