@@ -137,15 +137,20 @@ def _table(rows: Sequence[Sequence[str]]) -> list[str]:
 
 
 def instances_text(status: Status, documents: Sequence[dict[str, Any]], *, actions: bool = False,
-                   note: str | None = None) -> str:
+                   note: str | None = None, lifecycle: bool = False) -> str:
     lines = [f"Consolidated Status: {status.value}", ""]
     if not documents:
         lines.append(note or "No instances to display")
         return "\n".join(lines)
-    header = ("Instance", "Cluster", "SourceCluster", "Status", "Start", "End", "RunId", "Details", "Log")
-    rows = [header] + [(item["instance"], item["cluster"], item.get("sourceCluster") or "-", item["status"],
-                        item.get("startTime") or "-", item.get("endTime") or "-", str(item.get("runId", "-")),
-                        item.get("details") or "-", item.get("logFile") or "-") for item in documents]
+    header: tuple[str, ...] = ("Instance", "Cluster", "SourceCluster", "Status", "Start", "End", "RunId", "Details",
+                               "Log")
+    rows: list[tuple[str, ...]] = [header] + [
+        (item["instance"], item["cluster"], item.get("sourceCluster") or "-", item["status"],
+         item.get("startTime") or "-", item.get("endTime") or "-", str(item.get("runId", "-")),
+         item.get("details") or "-", item.get("logFile") or "-") for item in documents]
+    if lifecycle:  # several lifecycles asked for (-lifecycle REPLICATION,EVICTION): say which one each row is
+        rows = [(row[0], "Lifecycle" if index == 0 else documents[index - 1].get("lifecycle") or "-", *row[1:])
+                for index, row in enumerate(rows)]
     lines.append("Instances:")
     table = _table(rows)
     lines.append(table[0])
@@ -164,7 +169,8 @@ def _outcome(target: Target, records: Sequence[InstanceRecord], message: str, *,
              status: Status = Status.SUCCEEDED, note: str | None = None) -> Outcome:
     documents = [record.as_json(target.client) for record in records]
     return Outcome(status, message, {"instances": documents},
-                   instances_text(status, documents, actions=actions, note=note))
+                   instances_text(status, documents, actions=actions, note=note,
+                                  lifecycle=len(target.lifecycles) > 1))
 
 
 # -- read-only actions ---------------------------------------------------------------------------------------------
@@ -418,10 +424,13 @@ def listing(target: Target) -> Outcome:
                             "details": "table feeds are listed by their metastore partitions, not here"})
             continue
         entries.extend(_availability(on_cluster, moment) for moment in on_cluster.grid.between(first, last))
-    lines = [f"{item.get('instance', '-')}  {item['cluster']}  {item['status']}  {item.get('uri', '')}".rstrip()
-             for item in entries]
+    rows = [("Instance", "Cluster", "Status", "Size", "Created", "Path")] + [
+        (item.get("instance", "-"), item["cluster"], item["status"], str(item.get("size", "-")),
+         item.get("creationTime") or "-", item.get("uri") or item.get("details") or "-") for item in entries]
+    lines = _table(rows)
+    lines.insert(1, "-" * len(lines[0]))
     return succeeded(f"listing of feed {target.name} from {format_falcon_date(first)} to {format_falcon_date(last)}",
-                     text="\n".join(lines) or "No instances to display", instances=entries)
+                     text="\n".join(lines) if entries else "No instances to display", instances=entries)
 
 
 def dependency(target: Target) -> Outcome:

@@ -226,6 +226,11 @@ def test_lifecycles_choose_the_feed_dags(pipeline: Kit) -> None:
         ("EVICTION", "west", "SUCCEEDED")]
     both = instance(pipeline, "-status", *WINDOW, "-lifecycle", "EVICTION,REPLICATION", name="counts", kind="feed")
     assert len(both["instances"]) == 2
+    _, text, _ = pipeline.run("instance", "-status", "-type", "feed", "-name", "counts", *WINDOW, "-lifecycle",
+                              "EVICTION,REPLICATION")
+    table = text.splitlines()[3:]
+    assert table[0].split()[:3] == ["Instance", "Lifecycle", "Cluster"]
+    assert sorted(line.split()[1] for line in table[2:]) == ["EVICTION", "REPLICATION"]
     killed = instance(pipeline, "-kill", *WINDOW, "-sourceClusters", "nowhere", name="counts", kind="feed")
     assert killed["instances"] == []
     by_colo = instance(pipeline, "-status", *WINDOW, "-colo", "there", "-lifecycle", "eviction", name="counts",
@@ -306,6 +311,13 @@ def test_listing_tells_feed_instances_available_partial_missing(kit: Kit, tmp_pa
 
     assert [(item["instance"], item["status"]) for item in document["instances"]] == [
         ("2026-05-01T03:00Z", "AVAILABLE"), ("2026-05-01T04:00Z", "PARTIAL"), ("2026-05-01T05:00Z", "MISSING")]
+    code, text, _ = kit.run("instance", "-listing", "-type", "feed", "-name", "logs", "-start", "2026-05-01T03:00Z",
+                            "-end", "2026-05-01T05:00Z")
+    lines = text.splitlines()
+    assert lines[0].split() == ["Instance", "Cluster", "Status", "Size", "Created", "Path"]
+    assert set(lines[1]) == {"-"} and len(lines) == 5
+    starts = {line.index(line.split()[2]) for line in lines[2:]}
+    assert len(starts) == 1, "the Status column is aligned"
     code, _, _err = kit.run("instance", "-listing", "-type", "process", "-name", "logs")
     assert code == 1
 
