@@ -140,9 +140,20 @@ class Run:
         terminal = [state for state in self.states if state in TERMINAL]
         return terminal[-1] if terminal else (self.states[-1] if self.states else "UNKNOWN")
 
+    @property
+    def try_number(self) -> int | None:
+        """The Airflow task try this run is, from the ``airflow`` run facet of Airflow's OpenLineage provider."""
+        airflow = self.run_facets.get("airflow")
+        task_instance = airflow.get("taskInstance") if isinstance(airflow, dict) else None
+        value = task_instance.get("try_number") if isinstance(task_instance, dict) else None
+        try:
+            return int(value) if value is not None else None
+        except (TypeError, ValueError):
+            return None
+
     def summary(self) -> dict[str, Any]:
         return {"runId": self.run_id, "job": f"{self.job_namespace}/{self.job_name}", "state": self.state,
-                "nominalTime": self.nominal_start, "eventTime": self.last_time}
+                "nominalTime": self.nominal_start, "eventTime": self.last_time, "try": self.try_number}
 
 
 @dataclass(frozen=True)
@@ -495,7 +506,7 @@ def process_instance(index: LineageIndex, process: str, at: datetime, cluster: s
         if run.parent_run_id:
             children.setdefault(run.parent_run_id, []).append(run)
     answer: dict[str, Any] = {"process": process, "instance": falcon_time(at), "tasks": []}
-    for name, run in sorted(tasks, key=lambda item: (item[1].first_time, item[1].run_id)):
+    for name, run in sorted(tasks, key=lambda item: (item[1].first_time, item[1].try_number or 0, item[1].run_id)):
         entry: dict[str, Any] = {"task": name.task, "cluster": name.clusters[0], **run.summary(),
                                  "inputs": _uses(index, run.inputs), "outputs": _uses(index, run.outputs)}
         spark = []
@@ -578,7 +589,8 @@ def history_text(answer: Mapping[str, Any]) -> str:
 def instance_text(answer: Mapping[str, Any]) -> str:
     lines = [f"process {answer['process']} instance {answer['instance']}"]
     for task in answer["tasks"]:
-        lines.append(f"  task {task['task']} on {task['cluster']}: {task['state']}  run {task['runId']}")
+        attempt = f" try {task['try']}" if task.get("try") else ""
+        lines.append(f"  task {task['task']}{attempt} on {task['cluster']}: {task['state']}  run {task['runId']}")
         for label, key in (("read", "inputs"), ("wrote", "outputs")):
             for item in task[key]:
                 lines.append(f"    {label} {_where(item)}")

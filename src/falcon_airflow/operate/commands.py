@@ -62,6 +62,9 @@ def run_command(command: str, namespace: argparse.Namespace,
         action = options.action()
         settings = Settings.resolve(url=options.text("url"), entities=options.text("entities"),
                                     airflow_config=airflow_config)
+        if command != "admin" and not settings.entities.is_dir():
+            raise Refused(f"no entities folder found at {settings.entities}: run from the folder that holds "
+                          "entities/, or name it with --entities DIR or FALCON_ENTITIES_DIR")
         debug = options.flag("debug") or os.environ.get("FALCON_DEBUG", "").strip().lower() == "true"
         context = Context.create(settings, do_as=options.text("do_as"), debug=debug)
         changes_store = (command == "entity" and action in entity.MUTATING) or (

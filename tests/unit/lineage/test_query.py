@@ -138,3 +138,21 @@ def test_the_query_modules_need_neither_airflow_nor_openlineage() -> None:
             "print(sorted({m.split('.')[0] for m in sys.modules} & {'airflow', 'pyspark', 'openlineage'}))")
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
     assert result.stdout.strip() == "[]"
+
+
+def test_each_try_of_a_retried_task_is_told_apart(pipeline: list[dict[str, Any]]) -> None:
+    from .conftest import event
+
+    job = "falcon.process.agg.c1.workflow"
+    tries = []
+    for number, (state, time) in enumerate((("FAIL", "2026-03-01T07:01:00+00:00"),
+                                            ("COMPLETE", "2026-03-01T07:05:00+00:00")), start=1):
+        facets = {"airflow": {"taskInstance": {"try_number": number}}}
+        run_id = f"try-{number}"
+        tries += [event("START", job, run_id, time, nominal="2026-03-01T07:00:00+00:00", run_facets=facets),
+                  event(state, job, run_id, time, nominal="2026-03-01T07:00:00+00:00", run_facets=facets)]
+    answer = process_instance(LineageIndex([*pipeline, *tries]), "agg", parse_time("2026-03-01T07:00Z"))
+    assert [(task["try"], task["state"]) for task in answer["tasks"]] == [(1, "FAIL"), (2, "COMPLETE")]
+    text = instance_text(answer)
+    assert "  task workflow try 1 on c1: FAIL  run try-1" in text
+    assert "  task workflow try 2 on c1: COMPLETE  run try-2" in text

@@ -4,11 +4,15 @@ multi-step actions that survive a crash half-way."""
 from __future__ import annotations
 
 import contextlib
+import io
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
 
+from falcon_airflow.cli import build_parser
+from falcon_airflow.cli.registry import load
 from falcon_airflow.entities import EntityType
 from falcon_airflow.operate import entity_actions as entity
 from falcon_airflow.operate.config_store import Store
@@ -443,3 +447,16 @@ def test_an_invalid_entity_is_invalid_with_its_rules_not_submitted(pipeline: Kit
     code, document = pipeline.json("entity", "-list", "-type", "feed", "-fields", "status", "-filterBy",
                                    "STATUS:INVALID")
     assert [(item["name"], item["rules"]) for item in document["entity"]] == [("logs", ["F9"])]
+
+
+def test_commands_outside_an_entities_folder_say_so(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)  # no entities/ here, and none named
+    monkeypatch.delenv("FALCON_ENTITIES_DIR", raising=False)
+    for argv in (("entity", "-list"), ("instance", "-status", "-type", "feed", "-name", "logs"),
+                 ("metadata", "-dimensions")):
+        args = build_parser().parse_args(list(argv))
+        err = io.StringIO()
+        with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
+            code = load(args.run)(args)
+        assert code == 1, argv
+        assert f"no entities folder found at {tmp_path / 'entities'}" in err.getvalue()
