@@ -10,7 +10,7 @@ STAMP := $(VENV)/.installed
 # pinned in deps/maven/*.pom.xml and resolved once from Maven Central by Maven (checksums enforced) into this
 # cache, outside the repository. FALCON_AIRFLOW_JARS points the product at the same folder.
 JARS_DIR ?= $(or $(FALCON_AIRFLOW_JARS),$(HOME)/.cache/falcon-airflow/jars)
-JAR_GROUPS := s3a minicluster distcp
+JAR_GROUPS := s3a minicluster distcp jdbc
 JAR_STAMPS := $(foreach group,$(JAR_GROUPS),$(JARS_DIR)/$(group)/.resolved)
 # The sandbox's S3-compatible server (moto) lives in a virtualenv of its own, see deps/s3-server.txt.
 S3_VENV := .venv-s3
@@ -90,6 +90,7 @@ bench: install
 # starts once it answers; logs are local files, so no log server listens (they would on every interface).
 run: install
 	@mkdir -p $(RUN_HOME)/lineage
+	@$(BIN)/python entities/apps/seed_shop_db.py /tmp/falcon-airflow/shop.db  # the example import's database
 	@test -f $(RUN_HOME)/simple_auth_manager_passwords.json.generated || \
 	  echo '{"admin": "admin"}' > $(RUN_HOME)/simple_auth_manager_passwords.json.generated
 	@$(RUN_ENV) $(BIN)/python -m falcon_airflow.validation.prepare $(RUN_ENTITIES)

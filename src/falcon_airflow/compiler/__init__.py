@@ -18,6 +18,7 @@ from falcon_airflow.compiler.process import compile_process
 from falcon_airflow.compiler.spark_options import SparkOptionsError
 from falcon_airflow.compiler.specs import DagSpec
 from falcon_airflow.compiler.store_state import StoreState, apply_store_state
+from falcon_airflow.compiler.transfer import compile_export, compile_import
 from falcon_airflow.entities import Entity, EntityType, Process
 from falcon_airflow.errors import FalconAirflowError
 from falcon_airflow.issues import Issue, Level
@@ -76,6 +77,13 @@ def compile_workspace(workspace: Workspace, *, entities_dir: Path | None = None,
             continue
         for placement in feed.clusters:
             attempt(feed, partial(compile_retention, workspace.clusters, feed, placement, entities_dir=entities_dir))
+        for placement in feed.clusters:  # a database import or export per cluster that declares one
+            if placement.import_policy is not None:
+                attempt(feed, partial(compile_import, workspace.clusters, workspace.datasources, feed, placement,
+                                      entities_dir=entities_dir))
+            if placement.export_policy is not None:
+                attempt(feed, partial(compile_export, workspace.clusters, workspace.datasources, feed, placement,
+                                      entities_dir=entities_dir))
         for target in feed.targets:
             for source in feed.sources:
                 attempt(feed, partial(compile_replication, workspace.clusters, feed, source, target,

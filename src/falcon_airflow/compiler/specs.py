@@ -229,4 +229,56 @@ def _resolve_forward_references() -> None:
 
 _resolve_forward_references()
 
-DagSpec = ProcessDagSpec | RetentionDagSpec | ReplicationDagSpec
+class DatabaseSpec(Spec):
+    """The database side of an import or export: the datasource interface, its driver and table."""
+
+    datasource: str
+    datasource_file: str
+    interface: Literal["readonly", "write"]
+    url: str
+    driver: str
+    """The class the job loads (a MySQL class is served by MariaDB Connector/J)."""
+    dialect: Literal["postgres", "mysql", "sqlite", "derby", "hsql"]
+    driver_artifact: str | None = None
+    """``group:name:version`` of the pinned driver jar in the local cache; ``None`` when it ships with Spark."""
+    table: str
+    credential_type: Literal["password-text", "password-file", "password-alias"] | None = None
+    """Which secret the run needs; a password text itself never enters the spec (the task reads it from the
+    datasource file when it runs)."""
+    user: str | None = None
+    password_file: str | None = None
+    password_alias: str | None = None
+    credential_provider: str | None = None
+
+
+class TransferDagSpec(Spec):
+    """A feed instance imported from (``import``) or exported to (``export``) a database table, one run per
+    instance; an export waits for the instance first."""
+
+    kind: Literal["import", "export"]
+    dag_id: str
+    source: EntitySource
+    feed: str
+    cluster: str
+    schedule: Schedule
+    database: DatabaseSpec
+    feed_binding: FeedBinding
+    columns: tuple[str, ...] = ()
+    """Falcon's ``<fields><includes>``: the table columns an import reads (empty: all)."""
+    filter: str | None = None
+    """The row filter (``--where``) or free-form query (``--query``) as written, EL resolved per run."""
+    update_key: tuple[str, ...] = ()
+    load: Literal["insert", "updateonly", "allowinsert"] = "insert"
+    max_active_runs: int = 1
+    wait_timeout_seconds: int = 0
+    job: SparkJob
+    retry: RetrySpec | None = None
+    owner: str = "falcon"
+    tags: tuple[str, ...] = ()
+    doc_md: str = ""
+    lineage: LineageSpec | None = None
+    paused_upon_creation: bool | None = None
+    group_access: GroupAccess | None = None
+
+
+DagSpec = ProcessDagSpec | RetentionDagSpec | ReplicationDagSpec | TransferDagSpec

@@ -3,6 +3,7 @@
 Process DAG:   wait_for_<input>... -> [last_only] -> clear_outputs -> workflow -> mark_outputs_available -> [late_data]
 Retention DAG: retention
 Replication DAG: wait_for_source -> replicate
+Import DAG: import; export DAG: wait_for_instance -> export (see dags/transfer.py)
 """
 
 from __future__ import annotations
@@ -13,7 +14,14 @@ from typing import Any
 
 from airflow.sdk import DAG
 
-from falcon_airflow.compiler.specs import DagSpec, ProcessDagSpec, ReplicationDagSpec, RetentionDagSpec, SparkJob
+from falcon_airflow.compiler.specs import (
+    DagSpec,
+    ProcessDagSpec,
+    ReplicationDagSpec,
+    RetentionDagSpec,
+    SparkJob,
+    TransferDagSpec,
+)
 from falcon_airflow.provider.assets import distinct_assets
 from falcon_airflow.provider.operators.late_data import LateDataOperator
 from falcon_airflow.provider.operators.ordering import LastOnlyOperator
@@ -213,6 +221,12 @@ def build_replication_dag(spec: ReplicationDagSpec) -> DAG:
 
 
 def build_dag(spec: DagSpec) -> DAG:
+    if isinstance(spec, TransferDagSpec):
+        from falcon_airflow.dags.transfer import build_transfer_dag
+
+        return build_transfer_dag(spec, timetable=_timetable(spec, spec.feed), start_date=_start_date(spec),
+                                  default_args=_default_args(spec), options=_dag_options(spec),
+                                  poke_seconds=_poke_seconds(spec.wait_timeout_seconds or 1800))
     if isinstance(spec, ProcessDagSpec):
         return build_process_dag(spec)
     if isinstance(spec, RetentionDagSpec):

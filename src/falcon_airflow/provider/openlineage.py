@@ -17,7 +17,7 @@ from typing import Any
 from airflow.providers.openlineage.extractors.base import OperatorLineage
 from openlineage.client.serde import Serde
 
-from falcon_airflow.compiler.specs import DagSpec, ProcessDagSpec, RetentionDagSpec
+from falcon_airflow.compiler.specs import DagSpec, ProcessDagSpec, RetentionDagSpec, TransferDagSpec
 from falcon_airflow.core.naming import DatasetId
 from falcon_airflow.lineage.datasets import TaskLineage, process_lineage, replication_lineage, retention_lineage
 from falcon_airflow.lineage.events import KnownDataset, enrich, iter_lines
@@ -59,6 +59,10 @@ def task_lineage(spec: DagSpec, *, instance: datetime | None, report: dict[str, 
         return process_lineage(spec, instance, _exists)
     if isinstance(spec, RetentionDagSpec):
         return retention_lineage(spec, report)
+    if isinstance(spec, TransferDagSpec):
+        from falcon_airflow.lineage.tables import transfer_lineage
+
+        return transfer_lineage(spec, instance, report)
     return replication_lineage(spec, instance, report)
 
 

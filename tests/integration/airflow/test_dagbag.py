@@ -27,6 +27,8 @@ def test_example_entities(monkeypatch: pytest.MonkeyPatch) -> None:
         "falcon.feed.click-counts.retention.backup",
         "falcon.feed.click-counts.retention.primary",
         "falcon.feed.click-reports.retention.primary",
+        "falcon.feed.orders.import.primary",
+        "falcon.feed.orders.retention.primary",
         "falcon.feed.raw-clicks.retention.primary",
         "falcon.process.count-clicks.primary",
         "falcon.process.generate-clicks.primary",

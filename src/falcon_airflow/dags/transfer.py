@@ -1,0 +1,52 @@
+"""Import and export DAGs from their :class:`TransferDagSpec`.
+
+Import DAG: import   (the run's feed instance read from the table, published, flagged)
+Export DAG: wait_for_instance -> export
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from airflow.sdk import DAG
+
+from falcon_airflow.compiler.specs import TransferDagSpec
+from falcon_airflow.compiler.transfer import INSTANCE
+from falcon_airflow.provider.operators.database import DatabaseTransferOperator
+from falcon_airflow.provider.sensors.feed import FeedInstanceSensor
+
+
+def _driver_jar(spec: TransferDagSpec) -> str | None:
+    if spec.database.driver_artifact is None:
+        return None
+    from falcon_airflow.core.databases.jars import jar_path
+
+    return str(jar_path(spec.database.driver_artifact))
+
+
+def build_transfer_dag(spec: TransferDagSpec, *, timetable: Any, start_date: Any, default_args: dict[str, Any],
+                       options: dict[str, Any], poke_seconds: int) -> DAG:
+    falcon = {"feed": spec.feed_binding.model_dump(mode="json"), "filter": spec.filter or "",
+              "timezone": spec.schedule.timezone, "properties": {}}
+    dag = DAG(spec.dag_id, schedule=timetable, start_date=start_date, catchup=spec.schedule.catchup,
+              max_active_runs=spec.max_active_runs, default_args=default_args, tags=list(spec.tags),
+              doc_md=spec.doc_md, user_defined_macros={"falcon": falcon}, **options)
+    job = spec.job
+    jar = _driver_jar(spec)
+    conf = dict(job.conf)
+    if jar is not None:  # the driver connects from the Spark driver JVM too (bounds, staging table, transaction)
+        conf.setdefault("spark.driver.extraClassPath", jar)
+    with dag:
+        task = DatabaseTransferOperator(
+            task_id=spec.kind, database=spec.database.model_dump(mode="json"), application=job.application,
+            name=job.name, master=job.master, deploy_mode=job.deploy_mode, conn_id=job.connection, conf=conf,
+            application_args=list(job.arguments), py_files=job.py_files, jars=jar, yarn_queue=job.queue,
+            proxy_user=job.proxy_user, env_vars=dict(job.env) or None, falcon_lineage=spec,
+            lineage_instance=f"{{{{ {INSTANCE} }}}}")
+        if spec.kind == "export":
+            wait = FeedInstanceSensor(
+                task_id="wait_for_instance", input_name="instance", feed=spec.feed,
+                markers=f"{{{{ macros.falcon.feed_marker(falcon.feed, {INSTANCE}) }}}}",
+                timeout=spec.wait_timeout_seconds, poke_interval=poke_seconds, retries=0)
+            wait >> task
+    return dag

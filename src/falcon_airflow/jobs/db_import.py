@@ -1,0 +1,216 @@
+"""Feed import: one feed instance read from a database table over JDBC — Falcon's Sqoop import, on Spark.
+
+Command line (``spark-submit --py-files common.py,jdbc.py db_import.py ARGS``)::
+
+    --feed NAME --cluster NAME --instance yyyy-MM-ddTHH:mmZ --timezone ZONE
+    --location TEMPLATE        the feed's data location with its storage base (``file:///d/${YEAR}-${MONTH}``)
+    --url JDBC --driver CLASS --dialect postgres|mysql|sqlite|derby|hsql --table [schema.]TABLE
+    --user NAME [--password-file PATH | --password-alias A --credential-provider P]   (see jdbc.py)
+    --columns a,b,c            Falcon's <fields><includes> (default: every column)
+    --where SQL                a row filter, EL already resolved for the instance (Sqoop's --where)
+    --query SQL                a free-form query instead of the table (Sqoop's --query; $CONDITIONS becomes 1 = 1)
+    --split-by COLUMN --num-mappers N    Spark's partitionColumn / numPartitions; bounds queried first
+    --boundary-query SQL       a query giving (min, max) of the split column instead of the one we write
+    --fetch-size N             rows per round trip (default 10000)
+    --format parquet|orc|json|csv   default parquet
+    --availability-flag NAME   written after publishing (default _SUCCESS)
+    --report PATH
+
+The import is a snapshot (Falcon's ``mergepolicy`` snapshot, its only supported one): the instance is replaced
+whole. Rows go to ``<parent>/.<name>.falcon-staging-<random>``; once written and counted, an existing instance is
+renamed aside, the staging folder renamed to the instance, the old version deleted and the flag written. A reader
+sees the old complete instance, none, or the new complete one; a rerun removes staging leftovers (and puts back a
+version a crash left aside) and replaces the instance exactly. Only the instance folder of the feed's template
+(and its ``.<name>.falcon-*`` siblings) is ever moved or deleted.
+
+Report: ``{"job", "feed", "cluster", "instance", "target", "table", "columns": [[name, type]], "filter_columns",
+"rows", "partitions", "bounds", "format", "availability_flag", "seconds"}`` (never a credential).
+Exit 0 done, 1 failure (nothing published), 2 bad arguments.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import uuid
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+try:
+    from . import common, jdbc
+except ImportError:  # run by spark-submit with --py-files common.py,jdbc.py
+    import common  # type: ignore[import-not-found, no-redef]
+    import jdbc  # type: ignore[import-not-found, no-redef]
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
+
+NAME = "db_import"
+FORMATS = ("parquet", "orc", "json", "csv")
+DEFAULT_FLAG = "_SUCCESS"
+_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_$]*")
+
+
+def parser() -> argparse.ArgumentParser:
+    result = common.ArgumentParser(prog=NAME, description="Import one feed instance from a database table.")
+    result.add_argument("--feed", required=True)
+    result.add_argument("--cluster", required=True)
+    result.add_argument("--instance", required=True)
+    result.add_argument("--timezone", default="UTC")
+    result.add_argument("--location", required=True)
+    jdbc.add_connection_arguments(result)
+    result.add_argument("--columns", default=None)
+    result.add_argument("--where", default=None)
+    result.add_argument("--query", default=None)
+    result.add_argument("--split-by", default=None)
+    result.add_argument("--num-mappers", type=int, default=1)
+    result.add_argument("--boundary-query", default=None)
+    result.add_argument("--fetch-size", type=int, default=10000)
+    result.add_argument("--format", default="parquet", choices=FORMATS)
+    result.add_argument("--availability-flag", default=None)
+    result.add_argument("--report", default=None)
+    return result
+
+
+def source_relation(args: argparse.Namespace, columns: list[str] | None) -> str:
+    """What Spark reads: the table, or a subquery when columns, a filter or a free-form query narrow it."""
+    if args.query:
+        text = args.query.strip().rstrip(";").replace("$CONDITIONS", "(1 = 1)")
+        return f"({text}) falcon_source"
+    table = jdbc.table_name(args.table)
+    if not columns and not args.where:
+        return table
+    select = jdbc.quote_list(columns) if columns else "*"
+    where = f" WHERE {args.where}" if args.where else ""
+    return f"(SELECT {select} FROM {table}{where}) falcon_source"
+
+
+def filter_columns(text: str | None, known: Sequence[str]) -> list[str]:
+    """The table columns a filter mentions (words outside quotes that name a column), for column lineage."""
+    if not text:
+        return []
+    unquoted = re.sub(r"'(?:[^']|'')*'", " ", text)
+    names = {name.lower(): name for name in known}
+    found = [names[word.lower()] for word in _WORD.findall(unquoted) if word.lower() in names]
+    return list(dict.fromkeys(found))
+
+
+def bounds(handle: Any, args: argparse.Namespace, relation: str, column: str) -> tuple[str, str] | None:
+    """(min, max) of the split column, as the database writes them; ``None`` when the source has no rows."""
+    statement = args.boundary_query or f"SELECT MIN({column}), MAX({column}) FROM {relation}"
+    rows = jdbc.query(handle, statement)
+    if not rows or rows[0][0] is None or rows[0][1] is None:
+        return None
+    return rows[0][0], rows[0][1]
+
+
+def _spark_bound(value: str) -> str:
+    """Spark parses numeric bounds as longs: an integral decimal ("12.0") loses its fraction."""
+    if re.fullmatch(r"-?\d+\.0*", value):
+        return value.split(".")[0]
+    return value
+
+
+def _belongs(target: str, location: str, instance: Any, zone: Any) -> None:
+    resolved = common.Template.parse(location).resolve(instance, zone)
+    if str(common.parse_location(resolved, "instance")) != target:
+        raise common.JobError(f"{target} is not the instance folder of the feed's location {location}")
+
+
+def _publish(fs: common.HadoopFs, staging: str, target: str, flag: str) -> None:
+    parent, name = common.parent_of(target), common.name_of(target)
+    old = f"{parent}/.{name}.falcon-old-{uuid.uuid4().hex[:12]}"
+    had_target = fs.exists(target)
+    if had_target and not fs.rename(target, old):
+        raise common.JobError(f"cannot move the previous version of {target} aside")
+    if not fs.rename(staging, target):
+        if had_target:
+            fs.rename(old, target)
+        raise common.JobError(f"cannot publish {staging} as {target}")
+    if had_target:
+        fs.delete(old, True)
+    fs.touch(f"{target}/{flag}")
+
+
+def _recover(fs: common.HadoopFs, target: str) -> list[str]:
+    """Remove what a crashed run left beside the instance; put back a version it had moved aside."""
+    parent, name = common.parent_of(target), common.name_of(target)
+    notes: list[str] = []
+    if not fs.exists(parent):
+        return notes
+    leftovers = [entry.path for entry in fs.list_dir(parent)
+                 if common.name_of(entry.path).startswith(f".{name}.falcon-")]
+    for path in leftovers:
+        if ".falcon-old-" in common.name_of(path) and not fs.exists(target):
+            fs.rename(path, target)
+            notes.append(f"restored {target}")
+        else:
+            fs.delete(path, True)
+            notes.append(f"removed {path}")
+    return notes
+
+
+def run(args: argparse.Namespace, spark: SparkSession | None = None) -> common.JobResult:
+    if args.num_mappers < 1:
+        raise common.UsageError("--num-mappers must be at least 1")
+    if args.num_mappers > 1 and not args.split_by:
+        raise common.UsageError("--num-mappers above 1 needs --split-by")
+    if args.query and "$CONDITIONS" not in args.query:
+        raise common.UsageError("--query must contain $CONDITIONS (as Sqoop's free-form query does)")
+    instance = common.parse_instant(args.instance)
+    zone = common.parse_zone(args.timezone)
+    target = str(common.parse_location(common.Template.parse(args.location).resolve(instance, zone), "instance"))
+    columns = [jdbc.column_name(name) for name in args.columns.split(",")] if args.columns else None
+    split_by = jdbc.column_name(args.split_by) if args.split_by else None
+    flag = args.availability_flag if args.availability_flag and args.availability_flag != "NA" else DEFAULT_FLAG
+    with common.spark_session(f"falcon-import-{args.feed}", spark) as session:
+        user, password = jdbc.credentials(session, args)
+        relation = source_relation(args, columns)
+        with jdbc.connection(session, args, user, password) as handle:
+            table_columns = jdbc.columns_of(handle, jdbc.table_name(args.table)) if not args.query else []
+            source_columns = jdbc.columns_of(handle, relation)
+            found = bounds(handle, args, relation, split_by) if split_by and args.num_mappers > 1 else None
+        options = jdbc.spark_options(args, user, password)
+        options.update(dbtable=relation, fetchsize=str(args.fetch_size))
+        partitions = 1
+        if found is not None and split_by is not None:
+            lower, upper = _spark_bound(found[0]), _spark_bound(found[1])
+            partitions = args.num_mappers
+            options.update(partitionColumn=split_by, lowerBound=lower, upperBound=upper,
+                           numPartitions=str(partitions))
+        frame = session.read.format("jdbc").options(**options).load()
+        fs = common.HadoopFs(session)
+        _belongs(target, args.location, instance, zone)
+        notes = _recover(fs, target)
+        parent, name = common.parent_of(target), common.name_of(target)
+        staging = f"{parent}/.{name}.falcon-staging-{uuid.uuid4().hex[:12]}"
+        try:
+            writer = frame.write.format(args.format)
+            reader = session.read.format(args.format)
+            if args.format == "csv":
+                writer, reader = writer.option("header", "true"), reader.option("header", "true")
+            writer.save(staging)
+            rows = reader.load(staging).count()  # Parquet and ORC count from their footers
+            _publish(fs, staging, target, flag)
+        except BaseException:
+            if fs.exists(staging):
+                fs.delete(staging, True)
+            raise
+    known = [name for name, _ in (table_columns or source_columns)]
+    report: dict[str, Any] = {
+        "job": NAME, "feed": args.feed, "cluster": args.cluster, "instance": common.format_instant(instance),
+        "target": target, "table": args.table, "query": bool(args.query),
+        "columns": [[name, kind] for name, kind in source_columns],
+        "filter_columns": filter_columns(args.where or args.query, known), "rows": rows,
+        "partitions": partitions, "bounds": list(found) if found else None, "format": args.format,
+        "availability_flag": flag, "recovered": notes}
+    summary = {key: report[key] for key in ("job", "feed", "instance", "target", "rows", "partitions")}
+    return common.JobResult(summary=summary, report=report)
+
+
+def main(argv: Sequence[str] | None = None, spark: SparkSession | None = None) -> int:
+    return common.run_job(NAME, parser(), argv, lambda args: run(args, spark))
+
+
+if __name__ == "__main__":
+    common.script_main(main)

@@ -1,0 +1,211 @@
+"""What the import and export jobs share: credentials, JDBC connections on the driver, SQL of each dialect.
+
+Credentials (Falcon's three kinds), in this order:
+
+* ``$FALCON_JDBC_CREDENTIALS``: a local file readable by its owner only, JSON ``{"user", "password"}``, written
+  by the Airflow task for a ``password-text`` credential or an Airflow connection and removed after the run;
+* ``--password-file PATH``: Falcon's ``password-file`` (any Hadoop file system path); its content is the password,
+  one trailing line break dropped;
+* ``--password-alias ALIAS --credential-provider PATH``: Falcon's ``password-alias``, read through Hadoop's
+  credential provider API (``Configuration.getPassword`` with ``hadoop.security.credential.provider.path``).
+
+A password is never printed, never put in a report or an exception message, never on a command line: it goes from
+the file or provider into ``java.util.Properties`` of the JDBC connection and Spark's JDBC options only.
+
+Standard library and pyspark only (a job file, shipped with ``--py-files``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any
+
+try:
+    from . import common
+except ImportError:  # run by spark-submit: common.py is shipped beside this file with --py-files
+    import common  # type: ignore[import-not-found, no-redef]
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
+
+CREDENTIALS_ENV = "FALCON_JDBC_CREDENTIALS"
+_IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_$]*(\.[A-Za-z_][A-Za-z0-9_$]*){0,2}$")
+_COLUMN = re.compile(r"^[A-Za-z_][A-Za-z0-9_$]*$")
+
+
+def add_connection_arguments(parser: Any) -> None:
+    parser.add_argument("--url", required=True, help="JDBC URL of the datasource interface")
+    parser.add_argument("--driver", required=True, help="JDBC driver class")
+    parser.add_argument("--dialect", required=True, choices=("postgres", "mysql", "sqlite", "derby", "hsql"))
+    parser.add_argument("--table", required=True)
+    parser.add_argument("--user", default=None)
+    parser.add_argument("--password-file", default=None)
+    parser.add_argument("--password-alias", default=None)
+    parser.add_argument("--credential-provider", default=None)
+
+
+def table_name(text: str) -> str:
+    """A table name as Sqoop took it (``[catalog.][schema.]table``); anything else could inject SQL."""
+    name = text.strip()
+    if not _IDENTIFIER.match(name):
+        raise common.UsageError(f"table name '{text}' is not [schema.]table of letters, digits and _")
+    return name
+
+
+def column_name(text: str) -> str:
+    name = text.strip()
+    if not _COLUMN.match(name):
+        raise common.UsageError(f"column name '{text}' is not letters, digits and _")
+    return name
+
+
+def credentials(spark: SparkSession, args: Any) -> tuple[str | None, str | None]:
+    """(user, password) of the run; see the module docstring for where they come from."""
+    user = args.user
+    secret_file = os.environ.get(CREDENTIALS_ENV)
+    if secret_file:
+        try:
+            with open(secret_file, encoding="utf-8") as handle:
+                data = json.load(handle)
+        except (OSError, ValueError) as problem:
+            raise common.JobError(f"cannot read the credentials file named by ${CREDENTIALS_ENV}: "
+                                  f"{type(problem).__name__}") from None
+        return data.get("user") or user, data.get("password")
+    if args.password_file:
+        return user, _read_password_file(spark, args.password_file)
+    if args.password_alias:
+        if not args.credential_provider:
+            raise common.UsageError("--password-alias needs --credential-provider")
+        return user, _read_alias(spark, args.password_alias, args.credential_provider)
+    return user, None
+
+
+def _read_password_file(spark: SparkSession, path: str) -> str:
+    session: Any = spark
+    jvm = session._jvm
+    conf = session.sparkContext._jsc.hadoopConfiguration()
+    hadoop_path = jvm.org.apache.hadoop.fs.Path(path)
+    try:
+        stream = hadoop_path.getFileSystem(conf).open(hadoop_path)
+        try:
+            data = jvm.org.apache.commons.io.IOUtils.toByteArray(stream)
+        finally:
+            stream.close()
+    except Exception:
+        raise common.JobError(f"cannot read the password file {path}") from None
+    text = bytes(data).decode("utf-8")
+    return text[:-1] if text.endswith("\n") else text
+
+
+def _read_alias(spark: SparkSession, alias: str, provider: str) -> str:
+    session: Any = spark
+    jvm = session._jvm
+    conf = jvm.org.apache.hadoop.conf.Configuration(session.sparkContext._jsc.hadoopConfiguration())
+    conf.set("hadoop.security.credential.provider.path", provider)
+    try:
+        chars = conf.getPassword(alias)
+    except Exception:
+        raise common.JobError(f"cannot read alias '{alias}' from credential provider {provider}") from None
+    if chars is None:
+        raise common.JobError(f"credential provider {provider} has no alias '{alias}'")
+    return "".join(str(c) for c in chars)
+
+
+def jdbc_url(args: Any) -> str:
+    """The URL as given; MariaDB Connector/J takes jdbc:mysql: URLs only with ``permitMysqlScheme``."""
+    url: str = args.url.strip()
+    if url.startswith("jdbc:mysql:") and "permitMysqlScheme" not in url:
+        url += ("&" if "?" in url else "?") + "permitMysqlScheme"
+    return url
+
+
+def spark_options(args: Any, user: str | None, password: str | None) -> dict[str, str]:
+    options = {"url": jdbc_url(args), "driver": args.driver}
+    if user is not None:
+        options["user"] = user
+    if password is not None:
+        options["password"] = password
+    return options
+
+
+@contextmanager
+def connection(spark: SparkSession, args: Any, user: str | None, password: str | None) -> Iterator[Any]:
+    """A JDBC connection in the driver JVM (the driver jar is on the driver's class path)."""
+    session: Any = spark
+    jvm = session._jvm
+    properties = jvm.java.util.Properties()
+    if user is not None:
+        properties.setProperty("user", user)
+    if password is not None:
+        properties.setProperty("password", password)
+    try:
+        jvm.java.lang.Class.forName(args.driver)
+        handle = jvm.java.sql.DriverManager.getConnection(jdbc_url(args), properties)
+    except Exception as problem:
+        raise common.JobError(f"cannot connect to {args.url.split('?')[0]}: {_java_message(problem)}") from None
+    try:
+        yield handle
+    finally:
+        handle.close()
+
+
+def _java_message(problem: BaseException) -> str:
+    java = getattr(problem, "java_exception", None)
+    text = str(java.getMessage()) if java is not None else str(problem)
+    return text.splitlines()[0] if text else type(problem).__name__
+
+
+def execute(handle: Any, statement: str) -> int:
+    """Run one statement; the number of rows it changed."""
+    stmt = handle.createStatement()
+    try:
+        return int(stmt.executeUpdate(statement))
+    finally:
+        stmt.close()
+
+
+def query(handle: Any, statement: str) -> list[list[str | None]]:
+    """Rows of a query, each value as the driver's string form (``None`` for SQL NULL)."""
+    stmt = handle.createStatement()
+    try:
+        result = stmt.executeQuery(statement)
+        width = int(result.getMetaData().getColumnCount())
+        rows = []
+        while result.next():
+            rows.append([_string(result.getString(index)) for index in range(1, width + 1)])
+        return rows
+    finally:
+        stmt.close()
+
+
+def _string(value: Any) -> str | None:
+    return None if value is None else str(value)
+
+
+def columns_of(handle: Any, relation: str) -> list[tuple[str, str]]:
+    """(name, SQL type name) of the columns of a table or ``(subquery) alias``, without reading rows."""
+    stmt = handle.createStatement()
+    try:
+        result = stmt.executeQuery(f"SELECT * FROM {relation} WHERE 1 = 0")
+        meta = result.getMetaData()
+        return [(str(meta.getColumnLabel(i)), str(meta.getColumnTypeName(i)).lower())
+                for i in range(1, int(meta.getColumnCount()) + 1)]
+    finally:
+        stmt.close()
+
+
+def quote_list(names: Sequence[str]) -> str:
+    return ", ".join(names)
+
+
+def write_options(dialect: str) -> dict[str, str]:
+    """Connection properties that turn Spark's batched inserts into multi-row statements."""
+    if dialect == "postgres":
+        return {"reWriteBatchedInserts": "true"}
+    if dialect == "mysql":
+        return {"rewriteBatchedStatements": "true", "useBulkStmts": "true"}
+    return {}

@@ -1,0 +1,40 @@
+"""spark-submit of the import and export jobs as the DAG tasks run them (driver jar on both class paths)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from falcon_airflow.compiler.common import job_file
+from falcon_airflow.core.databases.jars import driver_jar
+from falcon_airflow.provider.hooks.spark import SPARK_CONF_DEFAULTS
+
+SPARK_SUBMIT = Path(sys.executable).parent / "spark-submit"
+
+
+def command(job: str, driver: str, arguments: Sequence[str]) -> list[str]:
+    jar = driver_jar(driver)
+    argv = [str(SPARK_SUBMIT), "--master", "local[2]", "--conf", "spark.ui.enabled=false",
+            "--conf", "spark.ui.showConsoleProgress=false"]
+    for key, value in SPARK_CONF_DEFAULTS.items():
+        argv += ["--conf", f"{key}={value}"]
+    if jar is not None:
+        argv += ["--jars", str(jar), "--driver-class-path", str(jar)]
+    argv += ["--py-files", f"{job_file('common.py')},{job_file('jdbc.py')}", job_file(job), *arguments]
+    return argv
+
+
+def environment(credentials: Path | None = None) -> dict[str, str]:
+    env = {**os.environ, "PYSPARK_PYTHON": sys.executable}
+    if credentials is not None:
+        env["FALCON_JDBC_CREDENTIALS"] = str(credentials)
+    return env
+
+
+def submit(job: str, driver: str, arguments: Sequence[str], *, credentials: Path | None = None,
+           timeout: int = 900) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(command(job, driver, arguments), capture_output=True, text=True, timeout=timeout,
+                          env=environment(credentials), check=False)
