@@ -283,6 +283,7 @@ class FsOperationKind(StrEnum):
     CHMOD = "chmod"
     TOUCHZ = "touchz"
     CHGRP = "chgrp"
+    SETREP = "setrep"  # workflow 0.5 only
 
 
 @dataclass(frozen=True, slots=True)
@@ -292,7 +293,7 @@ class FsOperation:
     ``path`` is the operated path (``source`` for ``move``); ``target`` only for ``move``; ``permissions`` only for
     ``chmod``; ``group`` only for ``chgrp``; ``recursive``/``dir_files`` for ``chmod``/``chgrp`` (``dir_files``:
     Oozie's ``dir-files`` attribute, default true: also change the files directly inside a folder); ``skip_trash``
-    for ``delete``.
+    for ``delete``; ``replication_factor`` (as written) only for ``setrep``.
     """
 
     kind: FsOperationKind
@@ -304,6 +305,7 @@ class FsOperation:
     dir_files: bool = True
     skip_trash: bool = False
     line: int | None = None
+    replication_factor: str | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -305,6 +305,8 @@ def _fs_operation(item: _Element) -> FsOperation | None:
         return FsOperation(kind, item.get("path", ""), group=item.get("group", ""),
                            recursive=_child(item, "recursive") is not None,
                            dir_files=_bool_attribute(item, "dir-files", True), line=line)
+    if kind is FsOperationKind.SETREP:
+        return FsOperation(kind, item.get("path", ""), replication_factor=item.get("replication-factor"), line=line)
     if kind is FsOperationKind.DELETE:
         return FsOperation(kind, item.get("path", ""), skip_trash=_bool_attribute(item, "skip-trash", False),
                            line=line)

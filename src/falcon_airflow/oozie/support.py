@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from falcon_airflow.issues import Issue, Level
-from falcon_airflow.oozie.model import ActionNode, Workflow
+from falcon_airflow.oozie.model import ActionNode, FsAction, FsOperationKind, Workflow
 
 UNSUPPORTED_RULE = "FA020"
 
@@ -55,7 +55,15 @@ ACTION_SUPPORT: dict[str, ActionSupport] = {item.action_type: item for item in (
 )}
 
 
+SETREP_SUPPORT = ActionSupport(
+    "fs", False, "its <setrep> (a block replication factor) has no equivalent on the file systems this project "
+    "writes through", "drop <setrep> and set replication in the storage's own configuration (dfs.replication)")
+
+
 def support_of(action: ActionNode) -> ActionSupport:
+    if isinstance(action.config, FsAction) and any(op.kind is FsOperationKind.SETREP
+                                                   for op in action.config.operations):
+        return SETREP_SUPPORT
     known = ACTION_SUPPORT.get(action.action_type)
     if known is not None:
         return known

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from falcon_airflow.issues import Level
+from falcon_airflow.oozie import FsAction
 from falcon_airflow.oozie.support import ACTION_SUPPORT, support_of
 from falcon_airflow.oozie.validate import validate_workflow_file
 
@@ -84,3 +85,18 @@ def test_a_custom_action_cannot_run(tmp_path: Path) -> None:
     support = support_of(report.workflow.actions[0])
     assert not support.runs and "custom action" in support.becomes
     assert {issue.rule for issue in report.issues} == {"E0723", "FA020"}
+
+
+def test_setrep_is_read_and_refused(tmp_path: Path) -> None:
+    path = tmp_path / "workflow.xml"
+    path.write_text('<workflow-app xmlns="uri:oozie:workflow:0.5" name="w"><start to="a"/><action name="a">'
+                    '<fs><mkdir path="/d"/><setrep path="/d/f" replication-factor="2"/></fs>'
+                    '<ok to="end"/><error to="end"/></action><end name="end"/></workflow-app>', encoding="utf-8")
+    report = validate_workflow_file(path)
+    assert report.workflow is not None
+    action = report.workflow.actions[0]
+    assert isinstance(action.config, FsAction)
+    assert [(op.kind.value, op.replication_factor) for op in action.config.operations] == [
+        ("mkdir", None), ("setrep", "2")]
+    [issue] = report.issues
+    assert issue.rule == "FA020" and "<setrep>" in issue.message
