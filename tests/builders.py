@@ -25,7 +25,7 @@ FEED = """<feed name="{name}" xmlns="uri:falcon:feed:0.1">
   <clusters>
     {clusters}
   </clusters>
-  <locations><location type="data" path="{path}"/></locations>
+  {storage}
   <ACL owner="o" group="g" permission="*"/>
   <schema location="/s" provider="csv"/>
 </feed>
@@ -57,12 +57,16 @@ def cluster(name: str = "c1", storage: str = "file:///srv/c1") -> str:
 def feed(name: str = "f", *, frequency: str = "hours(1)", start: str = "2010-01-01T00:00Z",
          end: str = "2099-01-01T00:00Z", path: str = "/data/${YEAR}/${MONTH}/${DAY}/${HOUR}/${MINUTE}",
          timezone: str = "UTC", clusters: tuple[tuple[str, str], ...] = (("c1", "source"),),
-         retention: str = "days(1000)", flag: str | None = None, partitions: tuple[str, ...] = ()) -> str:
+         retention: str = "days(1000)", flag: str | None = None, partitions: tuple[str, ...] = (),
+         table: str | None = None) -> str:
+    """A feed; ``table`` (a catalog URI) stores it in a table instead of at ``path``."""
     placements = "\n    ".join(FEED_CLUSTER.format(name=item, type=kind, start=start, end=end, retention=retention)
                                for item, kind in clusters)
     parts = ("<partitions>" + "".join(f'<partition name="{p}"/>' for p in partitions) + "</partitions>"
              if partitions else "")
-    return FEED.format(name=name, frequency=frequency, timezone=timezone, clusters=placements, path=path,
+    storage = (f'<table uri="{table}"/>' if table is not None
+               else f'<locations><location type="data" path="{path}"/></locations>')
+    return FEED.format(name=name, frequency=frequency, timezone=timezone, clusters=placements, storage=storage,
                        flag=f"<availabilityFlag>{flag}</availabilityFlag>" if flag else "", partitions=parts)
 
 

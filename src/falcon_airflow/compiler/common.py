@@ -8,11 +8,12 @@ from pathlib import Path
 
 from falcon_airflow.compiler.spark_options import split_master
 from falcon_airflow.compiler.specs import EntitySource, FeedFacts, GroupAccess, RetrySpec
+from falcon_airflow.core.paths import join_storage
 from falcon_airflow.entities import ACL, Cluster, Feed, InterfaceType, Process, Retry
-from falcon_airflow.instances.paths import join_storage
 from falcon_airflow.timekeeping import Frequency
 
 JOBS_FOLDER = Path(__file__).resolve().parent.parent / "jobs"
+CORE_FOLDER = JOBS_FOLDER.parent / "core"
 DEFAULT_MASTER = "local[*]"
 MINIMUM_TIMEOUT_SECONDS = 30 * 60
 # Falcon's feed retry defaults (runtime properties feed.retry.*): 3 attempts, exp-backoff, minutes(5).
@@ -142,6 +143,12 @@ def catalogs_of(*clusters: Cluster | None) -> dict[str, str]:
 def job_file(name: str) -> str:
     """The path of one of our PySpark applications (``retention.py`` ...), for spark-submit."""
     return str(JOBS_FOLDER / name)
+
+
+def job_py_files(*names: str) -> str:
+    """``--py-files`` of one of our jobs: the job modules it imports and the core package, whose rules it shares
+    with the Airflow side (the Spark hook ships the package folder as a zip)."""
+    return ",".join([*(job_file(name) for name in names), str(CORE_FOLDER)])
 
 
 def doc_header(entity: Feed | Process, what: str) -> str:

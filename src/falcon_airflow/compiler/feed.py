@@ -15,6 +15,7 @@ from falcon_airflow.compiler.common import (
     feed_facts,
     group_access_of,
     job_file,
+    job_py_files,
     owner_of,
     replication_dag_id,
     retention_dag_id,
@@ -26,6 +27,7 @@ from falcon_airflow.compiler.common import (
 )
 from falcon_airflow.compiler.specs import LineageSpec, ReplicationDagSpec, RetentionDagSpec, Schedule, SparkJob
 from falcon_airflow.core.formats import SCHEMA_FORMATS
+from falcon_airflow.core.paths import join_storage
 from falcon_airflow.entities import (
     AGE_BASED_DELETE_LIMIT,
     Cluster,
@@ -36,7 +38,6 @@ from falcon_airflow.entities import (
 )
 from falcon_airflow.errors import FalconAirflowError
 from falcon_airflow.instances.feeds import FeedOnCluster
-from falcon_airflow.instances.paths import join_storage
 from falcon_airflow.instances.replication import Replication
 from falcon_airflow.timekeeping import Frequency, TimeUnit, format_falcon_date
 
@@ -85,7 +86,7 @@ def compile_retention(workspace_clusters: Mapping[str, Cluster], feed: Feed, pla
         declared = feed.table_for(placement)
         table = declared.uri.strip() if declared else None
     else:
-        locations = {kind.value: join_storage(base, template.template)
+        locations = {kind.value: join_storage(base, template.text)
                      for kind, template in on_cluster.templates().items()}
     action = "archive" if feed.property_map.get(ARCHIVE_PROPERTY, "").strip().lower() == "archive" else "delete"
     archive_root = None
@@ -108,7 +109,7 @@ def compile_retention(workspace_clusters: Mapping[str, Cluster], feed: Feed, pla
     if archive_root:
         arguments += ["--archive-root", archive_root]
     job = SparkJob(connection=placement.name, master=master, deploy_mode=deploy_mode,
-                   application=job_file("retention.py"), py_files=job_file("common.py"),
+                   application=job_file("retention.py"), py_files=job_py_files("common.py"),
                    conf=cluster_spark_conf(cluster, metastore=table is not None),
                    name=f"falcon-retention-{feed.name}-{placement.name}", arguments=tuple(arguments),
                    queue=stage.queue if stage is not None and stage.queue else feed.property_map.get("queueName"))
@@ -153,7 +154,7 @@ def compile_replication(workspace_clusters: Mapping[str, Cluster], feed: Feed, s
         raise FalconAirflowError(f"feed '{feed.name}' property order is '{order}'; use FIFO, LIFO or LAST_ONLY")
     source_template = source_side.template() if source_side.storage is StorageKind.FILESYSTEM else None
     source_binding = source_side.binding().model_copy(
-        update={"location": join_storage(source_side.read_base, source_template.template)}
+        update={"location": join_storage(source_side.read_base, source_template.text)}
         if source_template is not None else {})
     target_binding = target_side.binding()
     master, deploy_mode = spark_master(target_side.cluster, None)
@@ -178,7 +179,7 @@ def compile_replication(workspace_clusters: Mapping[str, Cluster], feed: Feed, s
         if properties.get(switch, "").strip().lower() == "true":
             arguments.append(flag)
     job = SparkJob(connection=target.name, master=master, deploy_mode=deploy_mode,
-                   application=job_file("replication.py"), py_files=job_file("common.py"),
+                   application=job_file("replication.py"), py_files=job_py_files("common.py"),
                    conf=cluster_spark_conf(source_side.cluster, target_side.cluster, metastore=side == "table"),
                    name=f"falcon-replication-{feed.name}-{source.name}-{target.name}", arguments=tuple(arguments),
                    queue=properties.get("queueName"))

@@ -20,6 +20,7 @@ from falcon_airflow.compiler.common import (
     feed_facts,
     group_access_of,
     job_file,
+    job_py_files,
     owner_of,
     process_dag_id,
     resolve_application,
@@ -32,7 +33,7 @@ from falcon_airflow.compiler.common import (
 )
 from falcon_airflow.compiler.spark_options import parse_spark_options
 from falcon_airflow.compiler.specs import LateDataSpec, LineageSpec, ProcessDagSpec, Schedule, SlaSpec, SparkJob
-from falcon_airflow.core.naming import metastore_namespace
+from falcon_airflow.core.naming import TABLE_NAMESPACE_CONF, metastore_namespace
 from falcon_airflow.entities import InterfaceType, Process, ProcessCluster, WorkflowEngine
 from falcon_airflow.instances.bindings import InputBinding
 from falcon_airflow.instances.process import ProcessOnCluster
@@ -44,7 +45,6 @@ LINEAGE_PROPERTY = "airflow.lineage"
 """``false`` runs a Python workflow as it is, without the column-lineage driver."""
 RESERVED_PREFIX = "airflow."
 LINEAGE_EVENTS = "{{ macros.falcon.lineage_path(dag_run, task.task_id) }}"
-TABLE_NAMESPACE_CONF = "spark.falcon.lineage.tableNamespace"
 """How the lineage driver names catalog tables: as the task's own lineage does (the cluster's metastore)."""
 
 
@@ -128,7 +128,8 @@ def _spark_job(runner: ProcessOnCluster, entities_dir: Path | None, bindings: li
         conf.setdefault(TABLE_NAMESPACE_CONF, metastore_namespace(registry.endpoint if registry else None,
                                                                   runner.cluster_name))  # tables named alike
         user_py_files = extra.get("py_files")
-        extra["py_files"] = ",".join([job_file("lineage_plan.py"), *([str(user_py_files)] if user_py_files else [])])
+        shipped = [job_py_files("lineage_plan.py"), *([str(user_py_files)] if user_py_files else [])]
+        extra["py_files"] = ",".join(shipped)
     return "spark", SparkJob(connection=runner.cluster_name, master=master, deploy_mode=deploy_mode,
                              application=app, java_class=attributes.class_name, name=attributes.name or process.name,
                              conf=conf, arguments=tuple(arguments), lineage_events=events, **extra)

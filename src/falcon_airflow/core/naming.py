@@ -35,6 +35,8 @@ from urllib.parse import unquote, urlsplit
 FALCON_SCHEME = "falcon"
 FEED_SYMLINK_TYPE = "FEED"
 TABLE_SYMLINK_TYPE = "TABLE"
+TABLE_NAMESPACE_CONF = "spark.falcon.lineage.tableNamespace"
+"""The Spark setting that names the table namespace of a job's lineage (set by the compiler per cluster)."""
 DEFAULT_TABLE_NAMESPACE = "hive://{cluster}"
 """Namespace of the catalog tables of a cluster that declares no ``registry`` interface."""
 
@@ -100,14 +102,29 @@ def location_dataset(location: str, *, table_namespace: str | None = None) -> Da
     return DatasetId(f"{scheme}://{parts.netloc}", normalize_path(unquote(parts.path)) or "/")
 
 
+def metastore_authority(uris: str | None) -> str | None:
+    """``hive://host:port`` of the first of a metastore list (``thrift://host:9083,...``), ``None`` without one."""
+    if not uris or not uris.strip():
+        return None
+    first = uris.split(",")[0].strip()  # a metastore list: the first one names it
+    authority = urlsplit(first).netloc if "://" in first else first.split("/")[0]
+    return f"hive://{authority}" if authority else None
+
+
 def metastore_namespace(endpoint: str | None, cluster: str) -> str:
-    """``hive://host:port`` of a cluster's registry endpoint (``thrift://host:9083``), else the default."""
-    if endpoint and endpoint.strip():
-        text = endpoint.strip()
-        authority = urlsplit(text).netloc if "://" in text else text.split("/")[0]
-        if authority:
-            return f"hive://{authority.split(',')[0]}"  # a metastore list: the first one names it
-    return DEFAULT_TABLE_NAMESPACE.format(cluster=cluster)
+    """The table namespace of a cluster: its registry endpoint's (``thrift://host:9083`` gives
+    ``hive://host:9083``), else ``hive://<cluster>``; a Spark job without a cluster uses ``hive://default``."""
+    return metastore_authority(endpoint) or DEFAULT_TABLE_NAMESPACE.format(cluster=cluster)
+
+
+def jdbc_dataset(url: str, table: str) -> DatasetId:
+    """``jdbc:postgresql://host:5432/db`` + ``schema.table`` to (``postgres://host:5432``, ``db.schema.table``)."""
+    text = url.removeprefix("jdbc:")
+    parts = urlsplit(text)
+    scheme = {"postgresql": "postgres", "sqlserver": "sqlserver"}.get(parts.scheme.lower(), parts.scheme.lower())
+    database = parts.path.strip("/").split(";")[0]
+    name = f"{database}.{table}" if database and table.count(".") < 2 else table
+    return DatasetId(f"{scheme}://{parts.netloc}", name)
 
 
 def table_dataset(database: str, table: str, namespace: str) -> DatasetId:

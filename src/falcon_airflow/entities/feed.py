@@ -15,7 +15,7 @@ from falcon_airflow.entities.base import (
     ZonedEntity,
     properties_map,
 )
-from falcon_airflow.entities.catalog import TableUri
+from falcon_airflow.entities.catalog import TableUri, parse_table_uri
 from falcon_airflow.timekeeping import Frequency, TimeUnit
 
 DEFAULT_LIFECYCLE_POLICY = "AgeBasedDelete"
@@ -49,7 +49,7 @@ class CatalogTable(Located):
 
     def parsed(self) -> TableUri:
         """The URI's parts; raises :class:`falcon_airflow.errors.CatalogUriError` when malformed."""
-        return TableUri.parse(self.uri)
+        return parse_table_uri(self.uri)
 
 
 class Partition(Located):

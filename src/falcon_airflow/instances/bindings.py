@@ -16,11 +16,11 @@ from typing import Literal
 import pendulum
 from pydantic import BaseModel, ConfigDict
 
+from falcon_airflow.core.locations import availability_marker, instance_location
 from falcon_airflow.el import ELContext, evaluate, parse
 from falcon_airflow.el.syntax import Node
 from falcon_airflow.errors import InstanceError
 from falcon_airflow.instances.availability import GridAvailability
-from falcon_airflow.instances.paths import PathTemplate
 from falcon_airflow.timekeeping import Frequency, parse_falcon_date, resolve_zone
 from falcon_airflow.timekeeping.grid import InstanceGrid
 
@@ -56,12 +56,11 @@ class FeedBinding(_Frozen):
         return resolve_zone(self.timezone).zone  # type: ignore[return-value]
 
     def path(self, instance: datetime) -> str:
-        return PathTemplate(self.location).resolve(instance, self.zone)
+        return instance_location(self.location, instance, self.zone)
 
     def marker(self, instance: datetime) -> str:
         """What must exist for the instance to be available: the flag file, else the folder."""
-        folder = self.path(instance)
-        return f"{folder.rstrip('/')}/{self.availability_flag}" if self.availability_flag else folder
+        return availability_marker(self.path(instance), self.availability_flag)
 
 
 def _time(node: Node, text: str, context: ELContext) -> pendulum.DateTime | None:

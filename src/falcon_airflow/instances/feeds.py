@@ -6,6 +6,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from functools import cached_property
 
+from falcon_airflow.core.locations import availability_marker, instance_location, is_table
+from falcon_airflow.core.paths import Template, join_storage
 from falcon_airflow.entities import (
     Cluster,
     ClusterLocationName,
@@ -17,7 +19,6 @@ from falcon_airflow.entities import (
     TableUri,
 )
 from falcon_airflow.instances.bindings import FeedBinding
-from falcon_airflow.instances.paths import PathTemplate, join_storage
 from falcon_airflow.timekeeping import format_falcon_date
 from falcon_airflow.timekeeping.grid import InstanceGrid
 
@@ -64,12 +65,12 @@ class FeedOnCluster:
         readonly = self.cluster.interface(InterfaceType.READONLY)
         return readonly.endpoint.strip() if readonly is not None else self.storage_base
 
-    def template(self, kind: LocationType = LocationType.DATA) -> PathTemplate | None:
+    def template(self, kind: LocationType = LocationType.DATA) -> Template | None:
         location = self.feed.location_for(self.placement, kind)
-        return PathTemplate(location.path) if location is not None else None
+        return Template(location.path) if location is not None else None
 
-    def templates(self) -> dict[LocationType, PathTemplate]:
-        return {item.type: PathTemplate(item.path) for item in self.feed.locations_for(self.placement)}
+    def templates(self) -> dict[LocationType, Template]:
+        return {item.type: Template(item.path) for item in self.feed.locations_for(self.placement)}
 
     @property
     def table(self) -> TableUri | None:
@@ -82,47 +83,38 @@ class FeedOnCluster:
 
     def path(self, instance: datetime, kind: LocationType = LocationType.DATA, *, base: str | None = None) -> str:
         """The instance's location: a full URI on the cluster's storage, or a catalog URI for table feeds."""
-        table = self.table
+        return instance_location(self.location(kind, base=base), instance, self.feed.zone.zone)
+
+    def location(self, kind: LocationType = LocationType.DATA, *, base: str | None = None) -> str:
+        """The location template on the cluster: the storage base joined to the feed's path, or the catalog URI."""
+        table = self.feed.table_for(self.placement) if self.storage is StorageKind.TABLE else None
         if table is not None:
-            zone = self.feed.zone.zone
-            spec = ";".join(f"{key}={PathTemplate(value).resolve(instance, zone)}" for key, value in table.partitions)
-            return f"catalog:{table.database}:{table.table}#{spec}"
-        relative = self.relative_path(instance, kind)
-        if relative is None:
+            table.parsed()  # a malformed URI is the entities' CatalogUriError, saying what is wrong
+            return table.uri.strip()
+        template = self.template(kind)
+        if template is None:
             raise ValueError(f"feed '{self.name}' has no {kind.value} location on cluster '{self.cluster_name}'")
-        return join_storage(base if base is not None else self.storage_base, relative)
+        return join_storage(base if base is not None else self.storage_base, template.text)
 
     def partition_values(self, instance: datetime) -> dict[str, str]:
         """For table feeds: each partition key with its value for this instance."""
         table = self.table
-        if table is None:
-            return {}
-        zone = self.feed.zone.zone
-        return {key: PathTemplate(value).resolve(instance, zone) for key, value in table.partitions}
+        return table.resolve(instance, self.feed.zone.zone) if table is not None else {}
 
     def availability_marker(self, instance: datetime) -> str | None:
         """The path whose existence says the instance is complete: the flag file, else the folder itself."""
         if self.storage is StorageKind.TABLE:
             return None
-        folder = self.path(instance)
-        flag = self.feed.availability_flag
-        return f"{folder.rstrip('/')}/{flag}" if flag else folder
+        return availability_marker(self.path(instance), self.feed.availability_flag)
 
     def binding(self) -> FeedBinding:
         """This feed on this cluster as a self-contained, serialisable :class:`FeedBinding`."""
         validity = self.placement.validity
-        table = self.feed.table_for(self.placement) if self.storage is StorageKind.TABLE else None
-        data = self.feed.location_for(self.placement, LocationType.DATA)
-        if table is not None:
-            location = table.uri.strip()
-        elif data is not None:
-            location = join_storage(self.storage_base, data.path)
-        else:
-            raise ValueError(f"feed '{self.name}' has no data location on cluster '{self.cluster_name}'")
+        location = self.location(LocationType.DATA)
         return FeedBinding(feed=self.name, cluster=self.cluster_name, frequency=str(self.feed.frequency),
                            timezone=self.feed.timezone, start=format_falcon_date(validity.start),
                            end=format_falcon_date(validity.end), location=location,
-                           storage="table" if table is not None else "filesystem",
+                           storage="table" if is_table(location) else "filesystem",
                            availability_flag=self.feed.availability_flag)
 
     def empty_dir(self) -> str | None:

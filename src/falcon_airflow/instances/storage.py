@@ -19,8 +19,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
+from falcon_airflow.core.paths import Template
 from falcon_airflow.errors import FalconAirflowError
-from falcon_airflow.instances.paths import PathTemplate
 
 
 class StorageError(FalconAirflowError):
@@ -58,7 +58,7 @@ def exists(location: str) -> bool:
 
 def _checked_instance_path(location: str, template: str, instance: datetime, zone: Any) -> str:
     """``location`` after proving it is exactly ``template`` resolved at ``instance`` (and not its base)."""
-    expected = PathTemplate(template)
+    expected = Template(template)
     if not expected.is_dated:
         raise StorageError(f"refusing to touch {location}: the feed location '{template}' has no date variable, "
                            "so it is not an instance")

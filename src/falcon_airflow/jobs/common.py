@@ -1,15 +1,14 @@
-"""What the lifecycle jobs share: argument handling, reports, Falcon's path and time rules, Hadoop FS access.
+"""What the lifecycle jobs share: argument handling, reports, safe paths, include globs, Hadoop FS access.
 
-This one file is shipped beside each job with ``spark-submit --py-files common.py``, so it imports only the
-standard library and pyspark (lazily: the pure parts below run without Spark and are unit-tested as such).
+This file is shipped beside each job with ``spark-submit --py-files common.py,<the core archive>``, so it imports
+only the standard library, :mod:`falcon_airflow.core` (Falcon's path, table and time rules, shared with the Airflow
+side) and pyspark (lazily: the pure parts below run without Spark and are unit-tested as such).
 
 Pure pieces (no Spark):
 
-* durations ``minutes(N)|hours(N)|days(N)|months(N)`` (months are 31 days for a cut-off, as Falcon's evaluator);
-* instants ``yyyy-MM-ddTHH:mmZ`` and feed time zones (IANA ids, ``GMT+05:30`` offsets);
-* :class:`Template`, a feed path template with ``${YEAR}`` … ``${MINUTE}``: its glob, its base folder and the
-  instance time of a concrete path (Falcon's ``FeedHelper.getDate`` rules);
-* catalog table URIs ``catalog:db:table#k=v;k2=v2`` and Falcon's lexicographic partition cut-off;
+* the job frame: arguments, exit codes, the one-line JSON summary and the report file;
+* URIs and safe paths: a job refuses ``.`` and ``..`` in a path it may delete or overwrite;
+* SQL for catalog table URIs (plain identifiers, quoted values);
 * DistCp include globs converted the way Falcon's ``FilteredCopyListing`` did.
 
 Spark pieces: :class:`HadoopFs` does every data-path operation through the Hadoop ``FileSystem`` API of the
@@ -29,11 +28,12 @@ import xml.etree.ElementTree as ElementTree
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta, timezone, tzinfo
-from functools import cached_property
 from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from falcon_airflow.core.errors import RuleError
+from falcon_airflow.core.paths import Template
+from falcon_airflow.core.tables import TableUri
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -89,12 +89,12 @@ def run_job(name: str, parser: argparse.ArgumentParser, argv: Sequence[str] | No
             result = body(args)
         except Exception as error:
             java = java_exception_class(error)
-            if java is None or isinstance(error, (UsageError, JobError)):
+            if java is None or isinstance(error, (UsageError, RuleError, JobError)):
                 raise
             # a Hadoop/Spark failure (permission denied, unreachable name node): its first line, no py4j trace
             lines = str(getattr(error, "java_exception", None) or error).strip().splitlines()
             raise JobError(lines[0] if lines else java) from error
-    except UsageError as error:
+    except (UsageError, RuleError) as error:
         parser.print_usage(sys.stderr)
         print(f"{name}: error: {error}", file=sys.stderr)
         return 2
@@ -162,242 +162,6 @@ def spark_session(app_name: str, spark: SparkSession | None = None, hive: bool =
 
 
 # --------------------------------------------------------------------------------------------------------------
-# Instants, durations, time zones
-
-INSTANT_FORMAT = "%Y-%m-%dT%H:%MZ"
-_INSTANT = re.compile(r"(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2}))?Z")
-_DURATION = re.compile(r"\s*(?:\$\{\s*)?(minutes|hours|days|months)\s*\(\s*(\d+)\s*\)\s*\}?\s*")
-_UNIT_MINUTES = {"minutes": 1, "hours": 60, "days": 24 * 60, "months": 31 * 24 * 60}
-_OFFSET_ZONE = re.compile(r"(?:GMT|UTC)([+-])(\d{1,2})(?::?(\d{2}))?")
-
-
-def parse_instant(text: str) -> datetime:
-    """``yyyy-MM-ddTHH:mmZ`` (seconds optional) as an aware UTC datetime."""
-    match = _INSTANT.fullmatch(text.strip())
-    if not match:
-        raise UsageError(f"{text!r} is not an instant of the form yyyy-MM-ddTHH:mmZ")
-    year, month, day, hour, minute, second = (int(group or 0) for group in match.groups())
-    try:
-        return datetime(year, month, day, hour, minute, second, tzinfo=UTC)
-    except ValueError as error:
-        raise UsageError(f"{text!r} is not a valid instant: {error}") from None
-
-
-def format_instant(moment: datetime) -> str:
-    """An aware datetime as ``yyyy-MM-ddTHH:mmZ`` (UTC)."""
-    return moment.astimezone(UTC).strftime(INSTANT_FORMAT)
-
-
-def utc_now() -> datetime:
-    """The current time, to the minute (the precision of the instants the jobs print)."""
-    return datetime.now(UTC).replace(second=0, microsecond=0)
-
-
-@dataclass(frozen=True)
-class Duration:
-    """A Falcon frequency or limit such as ``hours(5)``."""
-
-    unit: str
-    count: int
-
-    @property
-    def minutes(self) -> int:
-        """Length in minutes, months counted as 31 days (Falcon's ``EvictionHelper``)."""
-        return _UNIT_MINUTES[self.unit] * self.count
-
-    @property
-    def delta(self) -> timedelta:
-        return timedelta(minutes=self.minutes)
-
-    def __str__(self) -> str:
-        return f"{self.unit}({self.count})"
-
-
-def parse_duration(text: str, *, positive: bool = True) -> Duration:
-    """``minutes(N)``, ``hours(N)``, ``days(N)`` or ``months(N)`` (also inside ``${…}``)."""
-    match = _DURATION.fullmatch(text)
-    if not match:
-        raise UsageError(f"{text!r} is not a duration: use minutes(N), hours(N), days(N) or months(N)")
-    duration = Duration(match[1], int(match[2]))
-    if positive and duration.count <= 0:
-        raise UsageError(f"{text!r}: the count must be at least 1")
-    return duration
-
-
-def parse_zone(text: str) -> tzinfo:
-    """A feed time zone: an IANA id (``America/Los_Angeles``), ``UTC``/``GMT`` or a Java offset (``GMT+05:30``)."""
-    name = text.strip()
-    offset = _OFFSET_ZONE.fullmatch(name)
-    if offset:
-        hours, minutes = int(offset[2]), int(offset[3] or 0)
-        if hours > 18 or minutes > 59:
-            raise UsageError(f"{text!r} is not a valid offset time zone")
-        sign = -1 if offset[1] == "-" else 1
-        return timezone(sign * timedelta(hours=hours, minutes=minutes), name)
-    try:
-        return ZoneInfo(name)
-    except (ZoneInfoNotFoundError, ValueError):
-        raise UsageError(f"unknown time zone {text!r} (use an IANA id such as UTC or America/Los_Angeles)") from None
-
-
-# --------------------------------------------------------------------------------------------------------------
-# Feed path templates (Falcon FeedDataPath / FeedHelper.getDate)
-
-VARIABLES = ("YEAR", "MONTH", "DAY", "HOUR", "MINUTE")
-WIDTH = {"YEAR": 4, "MONTH": 2, "DAY": 2, "HOUR": 2, "MINUTE": 2}
-_VALUE = {
-    "YEAR": re.compile(r"\d{4}"),
-    "MONTH": re.compile(r"0[1-9]|1[0-2]"),
-    "DAY": re.compile(r"0[1-9]|[12]\d|3[01]"),
-    "HOUR": re.compile(r"[01]\d|2[0-4]"),  # 24 accepted, as Falcon did
-    "MINUTE": re.compile(r"[0-5]\d|60"),  # 60 accepted, as Falcon did
-}
-_VARIABLE = re.compile(r"[$?]\{(YEAR|MONTH|DAY|HOUR|MINUTE)\}")
-_ANY_EXPRESSION = re.compile(r"[$?]\{[^}]*\}?")
-_GLOB_SPECIAL = re.compile(r"([\\*?\[\]{}])")
-
-
-def glob_escape(text: str) -> str:
-    """Literal text inside a Hadoop glob (``*?[]{}\\`` escaped with a backslash)."""
-    return _GLOB_SPECIAL.sub(r"\\\1", text)
-
-
-def accepts_value(variable: str, text: str) -> bool:
-    """Whether ``text`` is a value Falcon reads for ``variable`` (exact width, HOUR 00-24, MINUTE 00-60)."""
-    return len(text) == WIDTH[variable] and bool(_VALUE[variable].fullmatch(text))
-
-
-def _wall_clock(values: dict[str, int], zone: tzinfo) -> datetime:
-    """Fields set the way Java's lenient calendar did (day 31 of a 30-day month, hour 24, minute 60 roll over)."""
-    wall = datetime(values["YEAR"], values["MONTH"], 1) + timedelta(
-        days=values["DAY"] - 1, hours=values["HOUR"], minutes=values["MINUTE"])
-    return wall.replace(tzinfo=zone)
-
-
-@dataclass(frozen=True)
-class Template:
-    """A feed path template (the path part of a location URI, or any text) with Falcon date variables."""
-
-    text: str
-
-    @staticmethod
-    def parse(text: str) -> Template:
-        """Check the variables (``${X}`` or Falcon's Oozie-escaped ``?{X}``) and normalise them to ``${X}``."""
-        for expression in _ANY_EXPRESSION.findall(text):
-            if not _VARIABLE.fullmatch(expression):
-                raise UsageError(f"{expression!r} in {text!r} is not a path variable "
-                                 f"(use ${{YEAR}}, ${{MONTH}}, ${{DAY}}, ${{HOUR}}, ${{MINUTE}})")
-        return Template(_VARIABLE.sub(lambda match: "${" + match[1] + "}", text))
-
-    @cached_property
-    def pieces(self) -> tuple[tuple[str, str | None], ...]:
-        """(literal text, variable after it) in order; the last piece is (trailing text, ``None``)."""
-        pieces: list[tuple[str, str | None]] = []
-        position = 0
-        for match in _VARIABLE.finditer(self.text):
-            pieces.append((self.text[position:match.start()], match[1]))
-            position = match.end()
-        pieces.append((self.text[position:], None))
-        return tuple(pieces)
-
-    @property
-    def variables(self) -> tuple[str, ...]:
-        return tuple(variable for _, variable in self.pieces if variable is not None)
-
-    @property
-    def is_dated(self) -> bool:
-        return bool(self.variables)
-
-    @property
-    def base_folder(self) -> str:
-        """The deepest whole folder before the first variable (``/data/in/x${YEAR}`` → ``/data/in``).
-
-        Retention never removes it or anything above it. A static template is its own base.
-        """
-        prefix = self.pieces[0][0]
-        if not self.is_dated:
-            return prefix.rstrip("/") or "/"
-        cut = prefix.rfind("/")
-        return prefix[:cut] if cut > 0 else "/"
-
-    def glob(self) -> str:
-        """Falcon's glob: every variable becomes ``*``; glob characters in the literal text are escaped."""
-        return "".join(glob_escape(text) + ("*" if variable else "") for text, variable in self.pieces)
-
-    def resolve(self, moment: datetime, zone: tzinfo) -> str:
-        """The template with each variable replaced by the zero-padded value of ``moment`` in ``zone``."""
-        local = moment.astimezone(zone)
-        values = {"YEAR": f"{local.year:04d}", "MONTH": f"{local.month:02d}", "DAY": f"{local.day:02d}",
-                  "HOUR": f"{local.hour:02d}", "MINUTE": f"{local.minute:02d}"}
-        return _VARIABLE.sub(lambda match: values[match[1]], self.text)
-
-    def read_values(self, path: str) -> dict[str, int] | None:
-        """The variable values a path holds, or ``None`` if it does not fit (Falcon's ``getDate`` walk).
-
-        The literal text between variables must come next in the path, each value has exactly its width and passes
-        its value rule, and the trailing template text must follow (deeper folders may come after it). A variable
-        repeated with two different values makes the path unreadable (Falcon silently kept the last one; leaving
-        such a path alone is the safe reading).
-        """
-        values: dict[str, int] = {}
-        rest = path
-        for literal, variable in self.pieces:
-            if not rest.startswith(literal):
-                return None
-            rest = rest[len(literal):]
-            if variable is None:
-                # Deeper folders may follow the template (Falcon's P7 case), but not more text in the same
-                # component: `/d/${DAY}` does not read `/d/01.bak` as day 01 (Falcon did; deleting it is unsafe).
-                if rest and not rest.startswith("/") and not literal.endswith("/"):
-                    return None
-                break
-            text = rest[:WIDTH[variable]]
-            if not accepts_value(variable, text):
-                return None
-            if values.setdefault(variable, int(text)) != int(text):
-                return None
-            rest = rest[WIDTH[variable]:]
-        return values
-
-    def instance_time(self, path: str, zone: tzinfo) -> datetime | None:
-        """The instance time ``path`` stands for in ``zone`` (aware), or ``None`` when it is not an instance.
-
-        Variables the template lacks default to January, day 1, 00:00; a template without ``${YEAR}`` names no
-        instance.
-        """
-        values = self.read_values(path)
-        if values is None or "YEAR" not in values:
-            return None
-        return _wall_clock({"MONTH": 1, "DAY": 1, "HOUR": 0, "MINUTE": 0, **values}, zone)
-
-    def span_end(self, path: str, zone: tzinfo) -> datetime | None:
-        """For a path matching this (prefix) template: the end of the time range every instance below it lies in.
-
-        Defined only when the template's variables are a leading run of YEAR, MONTH, DAY, HOUR, MINUTE (so that
-        the folder bounds its instances); ``None`` otherwise or when the path does not fit.
-        """
-        values = self.read_values(path)
-        if values is None:
-            return None
-        present = set(values)
-        run = [variable for variable in VARIABLES if variable in present]
-        if not run or tuple(run) != VARIABLES[:len(run)]:
-            return None
-        finest = run[-1]
-        full = {"MONTH": 1, "DAY": 1, "HOUR": 0, "MINUTE": 0, **values}
-        if finest == "YEAR":
-            full["YEAR"] += 1
-        elif finest == "MONTH":
-            full["YEAR"] += full["MONTH"] // 12
-            full["MONTH"] = full["MONTH"] % 12 + 1
-        else:
-            start = _wall_clock(full, zone).replace(tzinfo=None)
-            step = {"DAY": timedelta(days=1), "HOUR": timedelta(hours=1), "MINUTE": timedelta(minutes=1)}[finest]
-            return (start + step).replace(tzinfo=zone)
-        return _wall_clock(full, zone)
-
-
-# --------------------------------------------------------------------------------------------------------------
 # URIs and safe paths
 
 _URI = re.compile(r"^(?P<scheme>[A-Za-z][A-Za-z0-9+.\-]*):(?://(?P<authority>[^/]*))?(?P<path>.*)$")
@@ -440,8 +204,9 @@ def split_uri(text: str) -> Uri:
     return Uri(None, None, text)
 
 
-def normalize_path(path: str) -> str:
-    """Collapse repeated and trailing ``/``; refuse relative paths and ``.``/``..`` components (ValueError)."""
+def checked_path(path: str) -> str:
+    """Collapse repeated and trailing ``/``; refuse relative paths and ``.``/``..`` components (ValueError): a job
+    never resolves ``..`` in a path it may delete or overwrite (lineage names resolve it: ``core.naming``)."""
     if not path.startswith("/"):
         raise ValueError(f"{path!r} is not an absolute path")
     parts = [part for part in path.split("/") if part]
@@ -455,7 +220,7 @@ def parse_location(text: str, what: str) -> Uri:
     """A user-given location URI (or absolute path), normalised; UsageError if unsafe or relative."""
     uri = split_uri(text.strip())
     try:
-        return Uri(uri.scheme, uri.authority, normalize_path(uri.path))
+        return Uri(uri.scheme, uri.authority, checked_path(uri.path))
     except ValueError as error:
         raise UsageError(f"{what} {text!r}: {error}") from None
 
@@ -482,58 +247,6 @@ def name_of(path: str) -> str:
 _IDENTIFIER = re.compile(r"[A-Za-z0-9_]+")
 
 
-@dataclass(frozen=True)
-class TableUri:
-    """``catalog:db:table#k=v;k2=v2``: database, table and the partition specs in order."""
-
-    database: str
-    table: str
-    partitions: tuple[tuple[str, str], ...]
-
-    @property
-    def qualified(self) -> str:
-        return f"`{self.database}`.`{self.table}`"
-
-    @property
-    def dated_keys(self) -> tuple[str, ...]:
-        return tuple(key for key, value in self.partitions if _VARIABLE.search(value))
-
-    @property
-    def static_partitions(self) -> dict[str, str]:
-        return {key: value for key, value in self.partitions if not _VARIABLE.search(value)}
-
-    def dated_template(self) -> Template:
-        """The dated keys as a path template ``k1=${YEAR}${MONTH}/k2=${DAY}`` (to read partition times)."""
-        return Template("/".join(f"{key}={value}" for key, value in self.partitions if key in self.dated_keys))
-
-    def cutoff_values(self, cutoff: datetime, zone: tzinfo) -> tuple[str, ...]:
-        """Each dated key's value at the cut-off (Falcon evaluates the partition values at the cut-off time)."""
-        values = dict(self.partitions)
-        return tuple(Template(values[key]).resolve(cutoff, zone) for key in self.dated_keys)
-
-    def is_older(self, partition: dict[str, str], cutoff_values: tuple[str, ...]) -> bool:
-        """Falcon's lexicographic filter over the dated keys: ``(k1<v1) or (k1=v1 and k2<v2) or …``.
-
-        Partitions whose static keys differ from this URI's (another feed's slice of the table) never match.
-        """
-        for key, value in self.static_partitions.items():
-            if partition.get(key) != value:
-                return False
-        if any(key not in partition for key in self.dated_keys):
-            return False
-        return tuple(partition[key] for key in self.dated_keys) < cutoff_values
-
-    def spec_sql(self, partition: dict[str, str] | None = None) -> str:
-        """``PARTITION (`k`='v', …)`` for ``partition`` (default: this URI's own values, which must be resolved)."""
-        values = partition if partition is not None else dict(self.partitions)
-        return "PARTITION (" + ", ".join(f"`{check_identifier(key)}`={sql_string(value)}"
-                                          for key, value in values.items()) + ")"
-
-    def partition_path(self) -> str:
-        """``k=v/k2=v2`` — the Hive layout of this URI's partition below the table location."""
-        return "/".join(f"{key}={value}" for key, value in self.partitions)
-
-
 def check_identifier(name: str) -> str:
     if not _IDENTIFIER.fullmatch(name):
         raise UsageError(f"{name!r} is not a plain identifier (letters, digits, underscore)")
@@ -545,30 +258,25 @@ def sql_string(value: str) -> str:
 
 
 def parse_table_uri(text: str) -> TableUri:
-    """Falcon's grammar: scheme ``catalog``, ``database:table``, a mandatory ``#`` fragment of ``k=v`` specs."""
-    if not text.startswith("catalog:"):
-        raise UsageError(f"{text!r}: catalog scheme is missing")
-    rest = text[len("catalog:"):]
-    if "#" not in rest:
-        raise UsageError(f"{text!r}: Partition details are missing")
-    name, fragment = rest.split("#", 1)
-    parts = name.split(":")
-    if len(parts) != 2:
-        raise UsageError(f"{text!r}: URI path is not in expected format: database:table")
-    database, table = parts
-    if not database:
-        raise UsageError(f"{text!r}: DB name is missing")
-    if not table:
-        raise UsageError(f"{text!r}: Table name is missing")
-    if not fragment:
-        raise UsageError(f"{text!r}: Partition details are missing")
-    partitions = []
-    for spec in fragment.split(";"):
-        if spec.count("=") != 1 or not spec.split("=")[0]:
-            raise UsageError(f"{text!r}: Partition key value pair is not specified properly: {spec!r}")
-        key, value = spec.split("=")
-        partitions.append((check_identifier(key.strip()), Template.parse(value.strip()).text))
-    return TableUri(check_identifier(database), check_identifier(table), tuple(partitions))
+    """Falcon's table URI (:class:`falcon_airflow.core.tables.TableUri`), with plain identifiers only (they go into
+    SQL) and the partition values' variables in the ``${X}`` spelling."""
+    try:
+        table = TableUri.parse(text)
+        partitions = tuple((check_identifier(key), Template.parse(value).text) for key, value in table.partitions)
+    except RuleError as error:
+        raise UsageError(str(error)) from None
+    return TableUri(check_identifier(table.database), check_identifier(table.table), partitions)
+
+
+def qualified(table: TableUri) -> str:
+    return f"`{table.database}`.`{table.table}`"
+
+
+def spec_sql(table: TableUri, partition: dict[str, str] | None = None) -> str:
+    """``PARTITION (`k`='v', …)`` for ``partition`` (default: the URI's own values, which must be resolved)."""
+    values = partition if partition is not None else dict(table.partitions)
+    return "PARTITION (" + ", ".join(f"`{check_identifier(key)}`={sql_string(value)}"
+                                      for key, value in values.items()) + ")"
 
 
 def parse_partition_name(name: str) -> dict[str, str]:
@@ -864,7 +572,7 @@ class HadoopFs:
         """The children of many folders of one file system in one ``listStatus(Path[])`` call, by normalised
         folder path; ``None`` if that cannot be done (a folder vanished, a path has a newline, two folders are the
         same path, a child's path does not name one of the folders as its parent)."""
-        folders = [normalize_path(split_uri(uri).path) for uri in uris]
+        folders = [checked_path(split_uri(uri).path) for uri in uris]
         if not uris or any("\n" in uri for uri in uris) or len(set(folders)) != len(folders):
             return None
         try:
@@ -880,7 +588,7 @@ class HadoopFs:
             return None
         children: dict[str, list[Entry]] = {folder: [] for folder in folders}
         for entry in self._describe(statuses):
-            folder = parent_of(normalize_path(split_uri(entry.path).path))
+            folder = parent_of(checked_path(split_uri(entry.path).path))
             if folder not in children:  # never drop an entry silently: the caller lists folder by folder
                 return None
             children[folder].append(entry)
@@ -909,7 +617,7 @@ class HadoopFs:
         paths = text.split(_SEPARATOR) if count else []
         if len(paths) != count:
             return None
-        return {normalize_path(path) for path in paths}
+        return {checked_path(path) for path in paths}
 
     def _describe(self, statuses: Any) -> list[Entry]:
         if statuses is None:
@@ -988,7 +696,7 @@ def _detail(rows: list[tuple[str, str]], name: str, section: str) -> str | None:
 def table_detail(spark: SparkSession, table: TableUri, name: str) -> str | None:
     """A row of the table's detailed information (``Location``, ``Type``)."""
     try:
-        rows = describe(spark, f"DESCRIBE FORMATTED {table.qualified}")
+        rows = describe(spark, f"DESCRIBE FORMATTED {qualified(table)}")
     except Exception as error:
         raise JobError(f"table {table.database}.{table.table} cannot be read: {_first_line(error)}") from None
     return _detail(rows, name, "# Detailed Table Information")
@@ -996,7 +704,7 @@ def table_detail(spark: SparkSession, table: TableUri, name: str) -> str | None:
 
 def list_partitions(spark: SparkSession, table: TableUri) -> list[dict[str, str]]:
     try:
-        rows = spark.sql(f"SHOW PARTITIONS {table.qualified}").collect()
+        rows = spark.sql(f"SHOW PARTITIONS {qualified(table)}").collect()
     except Exception as error:
         raise JobError(f"partitions of {table.database}.{table.table} cannot be listed: {_first_line(error)}") from None
     return [parse_partition_name(str(row[0])) for row in rows]
@@ -1011,7 +719,7 @@ def partition_detail(spark: SparkSession, table: TableUri, partition: dict[str, 
     """
     if check and partition not in list_partitions(spark, table):
         return None
-    rows = describe(spark, f"DESCRIBE FORMATTED {table.qualified} {table.spec_sql(partition)}")
+    rows = describe(spark, f"DESCRIBE FORMATTED {qualified(table)} {spec_sql(table, partition)}")
     details: dict[str, str] = {}
     inside = False
     for key, value in rows:

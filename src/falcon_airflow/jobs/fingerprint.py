@@ -28,6 +28,8 @@ if __package__:
 else:  # run as a script by spark-submit, common.py beside it or shipped with --py-files
     import common  # type: ignore[import-not-found, no-redef]
 
+from falcon_airflow.core.tables import TableUri
+
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
@@ -48,9 +50,9 @@ def _named(text: str, option: str) -> tuple[str, str]:
     return name, value.strip()
 
 
-def parse_inputs(args: argparse.Namespace) -> tuple[dict[str, list[str]], dict[str, common.TableUri]]:
+def parse_inputs(args: argparse.Namespace) -> tuple[dict[str, list[str]], dict[str, TableUri]]:
     inputs: dict[str, list[str]] = {}
-    tables: dict[str, common.TableUri] = {}
+    tables: dict[str, TableUri] = {}
     for text in args.input:
         name, value = _named(text, "--input")
         if name in inputs or name in tables:
@@ -83,7 +85,7 @@ def usage(fs: common.HadoopFs, uris: Sequence[str]) -> int:
     return total
 
 
-def created_seconds(spark: SparkSession, table: common.TableUri) -> int:
+def created_seconds(spark: SparkSession, table: TableUri) -> int:
     """The partition's create time (epoch seconds), 0 when the partition does not exist."""
     details = common.partition_detail(spark, table, dict(table.partitions))
     created = (details or {}).get("Created Time")

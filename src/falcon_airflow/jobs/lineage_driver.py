@@ -56,9 +56,12 @@ try:
 except ImportError:  # run as a spark-submit script: lineage_plan.py sits beside it (or comes with --py-files)
     import lineage_plan  # type: ignore[import-not-found, no-redef]
 
+from falcon_airflow.core.lineage import PRODUCER
+from falcon_airflow.core.naming import DatasetId, location_dataset
+
 log = logging.getLogger("falcon_airflow.lineage_driver")
 
-PRODUCER = lineage_plan.PRODUCER
+
 RUN_EVENT_SCHEMA_URL = "https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/RunEvent"
 PARENT_SCHEMA_URL = "https://openlineage.io/spec/facets/1-2-0/ParentRunFacet.json#/$defs/ParentRunFacet"
 ENGINE_SCHEMA_URL = (
@@ -103,7 +106,7 @@ class Output:
     """One dataset written: its identity, how, its schema and the lineage of what was written (None when the
     lineage could not be computed: the dataset is still reported, without ``columnLineage``)."""
 
-    dataset: lineage_plan.DatasetId
+    dataset: DatasetId
     lineage: lineage_plan.ColumnLineage | None
     method: str
     kind: str = "file"
@@ -134,7 +137,7 @@ class Recorder:
 
     run_id: str = field(default_factory=uuid7)
     started: str = field(default_factory=_now)
-    outputs: dict[lineage_plan.DatasetId, Output] = field(default_factory=dict)
+    outputs: dict[DatasetId, Output] = field(default_factory=dict)
     conf: dict[str, str] = field(default_factory=dict)
     app_name: str | None = None
     spark_version: str | None = None
@@ -272,7 +275,7 @@ class Recorder:
         """The START and the terminal event (``COMPLETE``, ``FAIL`` or ``ABORT``) of this run."""
         with self._lock:
             outputs = list(self.outputs.values())
-        inputs: dict[lineage_plan.DatasetId, lineage_plan.InputDataset] = {}
+        inputs: dict[DatasetId, lineage_plan.InputDataset] = {}
         for output in outputs:
             for dataset in output.lineage.inputs if output.lineage is not None else ():
                 inputs.setdefault(dataset.id, dataset)
@@ -333,7 +336,7 @@ def _pyspark_version() -> str:
         return "unknown"
 
 
-def _path_target(spark: Any, path: str) -> lineage_plan.DatasetId:
+def _path_target(spark: Any, path: str) -> DatasetId:
     """The dataset of a written path: qualified by its Hadoop filesystem (relative paths, default FS)."""
     text = str(path)
     if text.startswith("catalog:"):
@@ -345,16 +348,16 @@ def _path_target(spark: Any, path: str) -> lineage_plan.DatasetId:
         text = str(filesystem.makeQualified(hadoop_path).toString())
     except Exception as error:  # keep the path as given
         log.debug("could not qualify %s: %s", text, error)
-    return lineage_plan.location_dataset(text)
+    return location_dataset(text)
 
 
-def _catalog_uri_target(spark: Any, uri: str) -> lineage_plan.DatasetId:
+def _catalog_uri_target(spark: Any, uri: str) -> DatasetId:
     """Falcon's ``catalog:db:table#partition`` URI: the table."""
     database, _, rest = uri.removeprefix("catalog:").partition(":")
-    return lineage_plan.DatasetId(lineage_plan.table_namespace(spark), f"{database.strip()}.{rest.partition('#')[0]}")
+    return DatasetId(lineage_plan.table_namespace(spark), f"{database.strip()}.{rest.partition('#')[0]}")
 
 
-def _table_target(spark: Any, name: str, method: str) -> tuple[lineage_plan.DatasetId, list[str] | None]:
+def _table_target(spark: Any, name: str, method: str) -> tuple[DatasetId, list[str] | None]:
     """The dataset of a table written by name, and for ``insertInto`` (by position) the table's column names."""
     parts = [part.strip("`") for part in str(name).split(".")]
     table = parts[-1]
@@ -365,7 +368,7 @@ def _table_target(spark: Any, name: str, method: str) -> tuple[lineage_plan.Data
             names = list(spark.table(str(name)).columns)
         except Exception as error:
             log.debug("columns of %s unknown: %s", name, error)
-    return lineage_plan.DatasetId(lineage_plan.table_namespace(spark), f"{database}.{table}"), names
+    return DatasetId(lineage_plan.table_namespace(spark), f"{database}.{table}"), names
 
 
 def _rename(computed: lineage_plan.ColumnLineage, names: list[str]) -> lineage_plan.ColumnLineage:

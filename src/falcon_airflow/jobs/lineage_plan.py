@@ -89,39 +89,40 @@ import time
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import unquote, urlsplit
+
+from falcon_airflow import __version__
+from falcon_airflow.core.lineage import (
+    AGGREGATION,
+    COLUMN_LINEAGE_SCHEMA_URL,
+    CONDITIONAL,
+    DIRECT,
+    FILTER,
+    GROUP_BY,
+    IDENTITY,
+    INDIRECT,
+    JOIN,
+    PRODUCER,
+    SCHEMA_SCHEMA_URL,
+    SORT,
+    SYMLINKS_SCHEMA_URL,
+    TRANSFORMATION,
+    WINDOW,
+    outer_wins,
+)
+from falcon_airflow.core.naming import DEFAULT_TABLE_NAMESPACE as SPARK_TABLE_NAMESPACE
+from falcon_airflow.core.naming import (
+    TABLE_NAMESPACE_CONF,
+    DatasetId,
+    jdbc_dataset,
+    location_dataset,
+    metastore_authority,
+)
 
 log = logging.getLogger(__name__)
 
-try:  # the version of falcon-airflow when it is installed beside the job; the file also runs on its own
-    from falcon_airflow import __version__ as _installed_version
-except Exception:  # pragma: no cover - shipped alone with --py-files
-    _installed_version = "0.1.0"
+VERSION: str = __version__
 
-VERSION: str = _installed_version
-
-PRODUCER = f"https://pypi.org/project/falcon-airflow/{VERSION}/"
-COLUMN_LINEAGE_SCHEMA_URL = (
-    "https://openlineage.io/spec/facets/1-2-0/ColumnLineageDatasetFacet.json#/$defs/ColumnLineageDatasetFacet")
-SCHEMA_SCHEMA_URL = "https://openlineage.io/spec/facets/1-2-0/SchemaDatasetFacet.json#/$defs/SchemaDatasetFacet"
-SYMLINKS_SCHEMA_URL = "https://openlineage.io/spec/facets/1-0-1/SymlinksDatasetFacet.json#/$defs/SymlinksDatasetFacet"
-
-DIRECT = "DIRECT"
-INDIRECT = "INDIRECT"
-IDENTITY = "IDENTITY"
-TRANSFORMATION = "TRANSFORMATION"
-AGGREGATION = "AGGREGATION"
-JOIN = "JOIN"
-GROUP_BY = "GROUP_BY"
-FILTER = "FILTER"
-SORT = "SORT"
-WINDOW = "WINDOW"
-CONDITIONAL = "CONDITIONAL"
-SUBTYPES = {DIRECT: (IDENTITY, TRANSFORMATION, AGGREGATION),
-            INDIRECT: (JOIN, GROUP_BY, FILTER, SORT, WINDOW, CONDITIONAL)}
-
-TABLE_NAMESPACE_CONF = "spark.falcon.lineage.tableNamespace"
-DEFAULT_TABLE_NAMESPACE = "hive://default"
+DEFAULT_TABLE_NAMESPACE = SPARK_TABLE_NAMESPACE.format(cluster="default")
 PLANS = ("analyzed", "cached", "optimized")
 
 # Expression classes (simple names) with a rule of their own.
@@ -148,7 +149,6 @@ _IDENTITY: Tx = (DIRECT, IDENTITY, False, (), None)
 _TRANSFORM: Tx = (DIRECT, TRANSFORMATION, False, (), None)
 _MASKED: Tx = (DIRECT, TRANSFORMATION, True, (), None)
 _AGGREGATE: Tx = (DIRECT, AGGREGATION, False, (), None)
-_DIRECT_RANK = {AGGREGATION: 0, TRANSFORMATION: 1, IDENTITY: 2}
 
 
 def _indirect(subtype: str, description: str | None = None) -> Tx:
@@ -158,13 +158,8 @@ def _indirect(subtype: str, description: str | None = None) -> Tx:
 @functools.lru_cache(maxsize=8192)
 def merge(outer: Tx, inner: Tx) -> Tx:
     """Two steps of one path, ``outer`` nearer the output: OpenLineage's ``TransformationInfo.merge``."""
-    if outer[0] == INDIRECT:
-        kind, description = outer[:2], outer[4]
-    elif inner[0] == INDIRECT:
-        kind, description = inner[:2], inner[4]
-    else:
-        kind = outer[:2] if _DIRECT_RANK.get(outer[1], 1) <= _DIRECT_RANK.get(inner[1], 1) else inner[:2]
-        description = None
+    winner = outer if outer_wins((outer[0], outer[1]), (inner[0], inner[1])) else inner
+    kind, description = winner[:2], (winner[4] if winner[0] == INDIRECT else None)
     if not inner[3]:
         opaque = outer[3]
     elif not outer[3]:
@@ -228,12 +223,6 @@ class SchemaField:
         if self.fields:
             data["fields"] = [member.to_dict() for member in self.fields]
         return data
-
-
-@dataclass(frozen=True, order=True)
-class DatasetId:
-    namespace: str
-    name: str
 
 
 @dataclass(frozen=True)
@@ -364,60 +353,6 @@ class LineageUnavailable(Exception):
 # Dataset names
 
 
-_KEY_SCHEMES = {"s3": "s3", "s3a": "s3", "s3n": "s3", "gs": "gs", "gcs": "gs"}
-_LOCAL_HOSTS = ("", "localhost", "127.0.0.1")
-
-
-def normalize_path(path: str) -> str:
-    """``/a//b/./c/`` to ``/a/b/c`` (``..`` resolved lexically, never above the root)."""
-    absolute = path.startswith("/")
-    parts: list[str] = []
-    for part in path.split("/"):
-        if part in ("", "."):
-            continue
-        if part == "..":
-            if parts:
-                parts.pop()
-            continue
-        parts.append(part)
-    text = "/".join(parts)
-    return f"/{text}" if absolute else text
-
-
-def location_dataset(location: str) -> DatasetId:
-    """The OpenLineage dataset of a storage location (``hdfs://nn:8020/p``, ``s3a://b/k``, ``file:/p``, ``/p``)."""
-    text = location.strip()
-    parts = urlsplit(text)
-    scheme = parts.scheme.lower()
-    if scheme in ("", "file"):
-        path = unquote(parts.path if scheme == "file" else text)
-        host = (parts.netloc or "").lower() if scheme == "file" else ""
-        namespace = "file" if host in _LOCAL_HOSTS else f"file://{host}"
-        return DatasetId(namespace, normalize_path(path) or "/")
-    if scheme in _KEY_SCHEMES:
-        return DatasetId(f"{_KEY_SCHEMES[scheme]}://{parts.netloc}", normalize_path(unquote(parts.path)).lstrip("/"))
-    return DatasetId(f"{scheme}://{parts.netloc}", normalize_path(unquote(parts.path)) or "/")
-
-
-def metastore_namespace(uris: str | None) -> str | None:
-    """``hive://host:port`` of the first of ``hive.metastore.uris`` (``thrift://host:9083,...``)."""
-    if not uris or not uris.strip():
-        return None
-    first = uris.split(",")[0].strip()
-    authority = urlsplit(first).netloc if "://" in first else first.split("/")[0]
-    return f"hive://{authority}" if authority else None
-
-
-def jdbc_dataset(url: str, table: str) -> DatasetId:
-    """``jdbc:postgresql://host:5432/db`` + ``schema.table`` to (``postgres://host:5432``, ``db.schema.table``)."""
-    text = url.removeprefix("jdbc:")
-    parts = urlsplit(text)
-    scheme = {"postgresql": "postgres", "sqlserver": "sqlserver"}.get(parts.scheme.lower(), parts.scheme.lower())
-    database = parts.path.strip("/").split(";")[0]
-    name = f"{database}.{table}" if database and table.count(".") < 2 else table
-    return DatasetId(f"{scheme}://{parts.netloc}", name)
-
-
 def _conf(spark: Any, key: str) -> str | None:
     try:
         value = spark.conf.get(key, None)
@@ -437,7 +372,7 @@ def table_namespace(spark: Any) -> str:
             uris = spark.sparkContext._jsc.hadoopConfiguration().get("hive.metastore.uris")
         except Exception:
             uris = None
-    return metastore_namespace(uris) or DEFAULT_TABLE_NAMESPACE
+    return metastore_authority(uris) or DEFAULT_TABLE_NAMESPACE
 
 
 # ----------------------------------------------------------------------------------------------------------------

@@ -80,6 +80,11 @@ if __package__:
 else:  # run as a script by spark-submit, common.py beside it or shipped with --py-files
     import common  # type: ignore[import-not-found, no-redef]
 
+from falcon_airflow.core.formats import SCHEMA_FORMATS
+from falcon_airflow.core.paths import glob_escape
+from falcon_airflow.core.tables import TableUri
+from falcon_airflow.core.times import format_instant, parse_instant
+
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
@@ -90,9 +95,6 @@ BATCH_BYTES = 8 << 20  # bytes per py4j call (a larger file is a batch alone)
 STAGING_MARK = ".falcon-staging-"
 OLD_MARK = ".falcon-old-"
 
-
-SCHEMA_FORMATS = ("parquet", "orc")
-"""Formats whose files carry their schema, so the copy's columns can be read without a declared schema."""
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -127,8 +129,8 @@ class Options:
     instance: str
     sources: tuple[common.Uri, ...]
     target: common.Uri | None
-    source_table: common.TableUri | None
-    target_table: common.TableUri | None
+    source_table: TableUri | None
+    target_table: TableUri | None
     include: str | None
     flag: str
     max_maps: int
@@ -140,7 +142,7 @@ class Options:
 
 
 def parse_options(args: argparse.Namespace) -> Options:
-    instance = common.format_instant(common.parse_instant(args.instance))
+    instance = format_instant(parse_instant(args.instance))
     sources = tuple(common.parse_location(text, "--source-path") for text in args.source_path)
     target = common.parse_location(args.target_path, "--target-path") if args.target_path else None
     if bool(args.source_table) != bool(args.target_table):
@@ -578,7 +580,7 @@ def list_sources(fs: common.HadoopFs, sources: Sequence[common.Uri], include: st
         root = fs.qualify(str(source))
         for entry in fs.list_files(root.with_path(root.path.rstrip("/") + "/" + prefix) if prefix else str(root)):
             found = common.split_uri(entry.path)
-            path = common.normalize_path(found.path)
+            path = common.checked_path(found.path)
             rel = path[len(root.path):].lstrip("/") if common.is_under(path, root.path) else common.name_of(path)
             if common.name_of(rel) == flag or (pattern is not None and not pattern.match(rel)):
                 continue
@@ -592,9 +594,9 @@ def recover(fs: common.HadoopFs, target: common.Uri) -> dict[str, int]:
     """Clean up after a crashed run: restore an old version left aside if the target is missing, then delete
     leftover staging and old folders. Assumes one replication of an instance at a time."""
     parent, name = common.parent_of(target.path), common.name_of(target.path)
-    prefix = target.with_path(parent.rstrip("/") + "/" + common.glob_escape("." + name))
-    staging = fs.glob(prefix + common.glob_escape(STAGING_MARK) + "*")
-    olds = sorted(fs.glob(prefix + common.glob_escape(OLD_MARK) + "*"), key=lambda entry: entry.mtime)
+    prefix = target.with_path(parent.rstrip("/") + "/" + glob_escape("." + name))
+    staging = fs.glob(prefix + glob_escape(STAGING_MARK) + "*")
+    olds = sorted(fs.glob(prefix + glob_escape(OLD_MARK) + "*"), key=lambda entry: entry.mtime)
     restored = 0
     if olds and not fs.exists(str(target)):
         newest = olds.pop()
@@ -725,7 +727,7 @@ class Replicator:
         existing: dict[str, int] = {}
         if current is not None:
             for entry in self.fs.list_files(str(target)):
-                path = common.normalize_path(common.split_uri(entry.path).path)
+                path = common.checked_path(common.split_uri(entry.path).path)
                 rel = path[len(target.path):].lstrip("/")
                 if common.name_of(rel) != options.flag:
                     existing[rel] = entry.length
@@ -841,12 +843,12 @@ def register_partition(spark: SparkSession, options: Options, target: str) -> st
     """Add the target partition to the target catalog table (or point it at the replicated folder)."""
     table = options.target_table
     assert table is not None
-    spec = table.spec_sql()
-    spark.sql(f"ALTER TABLE {table.qualified} ADD IF NOT EXISTS {spec} LOCATION {common.sql_string(target)}")
+    spec = common.spec_sql(table)
+    spark.sql(f"ALTER TABLE {common.qualified(table)} ADD IF NOT EXISTS {spec} LOCATION {common.sql_string(target)}")
     details = common.partition_detail(spark, table, dict(table.partitions)) or {}
     location = details.get("Location", "")
     if location and common.split_uri(location).path.rstrip("/") != common.split_uri(target).path.rstrip("/"):
-        spark.sql(f"ALTER TABLE {table.qualified} {spec} SET LOCATION {common.sql_string(target)}")
+        spark.sql(f"ALTER TABLE {common.qualified(table)} {spec} SET LOCATION {common.sql_string(target)}")
     return table.partition_path()
 
 

@@ -55,6 +55,10 @@ if __package__:
 else:  # run as a script by spark-submit, common.py beside it or shipped with --py-files
     import common  # type: ignore[import-not-found, no-redef]
 
+from falcon_airflow.core.paths import Template
+from falcon_airflow.core.tables import TableUri
+from falcon_airflow.core.times import Duration, format_instant, parse_duration, parse_instant, parse_zone, utc_now
+
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
@@ -82,7 +86,7 @@ def build_parser() -> argparse.ArgumentParser:
 class Location:
     kind: str
     uri: common.Uri  # scheme and authority of the template; the path part is ``template``
-    template: common.Template
+    template: Template
 
 
 @dataclass(frozen=True)
@@ -90,10 +94,10 @@ class Options:
     feed: str
     cluster: str
     locations: tuple[Location, ...]
-    table: common.TableUri | None
+    table: TableUri | None
     zone: tzinfo
     zone_name: str
-    limit: common.Duration
+    limit: Duration
     action: str
     archive_root: common.Uri | None
     dry_run: bool
@@ -123,15 +127,15 @@ def parse_options(args: argparse.Namespace) -> Options:
         if "{" in (uri.scheme or "") + (uri.authority or ""):
             raise common.UsageError(f"--location {text!r}: variables are allowed in the path only")
         try:
-            path = common.normalize_path(uri.path)
+            path = common.checked_path(uri.path)
         except ValueError as error:
             raise common.UsageError(f"--location {text!r}: {error}") from None
-        locations.append(Location(kind, uri, common.Template.parse(path)))
+        locations.append(Location(kind, uri, Template.parse(path)))
     table = common.parse_table_uri(args.table) if args.table else None
     if table is not None and not table.dated_keys:
         raise common.UsageError(f"--table {args.table!r}: no partition value has a date variable")
     if args.frequency:
-        common.parse_duration(args.frequency)
+        parse_duration(args.frequency)
     archive_root = None
     if args.action == "archive":
         if not args.archive_root:
@@ -151,9 +155,9 @@ def parse_options(args: argparse.Namespace) -> Options:
         raise common.UsageError("--archive-root is only for --action archive")
     return Options(
         feed=args.feed, cluster=args.cluster, locations=tuple(locations), table=table,
-        zone=common.parse_zone(args.timezone), zone_name=args.timezone, limit=common.parse_duration(args.limit),
+        zone=parse_zone(args.timezone), zone_name=args.timezone, limit=parse_duration(args.limit),
         action=args.action, archive_root=archive_root, dry_run=args.dry_run,
-        now=common.parse_instant(args.now) if args.now else common.utc_now())
+        now=parse_instant(args.now) if args.now else utc_now())
 
 
 @dataclass
@@ -223,7 +227,7 @@ class LocationEvictor:
             self.skip(hadoop_path, "outside the template's file system")
             return None
         try:
-            path = common.normalize_path(found.path)
+            path = common.checked_path(found.path)
         except ValueError as error:
             self.skip(hadoop_path, f"unsafe path: {error}")
             return None
@@ -260,7 +264,7 @@ class LocationEvictor:
         if reason is not None:
             self.skip(path, reason)
             return False
-        record: dict[str, Any] = {"instance": common.format_instant(moment), "type": self.location.kind,
+        record: dict[str, Any] = {"instance": format_instant(moment), "type": self.location.kind,
                                   "path": self.uri(path)}
         if not self.options.dry_run:
             try:
@@ -358,7 +362,7 @@ class LocationEvictor:
         self._links.pop(folder, None)
         self.outcome.removed_folders += self._collapsed_sizes.get(folder, 1)
         for path, moment in members:
-            self.outcome.evicted.append({"instance": common.format_instant(moment), "type": self.location.kind,
+            self.outcome.evicted.append({"instance": format_instant(moment), "type": self.location.kind,
                                          "path": self.uri(path)})
             self.outcome.moments.append(moment)
         return True
@@ -368,7 +372,7 @@ class LocationEvictor:
         assert self.options.archive_root is not None
         archive_root = self.options.archive_root
         root = archive_root if archive_root.scheme else self.root
-        target = common.normalize_path(archive_root.path + path)
+        target = common.checked_path(archive_root.path + path)
         candidate, suffix = target, 0
         while self.fs.exists(root.with_path(candidate)):  # archived before (an instance re-made and re-expired)
             suffix += 1
@@ -408,7 +412,7 @@ class LocationEvictor:
         components = self.template.text.strip("/").split("/")
         base_depth = len([part for part in self.base.split("/") if part])
         for depth in range(len(components) - 1, base_depth, -1):
-            prefix = common.Template("/" + "/".join(components[:depth]))
+            prefix = Template("/" + "/".join(components[:depth]))
             if not prefix.is_dated:
                 continue
             for entry in self.fs.glob(self.uri(prefix.glob())):
@@ -416,7 +420,7 @@ class LocationEvictor:
                     continue
                 found = common.split_uri(entry.path)
                 try:
-                    path = common.normalize_path(found.path)
+                    path = common.checked_path(found.path)
                 except ValueError:
                     continue
                 if not found.same_filesystem(self.root) or not common.is_under(path, self.base):
@@ -445,13 +449,13 @@ def evict_table(spark: SparkSession, fs: common.HadoopFs, options: Options, outc
         location = details.get("Location")
         moment = template.instance_time("/".join(f"{key}={partition[key]}" for key in table.dated_keys),
                                         options.zone)
-        record: dict[str, Any] = {"instance": common.format_instant(moment) if moment else None, "type": "table",
+        record: dict[str, Any] = {"instance": format_instant(moment) if moment else None, "type": "table",
                                   "path": location, "partition": name}
         if not options.dry_run:
             try:
                 if options.action == "archive" and location and fs.exists(location):
                     record["archived_to"] = _archive_partition(fs, options, location)
-                spark.sql(f"ALTER TABLE {table.qualified} DROP IF EXISTS {table.spec_sql(partition)}")
+                spark.sql(f"ALTER TABLE {common.qualified(table)} DROP IF EXISTS {common.spec_sql(table, partition)}")
                 if external and options.action == "delete" and location and fs.exists(location):
                     # Falcon deleted the data of external tables too; never through a symlink or at a root
                     if fs.is_symlink(location) or common.split_uri(location).path.count("/") < 2:
@@ -471,7 +475,7 @@ def _archive_partition(fs: common.HadoopFs, options: Options, location: str) -> 
     assert options.archive_root is not None
     source = common.split_uri(location)
     root = options.archive_root if options.archive_root.scheme else source
-    target = common.normalize_path(options.archive_root.path + common.normalize_path(source.path))
+    target = common.checked_path(options.archive_root.path + common.checked_path(source.path))
     candidate, suffix = target, 0
     while fs.exists(root.with_path(candidate)):
         suffix += 1
@@ -515,7 +519,7 @@ def main(argv: Sequence[str] | None = None, spark: SparkSession | None = None) -
         line = instances_line(outcome, options.zone)
         report = {
             "job": "retention", "feed": options.feed, "cluster": options.cluster,
-            "now": common.format_instant(options.now), "cutoff": common.format_instant(options.cutoff),
+            "now": format_instant(options.now), "cutoff": format_instant(options.cutoff),
             "limit": str(options.limit), "timezone": options.zone_name, "action": options.action,
             "dry_run": options.dry_run, "evicted": outcome.evicted, "kept": outcome.kept,
             "skipped": outcome.skipped, "failed": outcome.failed, "removed_folders": outcome.removed_folders,

@@ -127,9 +127,9 @@ def instance_location(binding: FeedBinding, moment: datetime,
                                   "instance": F.instance_name(moment)}
     location = binding.path(moment)
     if binding.storage == "table":
-        from falcon_airflow.entities.catalog import TableUri
+        from falcon_airflow.entities.catalog import parse_table_uri
 
-        uri = TableUri.parse(location)
+        uri = parse_table_uri(location)
         dimensions["partition"] = uri.partition_spec
         return table_dataset(uri.database, uri.table, table_namespace(lineage, binding.cluster)), dimensions
     return location_dataset(location), dimensions
@@ -260,9 +260,9 @@ def retention_lineage(spec: RetentionDagSpec, report: Mapping[str, Any] | None) 
 def _table_of(spec: RetentionDagSpec, lineage: LineageSpec | None) -> DatasetId | None:
     if not spec.table:
         return None
-    from falcon_airflow.entities.catalog import TableUri
+    from falcon_airflow.entities.catalog import parse_table_uri
 
-    uri = TableUri.parse(spec.table)
+    uri = parse_table_uri(spec.table)
     return table_dataset(uri.database, uri.table, table_namespace(lineage, spec.cluster))
 
 

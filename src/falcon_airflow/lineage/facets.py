@@ -48,11 +48,10 @@ from openlineage.client.facet_v2 import (
     tags_run,
 )
 
-from falcon_airflow import __version__
+from falcon_airflow.core.lineage import PRODUCER
 from falcon_airflow.core.naming import FEED_SYMLINK_TYPE, DatasetId, feed_dataset
 from falcon_airflow.lineage.schema import SchemaField
 
-PRODUCER = f"https://pypi.org/project/falcon-airflow/{__version__}/"
 TAG_SOURCE = "FALCON"
 INTEGRATION = "FALCON"
 LIFECYCLE_STATES = ("ALTER", "CREATE", "DROP", "OVERWRITE", "RENAME", "TRUNCATE")

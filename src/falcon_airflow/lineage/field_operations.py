@@ -39,10 +39,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from falcon_airflow import __version__
+from falcon_airflow.core.lineage import (
+    COLUMN_LINEAGE_SCHEMA_URL,
+    DIRECT_KINDS,
+    INDIRECT_KINDS,
+    PRODUCER,
+    merge_kind,
+)
 
-PRODUCER = f"https://pypi.org/project/falcon-airflow/{__version__}/"
-COLUMN_LINEAGE_SCHEMA_URL = (
-    "https://openlineage.io/spec/facets/1-2-0/ColumnLineageDatasetFacet.json#/$defs/ColumnLineageDatasetFacet")
 FACET_KEY = "falcon_fieldOperations"
 """Where the operation chain goes in a dataset's ``facets`` (a custom facet: prefixed, as the spec asks)."""
 FACET_SCHEMA_URL = (
@@ -53,9 +57,6 @@ READ = "READ"
 TRANSFORM = "TRANSFORM"
 WRITE = "WRITE"
 CONDITION = "CONDITION"
-DIRECT_KINDS = ("IDENTITY", "TRANSFORMATION", "AGGREGATION")
-INDIRECT_KINDS = ("JOIN", "GROUP_BY", "FILTER", "SORT", "WINDOW", "CONDITIONAL")
-_RANK = {"AGGREGATION": 0, "TRANSFORMATION": 1, "IDENTITY": 2}
 
 Tx = tuple[str, str, bool]
 """(type, subtype, masking)."""
@@ -127,12 +128,7 @@ class Operation:
 
 def merge(outer: Tx, inner: Tx) -> Tx:
     """Two steps of one path (``outer`` nearer the destination), as OpenLineage merges them."""
-    if outer[0] == "INDIRECT":
-        kind = outer[:2]
-    elif inner[0] == "INDIRECT":
-        kind = inner[:2]
-    else:
-        kind = outer[:2] if _RANK.get(outer[1], 1) <= _RANK.get(inner[1], 1) else inner[:2]
+    kind = merge_kind((outer[0], outer[1]), (inner[0], inner[1]))
     return (kind[0], kind[1], outer[2] or inner[2])
 
 

@@ -254,9 +254,9 @@ def falcon_workflow_conf(falcon: dict[str, Any], run: Any) -> dict[str, str]:
 
 
 def _table(binding: InputBinding) -> tuple[str, str, list[tuple[str, str]]]:
-    from falcon_airflow.entities.catalog import TableUri
+    from falcon_airflow.entities.catalog import parse_table_uri
 
-    uri = TableUri.parse(binding.feed.location)
+    uri = parse_table_uri(binding.feed.location)
     return uri.database, uri.table, list(uri.partitions)
 
 
@@ -268,13 +268,13 @@ def table_part(binding: dict[str, Any] | InputBinding, part: str) -> str:
 def partition_filter(binding: dict[str, Any] | InputBinding, run: Any) -> str:
     """Falcon's partition filter for a table input: ``(ds='2026030105';region='us')`` per instance, ``OR``-joined."""
     resolved_input = _input(binding)
-    from falcon_airflow.instances.paths import PathTemplate
+    from falcon_airflow.core.paths import Template
 
     _, _, partitions = _table(resolved_input)
     zone = resolved_input.feed.zone
     filters = []
     for moment in resolved_input.resolve(instance(run)).instances:
-        spec = " AND ".join(f"{key}='{PathTemplate(value).resolve(moment, zone)}'" for key, value in partitions)
+        spec = " AND ".join(f"{key}='{Template(value).resolve(moment, zone)}'" for key, value in partitions)
         filters.append(f"({spec})")
     return " OR ".join(filters)
 

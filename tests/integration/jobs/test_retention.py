@@ -14,21 +14,23 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from falcon_airflow.jobs import common, retention
+from falcon_airflow.core.paths import Template
+from falcon_airflow.core.times import format_instant, parse_instant, parse_zone
+from falcon_airflow.jobs import retention
 
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("spark-jobs")]
 
-UTC = common.parse_zone("UTC")
+UTC = parse_zone("UTC")
 
 
 def utc(text: str) -> datetime:
-    return common.parse_instant(text)
+    return parse_instant(text)
 
 
 def make_instances(base: Path, layout: str, start: datetime, count: int, step: timedelta,
                    zone: Any = UTC) -> dict[datetime, Path]:
     """``count`` instance folders of ``base`` + ``layout`` from ``start`` every ``step``, each with a file."""
-    template = common.Template.parse(str(base) + layout)
+    template = Template.parse(str(base) + layout)
     made = {}
     for index in range(count):
         moment = start + index * step
@@ -92,7 +94,7 @@ def test_hourly_layout_several_location_types_and_a_static_one(spark: Any, tmp_p
     for made in (data, meta):
         assert all(folder.exists() == (moment >= cutoff) for moment, folder in made.items())
     assert sorted((item["type"], item["instance"]) for item in report["evicted"]) == sorted(
-        (kind, common.format_instant(moment)) for kind in ("data", "meta") for moment in data if moment < cutoff)
+        (kind, format_instant(moment)) for kind in ("data", "meta") for moment in data if moment < cutoff)
     assert stats.exists()
     assert {"path": f"file://{tmp_path}/stats", "reason": "static path (no date variable): ignored"} in \
         report["skipped"]
@@ -116,7 +118,7 @@ def test_falcon_repeated_variables_months_limit(spark: Any, tmp_path: Path) -> N
 
 
 def test_feed_time_zone(spark: Any, tmp_path: Path) -> None:
-    zone = common.parse_zone("America/Los_Angeles")
+    zone = parse_zone("America/Los_Angeles")
     made = make_instances(tmp_path / "d", "/${YEAR}/${MONTH}/${DAY}/${HOUR}", utc("2015-10-31T07:00Z"), 28,
                           timedelta(hours=1), zone)
 
@@ -245,7 +247,7 @@ def test_folders_of_expired_instances_go_at_once_but_never_with_strangers(spark:
     assert sorted(os.listdir(base / "2014" / "06")) == ["README"]
     assert len(report["evicted"]) == sum(1 for moment in made if moment < cutoff)
     assert [item["instance"] for item in report["evicted"]] == sorted(
-        common.format_instant(moment) for moment in made if moment < cutoff)
+        format_instant(moment) for moment in made if moment < cutoff)
     # 11 months of 2014, 2015/01-04 as folders; 2015 itself and 2014 stay (the README, May's instances)
     assert report["removed_folders"] == 15 and kit.empty_dirs(base) == []
 
@@ -295,7 +297,7 @@ def test_property_exactly_the_expired_instances_go(spark: Any, tmp_path: Path, k
     base = root / "feed"
     start = utc("2015-01-01T00:00Z")
     step = LAYOUTS[layout]
-    template = common.Template.parse(str(base) + layout)
+    template = Template.parse(str(base) + layout)
     expected_kept, expected_gone = set(), set()
     now = start + timedelta(hours=now_offset)
     cutoff = now - timedelta(hours=limit_hours)
@@ -312,7 +314,7 @@ def test_property_exactly_the_expired_instances_go(spark: Any, tmp_path: Path, k
     expected_kept.add("sibling/2015/01/01/keep")
 
     code = retention.main(["--feed", "f", "--cluster", "c", "--location", f"data=file://{base}{layout}",
-                           "--limit", f"hours({limit_hours})", "--now", common.format_instant(now)], spark=spark)
+                           "--limit", f"hours({limit_hours})", "--now", format_instant(now)], spark=spark)
 
     assert code == 0
     files = {rel for rel, value in kit.snapshot(root).items() if value != "dir"}
@@ -333,7 +335,7 @@ def test_killed_mid_way_then_rerun_finishes(spark: Any, tmp_path: Path, kit: Any
     expired = sorted(moment for moment in made if moment < cutoff)
     first, last = made[expired[0]], made[expired[-1]]
     arguments = ["--feed", "clicks", "--cluster", "primary", "--limit", "days(30)", "--now",
-                 common.format_instant(now), "--location", f"data=file://{base}/${{YEAR}}/${{MONTH}}/${{DAY}}/${{HOUR}}"]
+                 format_instant(now), "--location", f"data=file://{base}/${{YEAR}}/${{MONTH}}/${{DAY}}/${{HOUR}}"]
 
     killed, output = kit.run_killed_when(kit.submit_command("retention", *arguments), lambda: not first.exists(),
                                          tmp_path)

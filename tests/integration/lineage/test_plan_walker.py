@@ -559,18 +559,6 @@ def test_merge_follows_openlineage() -> None:
                 assert merge(merge(left, middle), right) == merge(left, merge(middle, right))
 
 
-def test_dataset_names_agree_with_the_lineage_package() -> None:
-    naming = pytest.importorskip("falcon_airflow.core.naming")
-    for location in ("file:/tmp/a/b/", "file:///tmp/x//y", "/data/clicks/2026/03/01", "hdfs://nn:8020/data/x/",
-                     "s3a://bucket/key/part", "s3://bucket/k", "gs://b/k/", "file://host/p", "abfss://c@s.net/p"):
-        mine, theirs = lineage_plan.location_dataset(location), naming.location_dataset(location)
-        assert (mine.namespace, mine.name) == (theirs.namespace, theirs.name), location
-    assert lineage_plan.metastore_namespace("thrift://ms1:9083,thrift://ms2:9083") == "hive://ms1:9083"
-    assert lineage_plan.metastore_namespace("") is None
-    jdbc = lineage_plan.jdbc_dataset("jdbc:postgresql://db:5432/shop", "public.orders")
-    assert (jdbc.namespace, jdbc.name) == ("postgres://db:5432", "shop.public.orders")
-
-
 def test_a_dataframe_without_a_jvm_plan_is_refused() -> None:
     class ConnectDataFrame:
         sparkSession = None

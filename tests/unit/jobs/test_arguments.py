@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
+import zipfile
 from pathlib import Path
 
 import pytest
 
-from falcon_airflow.jobs import common, fingerprint, replication, retention
+from falcon_airflow.compiler.common import CORE_FOLDER
+from falcon_airflow.core.times import format_instant, parse_instant, parse_zone
+from falcon_airflow.jobs import fingerprint, replication, retention
+from falcon_airflow.provider.hooks.archives import package_archive
 
 RETENTION = ["--feed", "clicks", "--cluster", "primary", "--limit", "days(10)"]
 REPLICATION = ["--feed", "clicks", "--source-cluster", "a", "--target-cluster", "b", "--instance", "2015-01-01T00:00Z"]
@@ -91,14 +96,14 @@ def test_parsed_options() -> None:
     assert [location.kind for location in options.locations] == ["data", "stats"]
     assert options.locations[0].template.text == "/d/in/${YEAR}/${MONTH}"
     assert options.locations[0].uri.root == "file://"
-    assert common.format_instant(options.cutoff) == "2015-02-19T00:00Z"
+    assert format_instant(options.cutoff) == "2015-02-19T00:00Z"
 
 
 def test_instances_line() -> None:
     outcome = retention.Outcome()
-    assert retention.instances_line(outcome, common.parse_zone("UTC")) == "instances=NULL"
-    outcome.moments = [common.parse_instant("2015-11-02T08:00Z"), common.parse_instant("2015-11-01T07:00Z")]
-    assert retention.instances_line(outcome, common.parse_zone("America/Los_Angeles")) == \
+    assert retention.instances_line(outcome, parse_zone("UTC")) == "instances=NULL"
+    outcome.moments = [parse_instant("2015-11-02T08:00Z"), parse_instant("2015-11-01T07:00Z")]
+    assert retention.instances_line(outcome, parse_zone("America/Los_Angeles")) == \
         "instances=201511010000,201511020000"
 
 
@@ -111,11 +116,15 @@ def test_balance_spreads_bytes() -> None:
 
 
 @pytest.mark.parametrize("job", ["retention", "replication", "fingerprint"])
-def test_job_file_runs_as_a_script(job: str) -> None:
-    """As spark-submit runs it: the file alone, ``common`` imported from beside it (no falcon_airflow needed)."""
+def test_job_file_runs_as_a_script(job: str, tmp_path: Path) -> None:
+    """As spark-submit runs it: the file alone, ``common`` imported from beside it and the core from the archive the
+    Spark hook ships (no installed falcon_airflow: ``-S`` leaves site-packages out)."""
     script = Path(retention.__file__).with_name(f"{job}.py")
+    archive = package_archive(CORE_FOLDER, tmp_path)
+    assert sorted(zipfile.ZipFile(archive).namelist())[:2] == ["falcon_airflow/__init__.py",
+                                                             "falcon_airflow/core/__init__.py"]
     completed = subprocess.run([sys.executable, "-S", str(script), "--bogus"], capture_output=True, text=True,
-                               timeout=60, check=False)
+                               timeout=60, check=False, env={**os.environ, "PYTHONPATH": str(archive)})
     assert completed.returncode == 2, completed.stderr
     assert f"{job}: error: " in completed.stderr
     assert "Traceback" not in completed.stderr

@@ -161,7 +161,9 @@ def test_compiled_lineage_facts(specs: dict[str, Any], tmp_path: Path) -> None:
     assert process.job.application.endswith("jobs/lineage_driver.py")
     assert process.job.arguments[:2] == ("--falcon-script", str((tmp_path / "apps" / "agg.py").resolve()))
     assert process.job.lineage_events == "{{ macros.falcon.lineage_path(dag_run, task.task_id) }}"
-    assert process.job.py_files is not None and process.job.py_files.endswith("jobs/lineage_plan.py")
+    shipped = (process.job.py_files or "").split(",")
+    assert [Path(item).relative_to(Path(item).parents[1]).as_posix() for item in shipped] == [
+        "jobs/lineage_plan.py", "falcon_airflow/core"]
     assert process.job.conf["spark.falcon.lineage.tableNamespace"] == "hive://east"  # no registry: the default
 
 

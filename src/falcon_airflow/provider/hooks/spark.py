@@ -17,6 +17,7 @@ from airflow.providers.apache.spark.hooks.spark_submit import SparkSubmitHook
 from airflow.sdk.exceptions import AirflowNotFoundException
 
 from falcon_airflow.jvm import s3a_jars_for
+from falcon_airflow.provider.hooks.archives import ship_packages
 
 
 def default_spark_submit() -> str:
@@ -71,6 +72,7 @@ class FalconSparkSubmitHook(SparkSubmitHook):
                              jars=kwargs.get("jars"), packages=kwargs.get("packages"), spark_home=spark_home)
         if added:
             kwargs["jars"] = ",".join([*filter(None, [kwargs.get("jars")]), *(str(jar) for jar in added)])
+        kwargs["py_files"] = ship_packages(kwargs.get("py_files"))  # the core package folder, as a zip
         super().__init__(**kwargs)
 
     def _connection_exists(self) -> bool:

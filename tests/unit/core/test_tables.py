@@ -1,10 +1,15 @@
-"""Catalog table URIs, ``catalog:<db>:<table>#<key>=<value>[;...]``, parsed by Falcon's rules (CatalogStorage)."""
+"""Catalog table URIs, ``catalog:<db>:<table>#<key>=<value>[;...]`` (``falcon_airflow.core.tables``), parsed by
+Falcon's rules (CatalogStorage), and the lexicographic partition cut-off of Falcon's table retention."""
 
 from __future__ import annotations
 
 import pytest
 
-from falcon_airflow.entities import CatalogTable, TableUri
+from falcon_airflow.core.errors import TableUriError
+from falcon_airflow.core.tables import TableUri
+from falcon_airflow.core.times import parse_instant, parse_zone
+from falcon_airflow.entities import CatalogTable
+from falcon_airflow.entities.catalog import parse_table_uri
 from falcon_airflow.errors import CatalogUriError
 
 DATED = "${YEAR}-${MONTH}-${DAY}"
@@ -53,10 +58,12 @@ def test_catalog_table_element_parses_its_uri() -> None:
     ],
 )
 def test_invalid_uris(uri: str, words: str) -> None:
-    with pytest.raises(CatalogUriError, match="table URI") as raised:
+    with pytest.raises(TableUriError, match="table URI") as raised:
         TableUri.parse(uri)
-
-    assert words in raised.value.message
+    assert words in str(raised.value)
+    with pytest.raises(CatalogUriError) as wrapped:  # the entities' error, for validation's file and line
+        parse_table_uri(uri)
+    assert words in wrapped.value.message
 
 
 def test_catalog_uri_error_is_a_value_error() -> None:
@@ -75,3 +82,19 @@ def test_catalog_uri_error_is_a_value_error() -> None:
 )
 def test_lenient_forms_falcon_accepts(uri: str, partitions: tuple[tuple[str, str], ...]) -> None:
     assert TableUri.parse(uri).partitions == partitions
+
+
+def test_lexicographic_partition_filter() -> None:
+    table = TableUri.parse("catalog:db:t#ds=${YEAR}${MONTH}${DAY};hr=${HOUR};region=us")
+    utc = parse_zone("UTC")
+    cutoff = table.cutoff_values(parse_instant("2015-01-05T10:00Z"), utc)
+    assert cutoff == ("20150105", "10")
+    assert table.dated_keys == ("ds", "hr") and table.static_partitions == {"region": "us"}
+    assert table.is_older({"ds": "20150104", "hr": "23", "region": "us"}, cutoff)  # k1 < v1
+    assert table.is_older({"ds": "20150105", "hr": "09", "region": "us"}, cutoff)  # k1 = v1 and k2 < v2
+    assert not table.is_older({"ds": "20150105", "hr": "10", "region": "us"}, cutoff)  # equal: kept
+    assert not table.is_older({"ds": "20150106", "hr": "00", "region": "us"}, cutoff)
+    assert not table.is_older({"ds": "20150101", "hr": "00", "region": "eu"}, cutoff)  # another feed's slice
+    assert table.dated_template().instance_time("ds=20150104/hr=07", utc) == parse_instant("2015-01-04T07:00Z")
+    assert table.resolve(parse_instant("2015-01-04T07:00Z"), utc) == {"ds": "20150104", "hr": "07", "region": "us"}
+    assert table.partition_path() == "ds=${YEAR}${MONTH}${DAY}/hr=${HOUR}/region=us"

@@ -8,7 +8,9 @@ from falcon_airflow.core.naming import (
     DatasetId,
     JobName,
     feed_dataset,
+    jdbc_dataset,
     location_dataset,
+    metastore_authority,
     metastore_namespace,
     normalize_path,
     parse_dataset,
@@ -78,3 +80,10 @@ def test_job_names_of_our_dags() -> None:
         "replication", "logs", ("east", "west"), "replicate")
     assert parse_job_name("falcon.process.count.local") is None  # the DAG itself
     assert parse_job_name("spark.count-lines") is None
+
+
+def test_a_spark_jobs_metastore_and_jdbc_names() -> None:
+    assert metastore_authority("thrift://ms1:9083,thrift://ms2:9083") == "hive://ms1:9083"
+    assert metastore_authority("") is None and metastore_authority(None) is None
+    jdbc = jdbc_dataset("jdbc:postgresql://db:5432/shop", "public.orders")
+    assert (jdbc.namespace, jdbc.name) == ("postgres://db:5432", "shop.public.orders")

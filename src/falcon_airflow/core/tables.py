@@ -1,0 +1,98 @@
+"""Feed storage in a catalog table: ``catalog:<database>:<table>#<key>=<value>[;<key>=<value>...]``.
+
+The parse rules are Falcon's (``CatalogStorage``): the scheme must be ``catalog``; the rest before ``#`` splits on
+``:`` into exactly a database and a table; the ``#`` part is mandatory and holds ``;``-separated ``key=value``
+specs with exactly one ``=`` each (empty specs are skipped, as Falcon did). Values may hold path variables such as
+``${YEAR}``: the dated keys, whose values at a cut-off Falcon's retention compares lexicographically.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, tzinfo
+
+from falcon_airflow.core.errors import TableUriError
+from falcon_airflow.core.paths import Template, has_variable
+
+
+@dataclass(frozen=True)
+class TableUri:
+    """``catalog:db:table#k=v;k2=v2``: database, table and the partition specs in order."""
+
+    database: str
+    table: str
+    partitions: tuple[tuple[str, str], ...]
+
+    @classmethod
+    def parse(cls, uri: str) -> TableUri:
+        """Falcon's grammar; :class:`TableUriError` names what is wrong. Values keep their variables as ``${X}``."""
+        text = uri.strip()
+        scheme, colon, rest = text.partition(":")
+        if not colon or scheme != "catalog":
+            raise TableUriError(f"table URI '{uri}': catalog scheme is missing (expected catalog:<db>:<table>#...)")
+        path, hash_sign, fragment = rest.partition("#")
+        parts = path.split(":")
+        if len(parts) != 2:
+            raise TableUriError(f"table URI '{uri}': the part before '#' must be <database>:<table>")
+        database, table = (part.strip() for part in parts)
+        if not database:
+            raise TableUriError(f"table URI '{uri}': the database name is missing")
+        if not table:
+            raise TableUriError(f"table URI '{uri}': the table name is missing")
+        if not hash_sign or not fragment.strip():
+            raise TableUriError(f"table URI '{uri}': partition details after '#' are missing")
+        partitions = []
+        for spec in fragment.split(";"):
+            if not spec:
+                continue  # Falcon skips empty specs: "ds=1;" and "ds=1;;region=us" are accepted
+            pieces = spec.split("=")
+            while pieces and not pieces[-1]:
+                pieces.pop()  # Java's split drops trailing empty strings, so "ds=" has no value
+            if len(pieces) != 2 or not pieces[0].strip():
+                raise TableUriError(f"table URI '{uri}': partition spec '{spec}' is not a single key=value pair")
+            partitions.append((pieces[0].strip(), pieces[1].strip()))
+        if not partitions:  # "#;" alone: Falcon let it through only to fail later on an empty partition map
+            raise TableUriError(f"table URI '{uri}': partition details after '#' are missing")
+        return cls(database=database, table=table, partitions=tuple(partitions))
+
+    @property
+    def partition_spec(self) -> str:
+        """``k=v;k2=v2``, the form Falcon's templates use."""
+        return ";".join(f"{key}={value}" for key, value in self.partitions)
+
+    def partition_path(self) -> str:
+        """``k=v/k2=v2`` — the Hive layout of this URI's partition below the table location."""
+        return "/".join(f"{key}={value}" for key, value in self.partitions)
+
+    def resolve(self, moment: datetime, zone: tzinfo) -> dict[str, str]:
+        """Every key's value at ``moment`` in ``zone`` (the partition of that instance)."""
+        return {key: Template(value).resolve(moment, zone) for key, value in self.partitions}
+
+    @property
+    def dated_keys(self) -> tuple[str, ...]:
+        return tuple(key for key, value in self.partitions if has_variable(value))
+
+    @property
+    def static_partitions(self) -> dict[str, str]:
+        return {key: value for key, value in self.partitions if not has_variable(value)}
+
+    def dated_template(self) -> Template:
+        """The dated keys as a path template ``k1=${YEAR}${MONTH}/k2=${DAY}`` (to read partition times)."""
+        return Template("/".join(f"{key}={value}" for key, value in self.partitions if key in self.dated_keys))
+
+    def cutoff_values(self, cutoff: datetime, zone: tzinfo) -> tuple[str, ...]:
+        """Each dated key's value at the cut-off (Falcon evaluates the partition values at the cut-off time)."""
+        values = dict(self.partitions)
+        return tuple(Template(values[key]).resolve(cutoff, zone) for key in self.dated_keys)
+
+    def is_older(self, partition: dict[str, str], cutoff_values: tuple[str, ...]) -> bool:
+        """Falcon's lexicographic filter over the dated keys: ``(k1<v1) or (k1=v1 and k2<v2) or …``.
+
+        Partitions whose static keys differ from this URI's (another feed's slice of the table) never match.
+        """
+        for key, value in self.static_partitions.items():
+            if partition.get(key) != value:
+                return False
+        if any(key not in partition for key in self.dated_keys):
+            return False
+        return tuple(partition[key] for key in self.dated_keys) < cutoff_values

@@ -1,0 +1,40 @@
+"""Instants, durations (months as 31 days, Falcon's EvictionHelperTest) and time zones
+(``falcon_airflow.core.times``)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from falcon_airflow.core.errors import RuleError
+from falcon_airflow.core.times import parse_duration, parse_instant, parse_zone
+
+
+# EvictionHelperTest: limits in exact minutes, months as 31 days
+@pytest.mark.parametrize(("text", "minutes"), [
+    ("minutes(5)", 5), ("hours(5)", 300), ("days(10)", 14400), ("months(5)", 5 * 31 * 1440), ("${hours(2)}", 120),
+])
+def test_durations(text: str, minutes: int) -> None:
+    assert parse_duration(text).minutes == minutes
+    assert parse_duration(text).delta == timedelta(minutes=minutes)
+
+
+@pytest.mark.parametrize("text", ["weeks(1)", "hours", "hours(-1)", "hours(0)", "5 hours", ""])
+def test_bad_durations(text: str) -> None:
+    with pytest.raises(RuleError):
+        parse_duration(text)
+
+
+def test_instants_and_zones() -> None:
+    assert parse_instant("2015-01-01T10:00Z") == datetime(2015, 1, 1, 10, 0, tzinfo=UTC)
+    assert parse_instant("2015-01-01T10:00:30Z").second == 30
+    for bad in ("2015-01-01 10:00", "2015-13-01T10:00Z", "yesterday"):
+        with pytest.raises(RuleError):
+            parse_instant(bad)
+    assert parse_zone("GMT+05:30").utcoffset(None) == timedelta(hours=5, minutes=30)
+    assert parse_zone("UTC-08:00").utcoffset(None) == timedelta(hours=-8)
+    with pytest.raises(RuleError, match="unknown time zone"):
+        parse_zone("Mars/Olympus")
+    with pytest.raises(RuleError):
+        parse_zone("../etc/passwd")
