@@ -13,9 +13,9 @@ from pathlib import Path
 from falcon_airflow.compiler.common import resolve_application, spark_master, storage_base
 from falcon_airflow.compiler.oozie import OozieCompileError, app_folder, compile_workflow, workflow_file
 from falcon_airflow.compiler.oozie_spec import OozieWorkflowSpec
+from falcon_airflow.core.paths import join_storage
 from falcon_airflow.entities import Cluster, InterfaceType, Process
 from falcon_airflow.entities.cluster import ClusterLocationName
-from falcon_airflow.instances.paths import join_storage
 from falcon_airflow.oozie import parse_workflow_file
 
 

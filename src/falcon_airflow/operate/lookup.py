@@ -6,9 +6,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from falcon_airflow.core.paths import Template, join_storage
 from falcon_airflow.entities import EntityType, StorageKind
 from falcon_airflow.instances.feeds import FeedOnCluster
-from falcon_airflow.instances.paths import PathTemplate, join_storage
 from falcon_airflow.operate import options as rules
 from falcon_airflow.operate.context import Context
 from falcon_airflow.operate.lifecycles import entity_dags
@@ -20,7 +20,7 @@ from falcon_airflow.workspace import Workspace
 
 def _owns(template: str, path: str, zone: Any) -> tuple[bool, str | None]:
     """Whether ``path`` is (inside) an instance of the location template, and that instance's time."""
-    located = PathTemplate(template)
+    located = Template(template)
     if not located.is_dated:
         base = template.rstrip("/")
         return path == base or path.startswith(base + "/"), None

@@ -30,6 +30,12 @@ if TYPE_CHECKING:
     from falcon_airflow.provider.operators.oozie import OozieNodeOperator
     from falcon_airflow.provider.operators.oozie_runtime import WorkflowRun
 
+def _job_py_files(*names: str) -> str:
+    from falcon_airflow.compiler.common import job_py_files
+
+    return job_py_files(*names)  # the job modules and the core package they import
+
+
 def _job(name: str) -> str:
     from falcon_airflow.compiler.common import job_file
 
@@ -117,7 +123,7 @@ def _submission(operator: OozieNodeOperator, action: str, body: dict[str, Any], 
                         key == "target" and operation["op"] == "move"):
                     operation[key] = name_node + value  # Oozie resolves scheme-less paths on the name-node
             operations.append(operation)
-        submit.update(application=_job("oozie_fs.py"), py_files=_job("common.py"),
+        submit.update(application=_job("oozie_fs.py"), py_files=_job_py_files("common.py"),
                       application_args=["--operations", json.dumps(operations), "--report", report])
     elif action == "distcp":
         flags, sources, target = _distcp_arguments([evaluate(item) for item in body.get("args", [])])
@@ -126,7 +132,8 @@ def _submission(operator: OozieNodeOperator, action: str, body: dict[str, Any], 
         for source in sources:
             arguments += ["--source-path", source]
         arguments += ["--target-path", target, "--availability-flag", "NA", *flags, "--report", report]
-        submit.update(application=_job("replication.py"), py_files=_job("common.py"), application_args=arguments)
+        submit.update(application=_job("replication.py"), py_files=_job_py_files("common.py"),
+                      application_args=arguments)
     else:
         raise ActionFailed("E0405", f"action type {action} does not run here")
     submit["conf"] = conf
