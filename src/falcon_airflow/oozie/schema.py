@@ -155,7 +155,9 @@ def _with_global(part: etree._Element, job_tracker: str | None, name_node: str |
     tracker = next((child for child in cluster if etree.QName(child).localname != "name-node"), None)
     node = next((child for child in cluster if etree.QName(child).localname == "name-node"), None)
     if tracker is None and job_tracker is not None:
-        tracker = etree.Element(etree.QName(namespace, "job-tracker").text)
+        # the git action names it <resource-manager> only; the others accept <job-tracker> in every version
+        name = "resource-manager" if etree.QName(part).localname == "git" else "job-tracker"
+        tracker = etree.Element(etree.QName(namespace, name).text)
         tracker.text = job_tracker
     if node is None and name_node is not None:
         node = etree.Element(etree.QName(namespace, "name-node").text)

@@ -151,3 +151,12 @@ def test_conformance_verdicts(shared: Path) -> None:
             assert not codes, (row["file"], issues)
         else:
             assert row["oozie_error"].split()[0] in codes, (row["file"], issues)
+
+
+def test_global_job_tracker_for_a_git_action() -> None:
+    git = ('<git xmlns="uri:oozie:git-action:1.0"><git-uri>https://example.org/r.git</git-uri>'
+           '<destination-uri>/tmp/r</destination-uri></git>')
+    body = '<start to="a"/>\n' + _action("a", "end", "end", git) + '<end name="end"/>'
+    with_global = '<global><job-tracker>jt</job-tracker><name-node>nn</name-node></global>\n'
+    assert _errors(_wf(body, version="1.0", head=with_global)) == []
+    assert ("E0701", 2) in _errors(_wf(body, version="1.0"))  # git needs a name node
