@@ -7,7 +7,9 @@ from __future__ import annotations
 
 import email
 import json
+import shutil
 import socket
+import subprocess
 import textwrap
 import time
 from collections.abc import Callable, Iterator
@@ -255,6 +257,41 @@ CHILD = """\
 """
 
 
+# a java main class on Spark's driver, from the application's lib/ folder
+JAVA = """\
+<workflow-app name="java-wf" xmlns="uri:oozie:workflow:0.5">
+  <global>
+    <job-tracker>${jobTracker}</job-tracker>
+    <name-node>${nameNode}</name-node>
+  </global>
+  <start to="main"/>
+  <action name="main">
+    <java>
+      <main-class>falcon.Touch</main-class>
+      <java-opts>-Dfalcon.greeting=${greeting}</java-opts>
+      <arg>${target}/from-java</arg>
+    </java>
+    <ok to="end"/>
+    <error to="fail"/>
+  </action>
+  <kill name="fail"><message>java failed: ${wf:errorMessage('main')}</message></kill>
+  <end name="end"/>
+</workflow-app>
+"""
+
+TOUCH = """\
+package falcon;
+
+public class Touch {
+    public static void main(String[] args) throws Exception {
+        java.nio.file.Path folder = java.nio.file.Paths.get(args[0]);
+        java.nio.file.Files.createDirectories(folder);
+        java.nio.file.Files.writeString(folder.resolve("greeting"), System.getProperty("falcon.greeting", "none"));
+    }
+}
+"""
+
+
 def _write(path: Path, text: str) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(textwrap.dedent(text), encoding="utf-8")
@@ -269,6 +306,8 @@ def workspace(entities: Callable[..., Path], tmp_path: Path) -> Path:
     entities("main.xml", PROCESS.format(name="main", io=IO))
     entities("failing.xml", PROCESS.format(name="failing", io="").replace(
         "<properties>", f'<properties><property name="flag" value="{tmp_path}/flag"/>'))
+    entities("java.xml", PROCESS.format(name="java", io="").replace(
+        "<properties>", f'<properties><property name="target" value="{tmp_path}/java"/>'))
     entities("notify.xml", PROCESS.format(name="notify", io="").replace(
         "<properties>", f'<properties><property name="target" value="{tmp_path}/notified"/>'))
     apps = entities_folder() / "apps"
@@ -279,6 +318,7 @@ def workspace(entities: Callable[..., Path], tmp_path: Path) -> Path:
     _write(apps / "failing" / "workflow.xml", FAILING)
     _write(apps / "notify" / "workflow.xml", NOTIFYING)
     _write(apps / "notify" / "child" / "workflow.xml", CHILD)
+    _write(apps / "java" / "workflow.xml", JAVA)
     return storage
 
 
@@ -394,3 +434,17 @@ def test_email_and_sub_workflow(workspace: Path, tmp_path: Path, smtp: Mailbox) 
     assert body.get_payload(decode=True).decode() == "greeting hello-07 from notify-wf"
     # the sub-workflow saw the caller's configuration and its own
     assert (tmp_path / "notified" / "from-child").read_text().strip() == "hello-07 child-wf"
+
+
+@pytest.mark.skipif(shutil.which("javac") is None or shutil.which("jar") is None, reason="needs a JDK (javac, jar)")
+def test_java_action_runs_its_main_class_on_the_spark_driver(workspace: Path, tmp_path: Path) -> None:
+    source = tmp_path / "src" / "falcon" / "Touch.java"
+    _write(source, TOUCH)
+    classes = tmp_path / "classes"
+    subprocess.run(["javac", "--release", "17", "-d", str(classes), str(source)], check=True, timeout=120)
+    lib = entities_folder() / "apps" / "java" / "lib"
+    lib.mkdir(parents=True)
+    subprocess.run(["jar", "cf", str(lib / "touch.jar"), "-C", str(classes), "."], check=True, timeout=120)
+    run = dag_of("java").test(logical_date=pendulum.datetime(2026, 3, 1, 8, tz="UTC"))
+    assert str(run.state) == "success", states(run)
+    assert (tmp_path / "java" / "from-java" / "greeting").read_text() == "hello-08"  # <java-opts> reached the JVM
