@@ -100,3 +100,14 @@ def test_setrep_is_read_and_refused(tmp_path: Path) -> None:
         ("mkdir", None), ("setrep", "2")]
     [issue] = report.issues
     assert issue.rule == "FA020" and "<setrep>" in issue.message
+
+
+def test_a_definition_over_oozies_default_length_is_a_warning(tmp_path: Path) -> None:
+    actions = "".join(f'<action name="a{index}"><fs><mkdir path="/d/{index}"/></fs><ok to="a{index + 1}"/>'
+                      f'<error to="a1200"/></action>\n' for index in range(1200))
+    path = tmp_path / "workflow.xml"
+    path.write_text(f'<workflow-app xmlns="uri:oozie:workflow:0.5" name="long"><start to="a0"/>\n{actions}'
+                    '<end name="a1200"/></workflow-app>', encoding="utf-8")
+    report = validate_workflow_file(path)
+    assert [(issue.rule, issue.level) for issue in report.issues] == [("E0736", Level.WARNING)]
+    assert report.workflow is not None and len(report.workflow.actions) == 1200
