@@ -137,3 +137,12 @@ def test_validate_a_bare_workflow(capsys: pytest.CaptureFixture[str], workflow: 
     assert code == 1
     [error] = [issue for issue in report["issues"] if issue["level"] == "error"]
     assert (error["rule"], error["line"]) == ("E0708", 23)
+
+
+def test_schema_only_judges_a_workflow_alone(capsys: pytest.CaptureFixture[str], workflow: Path) -> None:
+    workflow.write_text(WORKFLOW.replace('<join name="joined" to="end"/>', '<join name="joined" to="nowhere"/>'))
+    code, out, _ = run(capsys, "validate", "--schema-only", "--format", "json", str(workflow))
+    assert code == 0 and json.loads(out)["issues"] == []  # transitions are not schema
+    workflow.write_text(WORKFLOW.replace("<kill name=\"fail\"><message>failed</message></kill>", '<kill name="fail"/>'))
+    code, out, _ = run(capsys, "validate", "--schema-only", "--format", "json", str(workflow))
+    assert code == 1 and [issue["rule"] for issue in json.loads(out)["issues"]] == ["E0701"]
