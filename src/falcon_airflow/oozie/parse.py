@@ -474,8 +474,14 @@ def _not_a_workflow(root: _Element, display: str) -> Issue:
 
 
 def _as_oozie(issues: tuple[Issue, ...]) -> tuple[Issue, ...]:
-    """The XML reader's refusals, under Oozie's code for an unreadable definition."""
-    return tuple(Issue(issue.level, SCHEMA_RULE, issue.message, file=issue.file, line=issue.line,
+    """The XML reader's refusals (worded for entity files), under Oozie's code for an unreadable definition."""
+    def reworded(message: str) -> str:
+        return (message.replace("a Falcon entity XML text file", "an Oozie workflow XML text file")
+                .replace("a Falcon entity XML document", "an Oozie workflow definition")
+                .replace("entity files are limited", "workflow files are limited")
+                .replace("entity files must", "workflow files must"))
+
+    return tuple(Issue(issue.level, SCHEMA_RULE, reworded(issue.message), file=issue.file, line=issue.line,
                        entity_type="workflow") for issue in issues)
 
 

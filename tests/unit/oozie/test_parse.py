@@ -268,7 +268,8 @@ def test_conformance_workflows_read_unless_the_schema_refuses_them(shared: Path)
     (b"<workflow-app xmlns='uri:oozie:workflow:0.5' name='w'><start", "not well-formed"),
     (b"<process xmlns='uri:falcon:process:0.1' name='p'/>", "not an Oozie workflow"),
     (b"<workflow-app xmlns='uri:oozie:coordinator:0.4' name='w'/>", "not an Oozie workflow"),
-    (b"", "empty"),
+    (b"", "empty; expected an Oozie workflow definition"),
+    (b"\xff\xfe<a/>", "workflow files must be UTF-8"),
 ])
 def test_bad_documents_are_refused_with_e0701(data: bytes, needle: str) -> None:
     parsed = parse_workflow_bytes(data, "bad.xml")
