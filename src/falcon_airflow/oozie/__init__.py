@@ -40,6 +40,15 @@ The model (frozen dataclasses; every element keeps its ``line``; text is kept as
     content_type, attachment), ``SubWorkflowAction`` (app_path, propagate_configuration, configuration),
     ``SshAction`` (host, command, args, capture_output), ``OtherAction`` (an unknown action element: fields).
     ``Property(name, value, description)``; ``Configuration`` is a tuple of them; ``configuration_dict()``.
+
+Judging, drawing, evaluating (their own modules)
+    ``oozie.validate.validate_workflow_file(path, display, supplied=None, in_process=None) -> WorkflowReport``
+    (everything ``validate`` says about one file); ``oozie.rules.check_workflow(workflow, supplied)`` (Oozie's
+    structural rules, ``E07xx``); ``oozie.schema.validate_workflow_schema`` (``E0701``);
+    ``oozie.support.ACTION_SUPPORT`` / ``support_of(action)`` (what runs here, ``FA020``);
+    ``oozie.graph.graph_of(workflow)`` (the JSON of ``oozie graph``), ``to_dot``, ``to_svg``,
+    ``support_of_workflow``; ``oozie.el`` (Oozie's EL: ``evaluate_text``, ``evaluate_value``,
+    ``evaluate_predicate``, ``WorkflowContext``, ``ActionResult``, ``OozieFileSystem``, ``LocalFileSystem``).
 """
 
 from __future__ import annotations
