@@ -160,3 +160,25 @@ def test_global_job_tracker_for_a_git_action() -> None:
     with_global = '<global><job-tracker>jt</job-tracker><name-node>nn</name-node></global>\n'
     assert _errors(_wf(body, version="1.0", head=with_global)) == []
     assert ("E0701", 2) in _errors(_wf(body, version="1.0"))  # git needs a name node
+
+
+@pytest.mark.parametrize(("version", "head", "body", "valid"), [
+    ("0.2.5", '<credentials><credential name="hc" type="hcat"><property><name>a</name><value>b</value></property>'
+     "</credential></credentials>", '<fs><delete path="/x"/></fs>', True),
+    ("0.2", '<credentials/>', '<fs><delete path="/x"/></fs>', False),  # credentials came with 0.2.5
+    ("0.4.5", "", '<fs><chgrp path="/x" group="g" dir-files="false"><recursive/></chgrp></fs>', True),
+    ("0.4", "", '<fs><chgrp path="/x" group="g"/></fs>', False),  # chgrp came with 0.4.5
+    ("0.3", "", '<fs><touchz path="/x"/></fs>', False),  # touchz came with 0.4
+    ("0.5", "", '<fs><delete path="/x" skip-trash="true"/><setrep path="/x" replication-factor="2"/></fs>', True),
+    ("1.0", "", '<fs><setrep path="/x" replication-factor="2"/></fs>', False),
+    ("0.4", '<global><job-tracker>j</job-tracker></global>', '<fs><mkdir path="/x"/></fs>', True),
+    ("0.3", '<global><job-tracker>j</job-tracker></global>', '<fs><mkdir path="/x"/></fs>', False),
+])
+def test_what_each_schema_version_allows(version: str, head: str, body: str, valid: bool) -> None:
+    cred = ' cred="hc"' if "credential " in head else ""
+    xml = (f'<workflow-app xmlns="uri:oozie:workflow:{version}" name="w">{head}<start to="a"/>'
+           f'<action name="a"{cred}>{body}<ok to="end"/><error to="end"/></action><end name="end"/></workflow-app>')
+    codes = {rule for rule, _ in _errors(xml)}
+    assert (not codes) is valid, codes
+    if not valid:
+        assert codes == {"E0701"}
