@@ -38,9 +38,9 @@ ACTION_SUPPORT: dict[str, ActionSupport] = {item.action_type: item for item in (
     ActionSupport("distcp", True, "the project's replication copier (a Spark job)"),
     ActionSupport("sub-workflow", True, "the child workflow as a nested task group (propagate-configuration "
                   "passes the parent's configuration)"),
-    ActionSupport("sqoop", False, "Sqoop needs a MapReduce cluster and this project has no JDBC import/export "
-                  "job yet", "read or write the database from a Spark job (spark.read.jdbc / DataFrame.write.jdbc) "
-                  "in a <spark> action or an engine=\"spark\" process"),
+    ActionSupport("sqoop", False, "a Sqoop command line runs as MapReduce jobs, and there is no MapReduce here",
+                  "move the transfer to the feed: an <import> from a datasource or an <export> to one runs as a "
+                  "Spark JDBC job here (docs/import-export.md); or read/write over JDBC in a <spark> action"),
     ActionSupport("map-reduce", False, "there is no MapReduce runtime here (Spark only)",
                   "port the mapper and reducer to a Spark job (a <spark> action or engine=\"spark\"); a streaming "
                   "job's scripts can run unchanged through RDD.pipe in PySpark"),
