@@ -20,6 +20,7 @@ from falcon_airflow.compiler.common import (
     feed_facts,
     group_access_of,
     job_file,
+    job_py_files,
     owner_of,
     source_of,
     spark_master,
@@ -111,7 +112,7 @@ def _spark_job(kind: str, feed: Feed, placement: FeedCluster, side: FeedOnCluste
               "--table", database.table, *_credential_arguments(database),
               "--format", storage_format(feed)]
     return SparkJob(connection=placement.name, master=master, deploy_mode=deploy_mode,
-                    application=job_file(f"db_{kind}.py"), py_files=f"{job_file('common.py')},{job_file('jdbc.py')}",
+                    application=job_file(f"db_{kind}.py"), py_files=job_py_files("common.py", "jdbc.py"),
                     name=f"falcon-{kind}-{feed.name}-{placement.name}",
                     arguments=(*common, *arguments, "--report",
                                "{{ macros.falcon.report_path(dag_run, task.task_id) }}"),

@@ -38,6 +38,9 @@ except ImportError:  # run by spark-submit with --py-files common.py,jdbc.py
     import common  # type: ignore[import-not-found, no-redef]
     import jdbc  # type: ignore[import-not-found, no-redef]
 
+from falcon_airflow.core.paths import Template
+from falcon_airflow.core.times import format_instant, parse_instant, parse_zone
+
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
@@ -151,10 +154,10 @@ def run(args: argparse.Namespace, spark: SparkSession | None = None) -> common.J
     table = jdbc.table_name(args.table)
     keys = [jdbc.column_name(name) for name in args.update_key.split(",")] if args.update_key else []
     mode = ("upsert" if args.update_mode == "allowinsert" else "update") if keys else "insert"
-    instance = common.parse_instant(args.instance)
-    instance_text = common.format_instant(instance)
-    zone = common.parse_zone(args.timezone)
-    source = str(common.parse_location(common.Template.parse(args.location).resolve(instance, zone), "instance"))
+    instance = parse_instant(args.instance)
+    instance_text = format_instant(instance)
+    zone = parse_zone(args.timezone)
+    source = str(common.parse_location(Template.parse(args.location).resolve(instance, zone), "instance"))
     staging = staging_name(table, args.feed, args.cluster, instance_text)
     ledger_key = (f"feed = {_sql_text(args.feed)} AND cluster = {_sql_text(args.cluster)} AND "
                   f"target_table = {_sql_text(table)} AND instance = {_sql_text(instance_text)}")

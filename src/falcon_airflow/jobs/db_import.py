@@ -42,6 +42,9 @@ except ImportError:  # run by spark-submit with --py-files common.py,jdbc.py
     import common  # type: ignore[import-not-found, no-redef]
     import jdbc  # type: ignore[import-not-found, no-redef]
 
+from falcon_airflow.core.paths import Template
+from falcon_airflow.core.times import format_instant, parse_instant, parse_zone
+
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
@@ -112,7 +115,7 @@ def _spark_bound(value: str) -> str:
 
 
 def _belongs(target: str, location: str, instance: Any, zone: Any) -> None:
-    resolved = common.Template.parse(location).resolve(instance, zone)
+    resolved = Template.parse(location).resolve(instance, zone)
     if str(common.parse_location(resolved, "instance")) != target:
         raise common.JobError(f"{target} is not the instance folder of the feed's location {location}")
 
@@ -157,9 +160,9 @@ def run(args: argparse.Namespace, spark: SparkSession | None = None) -> common.J
         raise common.UsageError("--num-mappers above 1 needs --split-by")
     if args.query and "$CONDITIONS" not in args.query:
         raise common.UsageError("--query must contain $CONDITIONS (as Sqoop's free-form query does)")
-    instance = common.parse_instant(args.instance)
-    zone = common.parse_zone(args.timezone)
-    target = str(common.parse_location(common.Template.parse(args.location).resolve(instance, zone), "instance"))
+    instance = parse_instant(args.instance)
+    zone = parse_zone(args.timezone)
+    target = str(common.parse_location(Template.parse(args.location).resolve(instance, zone), "instance"))
     columns = [jdbc.column_name(name) for name in args.columns.split(",")] if args.columns else None
     split_by = jdbc.column_name(args.split_by) if args.split_by else None
     flag = args.availability_flag if args.availability_flag and args.availability_flag != "NA" else DEFAULT_FLAG
@@ -198,7 +201,7 @@ def run(args: argparse.Namespace, spark: SparkSession | None = None) -> common.J
             raise
     known = [name for name, _ in (table_columns or source_columns)]
     report: dict[str, Any] = {
-        "job": NAME, "feed": args.feed, "cluster": args.cluster, "instance": common.format_instant(instance),
+        "job": NAME, "feed": args.feed, "cluster": args.cluster, "instance": format_instant(instance),
         "target": target, "table": args.table, "query": bool(args.query),
         "columns": [[name, kind] for name, kind in source_columns],
         "filter_columns": filter_columns(args.where or args.query, known), "rows": rows,

@@ -22,6 +22,7 @@ from openlineage.client.facet_v2 import column_lineage_dataset
 
 from falcon_airflow.compiler.specs import DatabaseSpec, TransferDagSpec
 from falcon_airflow.core.databases.urls import JdbcUrlError, parse_jdbc_url
+from falcon_airflow.core.lineage import PRODUCER
 from falcon_airflow.core.naming import DatasetId
 from falcon_airflow.lineage import facets as F
 from falcon_airflow.lineage.datasets import (
@@ -84,7 +85,7 @@ def column_lineage(fields: Sequence[SchemaField], source: DatasetId, filtered_by
                                                                    masking=False)])
             for column in filtered_by]
         result[name] = column_lineage_dataset.Fields(inputFields=inputs)
-    return column_lineage_dataset.ColumnLineageDatasetFacet(fields=result, dataset=[], producer=F.PRODUCER)
+    return column_lineage_dataset.ColumnLineageDatasetFacet(fields=result, dataset=[], producer=PRODUCER)
 
 
 def _table_facets(table: DatasetId, fields: Sequence[SchemaField]) -> dict[str, Any]:
