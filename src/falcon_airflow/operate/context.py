@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import base64
 import getpass
+import json
 import os
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -11,6 +13,24 @@ from falcon_airflow.operate.airflow_api import AirflowClient
 from falcon_airflow.operate.config_store import Store
 from falcon_airflow.operate.journal import JournalBook
 from falcon_airflow.operate.settings import Settings
+
+
+def airflow_user(settings: Settings) -> str | None:
+    """The Airflow user the commands act as: the one they log in with, else the subject of the given token (read
+    only to name who acted; Airflow verifies the token)."""
+    if settings.user:
+        return settings.user
+    if not settings.token or settings.token.count(".") != 2:
+        return None
+    try:
+        payload = settings.token.split(".")[1]
+        claims = json.loads(base64.urlsafe_b64decode(payload + "=" * (-len(payload) % 4)))
+    except (ValueError, UnicodeDecodeError):
+        return None
+    if not isinstance(claims, dict):
+        return None
+    name = claims.get("preferred_username") or claims.get("username") or claims.get("sub")
+    return str(name) if name else None
 
 
 def local_user() -> str:
@@ -35,8 +55,11 @@ class Context:
 
     @classmethod
     def create(cls, settings: Settings, *, do_as: str | None = None, debug: bool = False) -> Context:
-        return cls(settings=settings, store=Store(settings.entities, settings.state), user=do_as or local_user(),
-                   do_as=do_as, debug=debug)
+        # Who acted, as recorded on kills, suspends, reruns and in the store: the -doAs user, else the Airflow
+        # user the commands log in as, else (no Airflow login given) the local user.
+        user = do_as or airflow_user(settings) or local_user()
+        return cls(settings=settings, store=Store(settings.entities, settings.state), user=user, do_as=do_as,
+                   debug=debug)
 
     def airflow(self) -> AirflowClient:
         if self._client is None:

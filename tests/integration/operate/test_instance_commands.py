@@ -128,7 +128,7 @@ def test_kill_suspend_resume_rerun_and_doing_them_again(pipeline: AirflowServer)
     again = instance(server, "-kill", *one)
     assert (again["status"], statuses(again)) == ("SUCCEEDED", [("2026-04-03T01:00Z", "KILLED")])
     run = server.client().run(DAG, running)
-    assert run is not None and run["note"].startswith("[falcon-airflow] KILLED by ")
+    assert run is not None and run["note"].startswith("[falcon-airflow] KILLED by admin ")  # the Airflow user
 
     waiting = trigger(server, DAG, at(3, 2))
     two = ("-start", "2026-04-03T02:00Z", "-end", "2026-04-03T02:00Z")

@@ -327,3 +327,23 @@ def test_changes_on_an_empty_window_succeed(pipeline: Kit, action: str) -> None:
     code, out, _ = pipeline.run("instance", action, "-type", "process", "-name", "count", *WINDOW)
     assert code == 0
     assert "No instance of (process) count between 2026-05-01T00:00Z and 2026-05-01T10:00Z" in out
+
+
+def test_a_kill_records_the_airflow_user_who_acted(pipeline: Kit, monkeypatch: pytest.MonkeyPatch) -> None:
+    import base64
+    import json as json_module
+
+    from falcon_airflow.operate.context import Context, airflow_user
+    from falcon_airflow.operate.settings import Settings
+
+    run = running_workflow(pipeline, T4)
+    monkeypatch.setenv("FALCON_AIRFLOW_USER", "alice")
+    monkeypatch.setenv("FALCON_AIRFLOW_PASSWORD", "secret")
+    instance(pipeline, "-kill", "-start", "2026-05-01T04:00Z", "-end", "2026-05-01T04:00Z")
+    assert (run.note or "").startswith("[falcon-airflow] KILLED by alice at ")
+
+    claims = base64.urlsafe_b64encode(json_module.dumps({"sub": "bob"}).encode()).decode().rstrip("=")
+    settings = Settings(url="http://airflow.test", entities=pipeline.root, token=f"header.{claims}.signature")
+    assert airflow_user(settings) == "bob"
+    assert Context.create(settings, do_as="carol").user == "carol"
+    assert airflow_user(Settings(url="http://airflow.test", entities=pipeline.root, token="opaque")) is None
