@@ -24,6 +24,8 @@ RUN_HOME ?= $(CURDIR)/airflow-home
 RUN_PORT ?= 8080
 RUN_ENTITIES ?= $(CURDIR)/entities
 RUN_CATCHUP ?= False
+# Running tasks' logs are served to the api-server from 127.0.0.1 only, on a port that follows RUN_PORT.
+RUN_LOG_PORT ?= $(shell echo $$(( $(RUN_PORT) + 713 )))
 RUN_ENV := AIRFLOW_HOME=$(RUN_HOME) \
 	AIRFLOW__CORE__DAGS_FOLDER=$(CURDIR)/dags \
 	FALCON_ENTITIES_DIR=$(RUN_ENTITIES) \
@@ -39,6 +41,9 @@ RUN_ENV := AIRFLOW_HOME=$(RUN_HOME) \
 	AIRFLOW__API__BASE_URL=http://127.0.0.1:$(RUN_PORT) \
 	AIRFLOW__DAG_PROCESSOR__REFRESH_INTERVAL=30 \
 	AIRFLOW__FALCON__CATCHUP=$(RUN_CATCHUP) \
+	AIRFLOW__CORE__HOSTNAME_CALLABLE=falcon_airflow.provider.loopback.loopback_hostname \
+	AIRFLOW__LOGGING__WORKER_LOG_SERVER_PORT=$(RUN_LOG_PORT) \
+	AIRFLOW__LOGGING__TRIGGER_LOG_SERVER_PORT=$(RUN_LOG_PORT) \
 	AIRFLOW__OPENLINEAGE__TRANSPORT='{"type": "file", "log_file_path": "$(RUN_HOME)/lineage/events.jsonl", "append": true}' \
 	PATH=$(CURDIR)/$(BIN):$$PATH
 
@@ -87,7 +92,9 @@ bench: install
 	$(BIN)/python -m benchmarks
 
 # The components start one by one (not `airflow standalone`): workers report to the api-server, so the scheduler
-# starts once it answers; logs are local files, so no log server listens (they would on every interface).
+# starts once it answers. Logs are local files; the api-server reads a running task's log from a log server, which
+# runs here bound to 127.0.0.1 (Airflow's own would listen on every interface), every component naming itself
+# 127.0.0.1 so that the log URLs point at it.
 run: install
 	@mkdir -p $(RUN_HOME)/lineage
 	@$(BIN)/python entities/apps/seed_shop_db.py /tmp/falcon-airflow/shop.db  # the example import's database
@@ -100,6 +107,8 @@ run: install
 	@$(RUN_ENV) bash -c 'trap "trap - TERM; kill 0" INT TERM EXIT; \
 	  airflow api-server --host 127.0.0.1 --port $(RUN_PORT) & \
 	  for _ in $$(seq 600); do (exec 3<>/dev/tcp/127.0.0.1/$(RUN_PORT)) 2>/dev/null && break; sleep 1; done; \
+	  uvicorn --factory airflow.utils.serve_logs.log_server:create_app --host 127.0.0.1 --port $(RUN_LOG_PORT) \
+	    --log-level warning --no-access-log & \
 	  airflow dag-processor & \
 	  airflow scheduler --skip-serve-logs & \
 	  airflow triggerer --skip-serve-logs & \

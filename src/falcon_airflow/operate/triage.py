@@ -117,13 +117,15 @@ class Walk:
         self.visited.add(key)
         if record is not None and record.details:
             node.note = record.details
+        if status in (InstanceStatus.SUCCEEDED.value, InstanceStatus.RUNNING.value):
+            # its work is done or under way: what may still come is a late-data re-run
+            node.late = self._late(process, runner, instance, record)
         if status == InstanceStatus.SUCCEEDED.value:
             return node
         if depth >= MAX_DEPTH:
             node.note = "the walk stops here (too deep)"
             return node
         node.missing = self._missing_inputs(runner, instance, depth)
-        node.late = self._late(process, runner, instance, record)
         return node
 
     def _missing_inputs(self, runner: ProcessOnCluster, instance: datetime, depth: int) -> list[MissingInput]:
@@ -198,9 +200,13 @@ def _process_lines(node: ProcessNode, indent: int) -> list[str]:
              + (f"  [{node.note}]" if node.note else "")]
     for item in node.missing:
         lines += _missing_lines(item, indent + 1)
-    if node.status not in (InstanceStatus.SUCCEEDED.value, NO_RUN) and not node.missing and not node.note \
-            and node.status != InstanceStatus.WAITING.value:
-        lines.append(f"{pad}  every input is available; the cause is this instance itself ({node.status})")
+    if not node.missing and not node.note:
+        if node.status in (InstanceStatus.RUNNING.value, InstanceStatus.READY.value):
+            lines.append(f"{pad}  its inputs are there and it is {node.status.lower()}: its output comes when it "
+                         "finishes")
+        elif node.status not in (InstanceStatus.SUCCEEDED.value, InstanceStatus.WAITING.value, NO_RUN):
+            lines.append(f"{pad}  every input is available; the cause is this instance itself ({node.status}): "
+                         "instance -logs shows why")
     if node.late:
         lines.append(f"{pad}  {node.late}")
     return lines
