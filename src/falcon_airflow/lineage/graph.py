@@ -342,6 +342,32 @@ def _path(source: Box, target: Box) -> tuple[str, float, float]:
             f"{x2:.1f} {y2:.1f}", (x1 + x2) / 2, (y1 + y2) / 2 - 3)
 
 
+LABEL_CHAR_WIDTH = 4.6  # font-size 8, Helvetica: an upper bound of the average advance
+LABEL_HEIGHT = 9.0
+
+
+def label_box(x: float, y: float, text: str) -> tuple[float, float, float, float]:
+    """The box (left, top, right, bottom) a centred edge label of ``text`` takes at baseline ``y``."""
+    half = len(text) * LABEL_CHAR_WIDTH / 2
+    return x - half, y - LABEL_HEIGHT + 2, x + half, y + 2
+
+
+def _overlaps(one: tuple[float, float, float, float], other: tuple[float, float, float, float]) -> bool:
+    return one[0] < other[2] and other[0] < one[2] and one[1] < other[3] and other[1] < one[3]
+
+
+def _free_spot(placed: list[tuple[float, float, float, float]], x: float, y: float, text: str) -> float:
+    """A baseline near ``y`` where the label overlaps no label placed before (tried nearest first), recorded."""
+    for step in range(40):
+        offset = (step + 1) // 2 * (LABEL_HEIGHT + 1) * (1 if step % 2 else -1)
+        box = label_box(x, y + offset, text)
+        if not any(_overlaps(box, other) for other in placed):
+            placed.append(box)
+            return y + offset
+    placed.append(label_box(x, y, text))
+    return y
+
+
 def to_svg(graph: Graph) -> str:
     boxes, width, height = _layout(graph)
     width, height = max(width, 200.0), max(height, 80.0)
@@ -355,12 +381,19 @@ def to_svg(graph: Graph) -> str:
     merged: dict[tuple[str, str], list[str]] = {}  # parallel edges share one curve and one label
     for source, target, label in sorted(graph.edges):
         merged.setdefault((source, target), []).append(label)
+    placed: list[tuple[float, float, float, float]] = []
+    texts = []
     for (source, target), labels in merged.items():
         label = ", ".join(labels)
         path, label_x, label_y = _path(boxes[source], boxes[target])
         parts.append(f'<path d="{path}" marker-end="url(#arrow)"><title>{escape(label)}</title></path>')
-        parts.append(f'<text x="{label_x:.1f}" y="{label_y:.1f}" font-size="8" fill="#555" stroke="none" '
-                     f'text-anchor="middle">{escape(label)}</text>')
+        label_y = _free_spot(placed, label_x, label_y, label)
+        # a white halo keeps the label readable where it crosses another curve
+        texts.append(f'<text x="{label_x:.1f}" y="{label_y:.1f}" font-size="8" fill="#555" stroke="#ffffff" '
+                     f'stroke-width="3" paint-order="stroke" text-anchor="middle">{escape(label)}</text>')
+    parts.append("</g>")
+    parts.append('<g class="edge-labels">')
+    parts.extend(texts)
     parts.append("</g>")
     parts.append('<g class="nodes" font-size="11">')
     for key, (bx, by, bw) in boxes.items():

@@ -110,3 +110,22 @@ def test_lineage_never_imports_airflow_or_pyspark(event_file: Path, tmp_path: Pa
         result = subprocess.run([sys.executable, "-c", script, "lineage", *argv, "--events", str(event_file)],
                                 capture_output=True, text=True, timeout=60, check=False)
         assert json.loads(result.stderr.strip().splitlines()[-1]) == {"code": 0, "heavy": []}, result.stderr
+
+
+def test_edge_labels_of_the_svg_never_overprint_each_other() -> None:
+    from itertools import combinations
+
+    from falcon_airflow.lineage.graph import Graph, label_box, to_svg
+
+    graph = Graph()
+    for feed in range(4):  # every feed read by every process: the curves cross, their midpoints coincide
+        for process in range(4):
+            graph.edge(graph.node("feed", f"f{feed}"), graph.node("process", f"p{process}"), "input")
+    root = ElementTree.fromstring(to_svg(graph))
+    svg = "{http://www.w3.org/2000/svg}"
+    (labels,) = [group for group in root.iter(f"{svg}g") if group.get("class") == "edge-labels"]
+    boxes = [label_box(float(text.get("x", 0)), float(text.get("y", 0)), text.text or "")
+             for text in labels.iter(f"{svg}text")]
+    assert len(boxes) == 16
+    for one, other in combinations(boxes, 2):
+        assert not (one[0] < other[2] and other[0] < one[2] and one[1] < other[3] and other[1] < one[3])
