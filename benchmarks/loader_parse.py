@@ -26,45 +26,6 @@ REPOSITORY = Path(__file__).resolve().parent.parent
 GOAL_WARM_RATIO = 1.2
 GOAL_COLD_SECONDS = 10.0
 
-CLUSTER = """<cluster name="{name}" colo="{name}" xmlns="uri:falcon:cluster:0.1">
-  <interfaces>
-    <interface type="readonly" endpoint="file:///tmp/bench/{name}" version="1"/>
-    <interface type="write" endpoint="file:///tmp/bench/{name}" version="1"/>
-    <interface type="spark" endpoint="local[2]" version="4"/>
-  </interfaces>
-  <locations><location name="staging" path="/staging"/></locations>
-</cluster>
-"""
-FEED = """<feed name="feed-{i}" xmlns="uri:falcon:feed:0.1">
-  <tags>team=t{team}</tags>
-  <availabilityFlag>_SUCCESS</availabilityFlag>
-  <frequency>hours(1)</frequency>
-  <late-arrival cut-off="hours(2)"/>
-  <clusters>
-    <cluster name="primary" type="source">
-      <validity start="2025-01-01T00:00Z" end="2099-01-01T00:00Z"/><retention limit="days(7)" action="delete"/>
-    </cluster>
-  </clusters>
-  <locations><location type="data" path="/data/feed-{i}/${{YEAR}}/${{MONTH}}/${{DAY}}/${{HOUR}}"/></locations>
-  <ACL owner="o" group="g" permission="*"/>
-  <schema location="/s" provider="csv"/>
-</feed>
-"""
-PROCESS = """<process name="process-{i}" xmlns="uri:falcon:process:0.1">
-  <clusters><cluster name="primary"><validity start="2026-01-01T00:00Z" end="2099-01-01T00:00Z"/></cluster></clusters>
-  <parallel>2</parallel>
-  <order>FIFO</order>
-  <frequency>hours(1)</frequency>
-  <inputs><input name="in" feed="feed-{source}" start="now(-2,0)" end="now(0,0)"/></inputs>
-  <outputs><output name="out" feed="feed-{i}" instance="now(0,0)"/></outputs>
-  <properties><property name="day" value="${{formatTime(instanceTime(), 'yyyy-MM-dd')}}"/></properties>
-  <workflow engine="spark" path="/apps"/>
-  <spark-attributes><name>job-{i}</name><jar>/apps/job.py</jar>\
-<spark-opts>--driver-memory 1g</spark-opts></spark-attributes>
-  <retry policy="periodic" delay="minutes(5)" attempts="2"/>
-</process>
-"""
-
 TIMED_FILE = """
 import sys, time
 import airflow.sdk  # noqa: F401  (Airflow's own import is measured apart)
@@ -79,14 +40,10 @@ print(elapsed, len(dags), sum(len(dag.tasks) for dag in dags))
 
 
 def generate_entities(folder: Path, count: int) -> None:
-    (folder / "clusters").mkdir(parents=True)
-    (folder / "feeds").mkdir()
-    (folder / "processes").mkdir()
-    (folder / "clusters" / "primary.xml").write_text(CLUSTER.format(name="primary"))
-    for i in range(count):
-        (folder / "feeds" / f"feed-{i}.xml").write_text(FEED.format(i=i, team=i % 10))
-        # processes read the feed written by the previous process, so the graph is a chain
-        (folder / "processes" / f"process-{i}.xml").write_text(PROCESS.format(i=i, source=(i - 1) % count))
+    """One cluster, ``count`` feeds and ``count`` processes reading each other's feeds in a chain (the estate)."""
+    from tests.estate import write_estate
+
+    write_estate(folder, count, data_root="/tmp/bench")
 
 
 PLAIN_HEADER = """\

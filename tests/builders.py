@@ -7,11 +7,11 @@ from pathlib import Path
 
 from falcon_airflow.workspace import Workspace
 
-CLUSTER = """<cluster name="{name}" colo="local" xmlns="uri:falcon:cluster:0.1">
+CLUSTER = """<cluster name="{name}" colo="{colo}" xmlns="uri:falcon:cluster:0.1">
   <interfaces>
     <interface type="readonly" endpoint="{storage}" version="1"/>
     <interface type="write" endpoint="{storage}" version="1"/>
-    <interface type="spark" endpoint="local[2]" version="4"/>
+    <interface type="spark" endpoint="local[2]" version="4"/>{interfaces}
   </interfaces>
   <locations><location name="staging" path="/staging"/></locations>
 </cluster>
@@ -50,8 +50,10 @@ PROCESS = """<process name="{name}" xmlns="uri:falcon:process:0.1">
 """
 
 
-def cluster(name: str = "c1", storage: str = "file:///srv/c1") -> str:
-    return CLUSTER.format(name=name, storage=storage)
+def cluster(name: str = "c1", storage: str = "file:///srv/c1", *, colo: str = "local", interfaces: str = "") -> str:
+    """The standard cluster: local storage at ``storage`` (a URI), Spark ``local[2]``, staging ``/staging``;
+    ``interfaces`` adds more (a registry ...)."""
+    return CLUSTER.format(name=name, storage=storage, colo=colo, interfaces=f"\n    {interfaces}" if interfaces else "")
 
 
 def feed(name: str = "f", *, frequency: str = "hours(1)", start: str = "2010-01-01T00:00Z",
@@ -98,3 +100,54 @@ def workspace(folder: Path, *documents: str) -> Workspace:
     problems = [issue for parsed in loaded.files for issue in parsed.issues if issue.is_error]
     assert not problems, problems
     return loaded
+
+
+# -- the operated pipeline: feeds on east (and west), a process on east; the entity/instance commands' tests -----
+
+OPS_FEED = """<feed name="{name}" xmlns="uri:falcon:feed:0.1">
+  <availabilityFlag>_DONE</availabilityFlag>
+  <frequency>hours(1)</frequency>
+  <clusters>
+    <cluster name="east" type="source">
+      <validity start="2026-01-01T00:00Z" end="2099-01-01T00:00Z"/>
+      <retention limit="days({days})" action="delete"/>
+    </cluster>{west}
+  </clusters>
+  <locations><location type="data" path="/{name}/${{YEAR}}/${{MONTH}}/${{DAY}}/${{HOUR}}"/></locations>
+  <ACL owner="ops" group="users" permission="*"/>
+  <schema location="/none" provider="text"/>
+</feed>
+"""
+
+OPS_WEST = """
+    <cluster name="west" type="target">
+      <validity start="2026-01-01T00:00Z" end="2099-01-01T00:00Z"/>
+      <retention limit="days(30)" action="delete"/>
+    </cluster>"""
+
+OPS_PROCESS = """<process name="{name}" xmlns="uri:falcon:process:0.1">
+  <clusters>
+    <cluster name="east"><validity start="2026-01-01T00:00Z" end="2099-01-01T00:00Z"/></cluster>
+  </clusters>
+  <parallel>1</parallel>
+  <order>{order}</order>{timeout}
+  <frequency>hours(1)</frequency>
+  <inputs><input name="input" feed="{feed}" start="now(0,0)" end="now(0,0)"/></inputs>
+  <outputs><output name="output" feed="{output}" instance="now(0,0)"/></outputs>
+  <workflow engine="spark" path="apps"/>
+  <spark-attributes><name>{name}</name><jar>apps/job.py</jar></spark-attributes>
+  <ACL owner="analytics" group="users" permission="*"/>
+</process>
+"""
+
+
+def ops_feed(name: str = "logs", *, days: int = 2, west: bool = False) -> str:
+    """An hourly feed on ``east`` (source) and, with ``west``, replicated to ``west``; flag ``_DONE``."""
+    return OPS_FEED.format(name=name, days=days, west=OPS_WEST if west else "")
+
+
+def ops_process(name: str = "count", feed: str = "logs", output: str = "counts", *, order: str = "FIFO",
+                timeout: str | None = None) -> str:
+    """An hourly Spark process on ``east`` reading the current instance of ``feed`` and writing ``output``."""
+    return OPS_PROCESS.format(name=name, feed=feed, output=output, order=order,
+                              timeout=f"\n  <timeout>{timeout}</timeout>" if timeout else "")

@@ -9,15 +9,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-CLUSTER_XML = """<cluster name="{name}" colo="{name}" xmlns="uri:falcon:cluster:0.1">
-  <interfaces>
-    <interface type="readonly" endpoint="file://{root}/{name}" version="1"/>
-    <interface type="write" endpoint="file://{root}/{name}" version="1"/>
-    <interface type="spark" endpoint="local[2]" version="4"/>
-  </interfaces>
-  <locations><location name="staging" path="/staging"/></locations>
-</cluster>
-"""
+from tests.builders import cluster
+
 FEED_XML = """<feed name="feed-{i}" xmlns="uri:falcon:feed:0.1">
   <tags>team=t{team}</tags>
   <availabilityFlag>_SUCCESS</availabilityFlag>
@@ -60,7 +53,7 @@ def write_estate(folder: Path, count: int, *, broken: int = 0, data_root: str = 
     (folder / "clusters").mkdir(parents=True, exist_ok=True)
     (folder / "feeds").mkdir(exist_ok=True)
     (folder / "processes").mkdir(exist_ok=True)
-    (folder / "clusters" / "primary.xml").write_text(CLUSTER_XML.format(name="primary", root=data_root))
+    (folder / "clusters" / "primary.xml").write_text(cluster("primary", f"file://{data_root}/primary", colo="primary"))
     for i in range(count):
         bad_feed = broken > 0 and i % broken == 0
         bad_process = broken > 0 and i % broken == broken // 2

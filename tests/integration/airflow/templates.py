@@ -1,12 +1,12 @@
-"""Entity XML shared by the Airflow integration tests: a cluster whose storage is a local folder."""
+"""Entity XML shared by the Airflow integration tests: the standard cluster (tests/builders.py) with its storage in
+a local folder."""
 
-CLUSTER = """\
-<cluster name="{name}" colo="{name}" xmlns="uri:falcon:cluster:0.1">
-  <interfaces>
-    <interface type="readonly" endpoint="file://{storage}" version="1"/>
-    <interface type="write" endpoint="file://{storage}" version="1"/>
-    <interface type="spark" endpoint="local[2]" version="4"/>
-  </interfaces>
-  <locations><location name="staging" path="/staging"/></locations>
-</cluster>
-"""
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.builders import cluster
+
+
+def cluster_xml(name: str, storage: Path | str) -> str:
+    return cluster(name, f"file://{storage}", colo=name)

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pendulum
 import pytest
-from tests.integration.airflow.templates import CLUSTER
+from tests.integration.airflow.templates import cluster_xml
 
 from falcon_airflow.dags.builder import build_dag
 from falcon_airflow.dags.loader import entities_folder, load_specs
@@ -43,8 +43,8 @@ def spec(dag_id: str):  # type: ignore[no-untyped-def]
 
 def setup(entities: Callable[..., Path], tmp_path: Path) -> tuple[Path, Path]:
     east, west = tmp_path / "east", tmp_path / "west"
-    entities("east.xml", CLUSTER.format(name="east", storage=east))
-    entities("west.xml", CLUSTER.format(name="west", storage=west))
+    entities("east.xml", cluster_xml("east", east))
+    entities("west.xml", cluster_xml("west", west))
     entities("logs.xml", FEED)
     return east, west
 

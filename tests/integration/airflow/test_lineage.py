@@ -14,7 +14,7 @@ from typing import Any
 
 import pendulum
 import pytest
-from tests.integration.airflow.templates import CLUSTER
+from tests.integration.airflow.templates import cluster_xml
 
 from falcon_airflow.cli import main as cli
 from falcon_airflow.dags.builder import build_dag
@@ -156,7 +156,7 @@ def test_process_instances_report_column_lineage_through_the_driver(
         entities: Callable[..., Path], tmp_path: Path, event_log: EventLog, shared: Path,
         capsys: pytest.CaptureFixture[str]) -> None:
     storage = tmp_path / "storage"
-    entities("cluster.xml", CLUSTER.format(name="local", storage=storage))
+    entities("cluster.xml", cluster_xml("local", storage))
     entities("sales.xml", SALES.format(name="sales", owner="shop", schema="/none", provider="csv"))
     entities("totals.xml", SALES.format(name="totals", owner="finance", schema="/none", provider="parquet"))
     entities("process.xml", TOTALS_PROCESS)
@@ -218,8 +218,8 @@ def test_retention_drops_and_replication_copies_columns(
         entities: Callable[..., Path], tmp_path: Path, event_log: EventLog, shared: Path,
         capsys: pytest.CaptureFixture[str]) -> None:
     east, west = tmp_path / "east", tmp_path / "west"
-    entities("east.xml", CLUSTER.format(name="east", storage=east))
-    entities("west.xml", CLUSTER.format(name="west", storage=west))
+    entities("east.xml", cluster_xml("east", east))
+    entities("west.xml", cluster_xml("west", west))
     folder = entities("audit.xml", AUDIT).parent
     (folder / "schemas").mkdir()
     (folder / "schemas" / "audit.avsc").write_text(json.dumps(AUDIT_SCHEMA))

@@ -18,7 +18,7 @@ from typing import Any
 
 import pendulum
 import pytest
-from tests.integration.airflow.templates import CLUSTER
+from tests.integration.airflow.templates import cluster_xml
 
 from falcon_airflow.dags.builder import build_process_dag
 from falcon_airflow.dags.loader import entities_folder, load_specs
@@ -300,7 +300,7 @@ def _write(path: Path, text: str) -> None:
 @pytest.fixture
 def workspace(entities: Callable[..., Path], tmp_path: Path) -> Path:
     storage = tmp_path / "storage"
-    entities("cluster.xml", CLUSTER.format(name="local", storage=storage))
+    entities("cluster.xml", cluster_xml("local", storage))
     entities("events.xml", FEED.format(name="events"))
     entities("report.xml", FEED.format(name="report"))
     entities("main.xml", PROCESS.format(name="main", io=IO))

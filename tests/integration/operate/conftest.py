@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from .harness import CLUSTER, AirflowServer
+from .harness import AirflowServer, cluster_xml
 
 
 @pytest.fixture(scope="session")
@@ -15,7 +15,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[AirflowServer]:
     for name in ("east", "west"):
         (airflow.store / "clusters").mkdir(exist_ok=True)
         (airflow.store / "clusters" / f"{name}.xml").write_text(
-            CLUSTER.format(name=name, storage=airflow.storage / name), encoding="utf-8")
+            cluster_xml(name, airflow.storage / name), encoding="utf-8")
     airflow.start()
     try:
         yield airflow

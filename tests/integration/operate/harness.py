@@ -26,6 +26,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from tests.builders import cluster, ops_feed, ops_process
+
 from falcon_airflow.cli import build_parser
 from falcon_airflow.cli.registry import load
 from falcon_airflow.operate.airflow_api import AirflowClient
@@ -35,55 +37,8 @@ REPOSITORY = Path(__file__).resolve().parents[3]
 AIRFLOW = Path(sys.executable).parent / "airflow"
 START_TIMEOUT = 120.0
 
-CLUSTER = """\
-<cluster name="{name}" colo="{name}-colo" xmlns="uri:falcon:cluster:0.1">
-  <interfaces>
-    <interface type="readonly" endpoint="file://{storage}" version="1"/>
-    <interface type="write" endpoint="file://{storage}" version="1"/>
-    <interface type="spark" endpoint="local[2]" version="4"/>
-  </interfaces>
-  <locations><location name="staging" path="/staging"/></locations>
-</cluster>
-"""
-
-FEED = """\
-<feed name="{name}" xmlns="uri:falcon:feed:0.1">
-  <availabilityFlag>_DONE</availabilityFlag>
-  <frequency>hours(1)</frequency>
-  <clusters>
-    <cluster name="east" type="source">
-      <validity start="2026-01-01T00:00Z" end="2099-01-01T00:00Z"/>
-      <retention limit="days({days})" action="delete"/>
-    </cluster>{west}
-  </clusters>
-  <locations><location type="data" path="/{name}/${{YEAR}}/${{MONTH}}/${{DAY}}/${{HOUR}}"/></locations>
-  <ACL owner="ops" group="users" permission="*"/>
-  <schema location="/none" provider="text"/>
-</feed>
-"""
-
-WEST = """
-    <cluster name="west" type="target">
-      <validity start="2026-01-01T00:00Z" end="2099-01-01T00:00Z"/>
-      <retention limit="days(30)" action="delete"/>
-    </cluster>"""
-
-PROCESS = """\
-<process name="{name}" xmlns="uri:falcon:process:0.1">
-  <clusters>
-    <cluster name="east"><validity start="2026-01-01T00:00Z" end="2099-01-01T00:00Z"/></cluster>
-  </clusters>
-  <parallel>1</parallel>
-  <order>{order}</order>
-  <timeout>hours(1)</timeout>
-  <frequency>hours(1)</frequency>
-  <inputs><input name="input" feed="{feed}" start="now(0,0)" end="now(0,0)"/></inputs>
-  <outputs><output name="output" feed="{output}" instance="now(0,0)"/></outputs>
-  <workflow engine="spark" path="apps"/>
-  <spark-attributes><name>{name}</name><jar>apps/job.py</jar></spark-attributes>
-  <ACL owner="analytics" group="users" permission="*"/>
-</process>
-"""
+def cluster_xml(name: str, storage: Path) -> str:
+    return cluster(name, f"file://{storage}", colo=f"{name}-colo")
 
 
 def free_port() -> int:
@@ -93,11 +48,11 @@ def free_port() -> int:
 
 
 def feed_xml(name: str, *, days: int = 2, west: bool = False) -> str:
-    return FEED.format(name=name, days=days, west=WEST if west else "")
+    return ops_feed(name, days=days, west=west)
 
 
 def process_xml(name: str, feed: str, output: str, order: str = "FIFO") -> str:
-    return PROCESS.format(name=name, feed=feed, output=output, order=order)
+    return ops_process(name, feed, output, order=order, timeout="hours(1)")
 
 
 @dataclass

@@ -13,6 +13,7 @@ import pytest
 from openlineage.client.event_v2 import Job, Run, RunEvent, RunState
 from openlineage.client.serde import Serde
 from openlineage.client.uuid import generate_new_uuid
+from tests.builders import cluster
 
 from falcon_airflow.compiler import compile_workspace
 from falcon_airflow.compiler.specs import FeedFacts, LineageSpec, ProcessDagSpec, Schedule
@@ -28,16 +29,6 @@ from falcon_airflow.lineage.datasets import (
 )
 from falcon_airflow.lineage.schema import parse_schema, read_schema
 from falcon_airflow.workspace import Workspace
-
-CLUSTER = """<cluster name="{name}" colo="{name}" xmlns="uri:falcon:cluster:0.1">
-  <interfaces>
-    <interface type="readonly" endpoint="file:///srv/{name}" version="1"/>
-    <interface type="write" endpoint="file:///srv/{name}" version="1"/>
-    <interface type="spark" endpoint="local[2]" version="4"/>
-    {registry}
-  </interfaces>
-  <locations><location name="staging" path="/staging"/></locations>
-</cluster>"""
 
 FEED = """<feed name="{name}" xmlns="uri:falcon:feed:0.1">
   <tags>tier=gold,pii=false</tags>
@@ -83,8 +74,8 @@ def specs(tmp_path: Path) -> dict[str, Any]:
     (tmp_path / "apps" / "agg.py").write_text("print('agg')\n")
     (tmp_path / "schemas").mkdir()
     (tmp_path / "schemas" / "in.avsc").write_text(json.dumps(SCHEMA))
-    files = {"east.xml": CLUSTER.format(name="east", registry=""),
-             "west.xml": CLUSTER.format(name="west", registry='<interface type="registry" '
+    files = {"east.xml": cluster("east", "file:///srv/east", colo="east"),
+             "west.xml": cluster("west", "file:///srv/west", colo="west", interfaces='<interface type="registry" '
                                                               'endpoint="thrift://meta:9083" version="1"/>'),
              "in.xml": FEED.format(name="in", target=WEST, owner="ingest", schema="schemas/in.avsc",
                                    provider="avro"),

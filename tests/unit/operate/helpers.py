@@ -13,72 +13,25 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from tests.builders import cluster, ops_feed, ops_process
+
 from falcon_airflow.cli import build_parser
 from falcon_airflow.cli.registry import load
 from falcon_airflow.operate.airflow_api import AirflowError
 from falcon_airflow.operate.context import Context
 from falcon_airflow.operate.settings import Settings
 
-CLUSTER = """\
-<cluster name="{name}" colo="{colo}" xmlns="uri:falcon:cluster:0.1">
-  <interfaces>
-    <interface type="readonly" endpoint="file://{storage}" version="1"/>
-    <interface type="write" endpoint="file://{storage}" version="1"/>
-    <interface type="spark" endpoint="local[2]" version="4"/>
-  </interfaces>
-  <locations><location name="staging" path="/staging"/></locations>
-</cluster>
-"""
-
-FEED = """\
-<feed name="{name}" xmlns="uri:falcon:feed:0.1">
-  <availabilityFlag>_DONE</availabilityFlag>
-  <frequency>hours(1)</frequency>
-  <clusters>
-    <cluster name="east" type="source">
-      <validity start="2026-01-01T00:00Z" end="2099-01-01T00:00Z"/>
-      <retention limit="days({days})" action="delete"/>
-    </cluster>{extra_cluster}
-  </clusters>
-  <locations><location type="data" path="/{name}/${{YEAR}}/${{MONTH}}/${{DAY}}/${{HOUR}}"/></locations>
-  <ACL owner="ops" group="users" permission="*"/>
-  <schema location="/none" provider="text"/>
-</feed>
-"""
-
-WEST = """
-    <cluster name="west" type="target">
-      <validity start="2026-01-01T00:00Z" end="2099-01-01T00:00Z"/>
-      <retention limit="days(30)" action="delete"/>
-    </cluster>"""
-
-PROCESS = """\
-<process name="{name}" xmlns="uri:falcon:process:0.1">
-  <clusters>
-    <cluster name="east"><validity start="2026-01-01T00:00Z" end="2099-01-01T00:00Z"/></cluster>
-  </clusters>
-  <parallel>1</parallel>
-  <order>FIFO</order>
-  <frequency>hours(1)</frequency>
-  <inputs><input name="input" feed="{feed}" start="now(0,0)" end="now(0,0)"/></inputs>
-  <outputs><output name="output" feed="{output}" instance="now(0,0)"/></outputs>
-  <workflow engine="spark" path="apps"/>
-  <spark-attributes><name>{name}</name><jar>apps/job.py</jar></spark-attributes>
-  <ACL owner="analytics" group="users" permission="*"/>
-</process>
-"""
-
 
 def cluster_xml(name: str = "east", colo: str = "local", storage: str = "/tmp/falcon-airflow-unit") -> str:
-    return CLUSTER.format(name=name, colo=colo, storage=f"{storage}/{name}")
+    return cluster(name, f"file://{storage}/{name}", colo=colo)
 
 
 def feed_xml(name: str = "logs", *, days: int = 2, west: bool = False) -> str:
-    return FEED.format(name=name, days=days, extra_cluster=WEST if west else "")
+    return ops_feed(name, days=days, west=west)
 
 
 def process_xml(name: str = "count", feed: str = "logs", output: str = "counts") -> str:
-    return PROCESS.format(name=name, feed=feed, output=output)
+    return ops_process(name, feed, output)
 
 
 def now_iso(moment: datetime | None = None) -> str:
