@@ -1,6 +1,6 @@
 """Feed export: one feed instance written into a database table over JDBC — Falcon's Sqoop export, on Spark.
 
-Command line (``spark-submit --py-files common.py,jdbc.py db_export.py ARGS``)::
+Command line (``spark-submit --py-files common.py,jdbc.py,<core zip> db_export.py ARGS``)::
 
     --feed NAME --cluster NAME --instance yyyy-MM-ddTHH:mmZ --timezone ZONE
     --location TEMPLATE        the feed's data location with its storage base

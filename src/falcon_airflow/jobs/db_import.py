@@ -1,6 +1,6 @@
 """Feed import: one feed instance read from a database table over JDBC — Falcon's Sqoop import, on Spark.
 
-Command line (``spark-submit --py-files common.py,jdbc.py db_import.py ARGS``)::
+Command line (``spark-submit --py-files common.py,jdbc.py,<core zip> db_import.py ARGS``)::
 
     --feed NAME --cluster NAME --instance yyyy-MM-ddTHH:mmZ --timezone ZONE
     --location TEMPLATE        the feed's data location with its storage base (``file:///d/${YEAR}-${MONTH}``)

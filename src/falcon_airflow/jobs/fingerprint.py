@@ -1,6 +1,6 @@
 """Late-data fingerprint: one number per input that changes when late data arrives — Falcon's ``LateDataHandler``.
 
-Command line (``spark-submit [--py-files common.py] fingerprint.py ARGS``)::
+Command line (``spark-submit --py-files common.py,<core zip> fingerprint.py ARGS``)::
 
     --input NAME=URI[,URI…]    repeatable; URIs may be Hadoop globs (commas inside {a,b} are kept);
                                the literal ``null`` records nothing for that input, as in Falcon

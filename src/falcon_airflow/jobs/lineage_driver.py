@@ -2,7 +2,7 @@
 
 ::
 
-    spark-submit [spark options] --py-files lineage_plan.py lineage_driver.py \\
+    spark-submit [spark options] --py-files lineage_plan.py,<core zip> lineage_driver.py \\
         --falcon-script USER_SCRIPT.py [--falcon-lineage-out PATH] -- [user args ...]
 
 The driver hooks ``DataFrameWriter`` (``save``, ``parquet``, ``csv``, ``json``, ``orc``, ``text``, ``saveAsTable``,

@@ -3,8 +3,8 @@
 ``column_lineage(df)`` walks the plan of ``df`` (the analyzed plan by default) and returns, for every output column,
 the input fields it comes from - ``(namespace, dataset name, field)`` - each with its transformations, plus the
 dataset-level dependencies (filters, joins, group-by, sort) of OpenLineage's ``ColumnLineageDatasetFacet`` 1-2-0.
-``input_datasets(df)`` lists the datasets the plan reads. Only pyspark and the standard library are used, so this
-file ships beside a job with ``--py-files``.
+``input_datasets(df)`` lists the datasets the plan reads. Only pyspark, the standard library and
+:mod:`falcon_airflow.core` are used, so this file ships beside a job with ``--py-files`` (with the core's zip).
 
 Semantics follow openlineage-spark (``ExpressionTraverser`` and the operator visitors):
 

@@ -1,6 +1,6 @@
 """Runs an Oozie ``fs`` action through the Hadoop FileSystem API of the Spark JVM (file://, hdfs://, s3a:// alike).
 
-Command line (``spark-submit --py-files common.py oozie_fs.py ARGS``)::
+Command line (``spark-submit --py-files common.py,<core zip> oozie_fs.py ARGS``)::
 
     --operations JSON   the action's commands in document order: [{"op": "mkdir"|"delete"|"move"|"chmod"|"touchz"|
                         "chgrp", "path": URI, ...}] with "target" (move), "permissions" (chmod), "group" (chgrp),

@@ -1,7 +1,7 @@
 """Feed replication: copy one feed instance from a source cluster to a target cluster — Falcon's ``FeedReplicator``
 (DistCp), made atomic.
 
-Command line (``spark-submit [--py-files common.py] replication.py ARGS``)::
+Command line (``spark-submit --py-files common.py,<core zip> replication.py ARGS``)::
 
     --feed NAME --source-cluster NAME --target-cluster NAME --instance yyyy-MM-ddTHH:mmZ
     --source-path URI          repeatable: the instance folder(s) on the source's read-only storage
@@ -528,7 +528,7 @@ def _batches(items: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:
 
 
 def _ship_by_value() -> None:
-    """Pickle this module's task code by value, so executors need neither falcon_airflow nor common.py."""
+    """Pickle this module's task code by value, so executors need neither falcon_airflow.jobs nor common.py."""
     module = sys.modules.get(__name__)
     if __name__ != "__main__" and module is not None:  # as __main__ cloudpickle ships it by value anyway
         from pyspark import cloudpickle

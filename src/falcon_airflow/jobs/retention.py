@@ -1,6 +1,6 @@
 """Feed retention: evict (delete or archive) feed instances older than a limit — Falcon's ``FeedEvictor``.
 
-Command line (``spark-submit [--py-files common.py] retention.py ARGS``)::
+Command line (``spark-submit --py-files common.py,<core zip> retention.py ARGS``)::
 
     --feed NAME --cluster NAME
     --location TYPE=TEMPLATE   repeatable; TYPE data|stats|meta|tmp; TEMPLATE a URI with ${YEAR}…${MINUTE}
