@@ -20,7 +20,9 @@ from typing import Any
 
 import pytest
 
+from falcon_airflow.compiler.common import job_py_files
 from falcon_airflow.jobs import lineage_driver, lineage_plan
+from falcon_airflow.provider.hooks.archives import ship_packages
 
 SPARK_SUBMIT = Path(sys.executable).parent / "spark-submit"
 JOBS = Path(lineage_driver.__file__).resolve().parent
@@ -109,7 +111,7 @@ def submit(tmp_path: Path, script: str, *args: str, conf: dict[str, str] | None 
                "--conf", f"spark.pyspark.python={sys.executable}", "--conf", "spark.sql.shuffle.partitions=2"]
     for key, value in (conf or {}).items():
         command += ["--conf", f"{key}={value}"]
-    command += ["--py-files", str(JOBS / "lineage_plan.py"), str(JOBS / "lineage_driver.py"),
+    command += ["--py-files", ship_packages(job_py_files("lineage_plan.py")), str(JOBS / "lineage_driver.py"),
                 "--falcon-script", str(user_script)]
     if out is not None:
         command += ["--falcon-lineage-out", str(out)]
