@@ -25,6 +25,7 @@ from falcon_airflow.compiler.common import (
     tags_of,
     throttle,
 )
+from falcon_airflow.compiler.messaging import messaging_of
 from falcon_airflow.compiler.specs import LineageSpec, ReplicationDagSpec, RetentionDagSpec, Schedule, SparkJob
 from falcon_airflow.core.formats import SCHEMA_FORMATS
 from falcon_airflow.core.paths import join_storage
@@ -127,7 +128,9 @@ def compile_retention(workspace_clusters: Mapping[str, Cluster], feed: Feed, pla
         locations=locations, table=table, timezone=feed.timezone, limit=limit, frequency=str(feed.frequency),
         action=action, archive_root=archive_root, job=job, retry=FEED_RETRY, owner=owner_of(feed.acl),
         group_access=group_access_of(feed.acl),
-        tags=_feed_tags(feed, "retention"), doc_md=doc, lineage=_lineage(feed, entities_dir, cluster))
+        tags=_feed_tags(feed, "retention"), doc_md=doc, lineage=_lineage(feed, entities_dir, cluster),
+        messaging=messaging_of(cluster, feed.property_map),
+        emails=feed.notification.recipients if feed.notification is not None else ())
 
 
 def _int_property(feed: Feed, name: str, default: int) -> int:
@@ -204,5 +207,7 @@ def compile_replication(workspace_clusters: Mapping[str, Cluster], feed: Feed, s
         order=order, wait_timeout_seconds=timeout, job=job, retry=FEED_RETRY, owner=owner_of(feed.acl),
         group_access=group_access_of(feed.acl),
         tags=_feed_tags(feed, "replication"), doc_md=doc,
-        lineage=_lineage(feed, entities_dir, source_side.cluster, target_side.cluster))
+        lineage=_lineage(feed, entities_dir, source_side.cluster, target_side.cluster),
+        messaging=messaging_of(target_side.cluster, feed.property_map),
+        emails=feed.notification.recipients if feed.notification is not None else ())
 

@@ -31,6 +31,7 @@ from falcon_airflow.compiler.common import (
     tags_of,
     throttle,
 )
+from falcon_airflow.compiler.messaging import messaging_of
 from falcon_airflow.compiler.spark_options import parse_spark_options
 from falcon_airflow.compiler.specs import LateDataSpec, LineageSpec, ProcessDagSpec, Schedule, SlaSpec, SparkJob
 from falcon_airflow.core.naming import TABLE_NAMESPACE_CONF, metastore_namespace
@@ -247,6 +248,7 @@ def compile_process(workspace: Workspace, process: Process, placement: ProcessCl
         owner=owner_of(process.acl), group_access=group_access_of(process.acl),
         tags=tags_of(process.tag_pairs, "process", *(f"pipeline={name}" for name in process.pipelines)),
         doc_md=_doc(runner, placement, now),
+        messaging=messaging_of(cluster, process.property_map),
         empty_dir=runner.feed(process.inputs[0].feed).empty_dir() if process.inputs and cluster else None,
         lineage=LineageSpec(owner=process.acl.owner if process.acl is not None and process.acl.owner else None,
                             tags=process.tag_pairs, pipelines=process.pipelines,

@@ -120,6 +120,14 @@ class LateDataSpec(Spec):
     rerun: SparkJob
 
 
+class MessagingSpec(Spec):
+    """Where an instance end is announced with Falcon's JMS messages: the cluster's ``messaging`` interface."""
+
+    broker_url: str
+    ttl_minutes: int
+    """The entity's ``broker.ttl`` (minutes), else Falcon's three days."""
+
+
 class SlaSpec(Spec):
     should_start_in_seconds: int | None = None
     should_end_in_seconds: int | None = None
@@ -160,6 +168,7 @@ class ProcessDagSpec(Spec):
     empty_dir: str | None = None
     """``<staging>/EMPTY_DIR_DONT_DELETE``: what an optional input with no instance resolves to."""
     lineage: LineageSpec | None = None
+    messaging: MessagingSpec | None = None
     paused_upon_creation: bool | None = None
     """``False`` when the entity was scheduled (RUNNING), ``True`` when suspended; ``None``: Airflow's default."""
     group_access: GroupAccess | None = None
@@ -186,6 +195,9 @@ class RetentionDagSpec(Spec):
     tags: tuple[str, ...] = ()
     doc_md: str = ""
     lineage: LineageSpec | None = None
+    messaging: MessagingSpec | None = None
+    emails: tuple[str, ...] = ()
+    """The feed's ``<notification type="email" to="...">``: mailed at every instance end."""
     paused_upon_creation: bool | None = None
     """``False`` when the entity was scheduled (RUNNING), ``True`` when suspended; ``None``: Airflow's default."""
     group_access: GroupAccess | None = None
@@ -216,6 +228,9 @@ class ReplicationDagSpec(Spec):
     tags: tuple[str, ...] = ()
     doc_md: str = ""
     lineage: LineageSpec | None = None
+    messaging: MessagingSpec | None = None
+    emails: tuple[str, ...] = ()
+    """The feed's ``<notification type="email" to="...">``: mailed at every instance end."""
     paused_upon_creation: bool | None = None
     """``False`` when the entity was scheduled (RUNNING), ``True`` when suspended; ``None``: Airflow's default."""
     group_access: GroupAccess | None = None

@@ -23,6 +23,7 @@ from falcon_airflow.compiler.specs import (
     TransferDagSpec,
 )
 from falcon_airflow.provider.assets import distinct_assets
+from falcon_airflow.provider.instance_end import announce_instance_ends
 from falcon_airflow.provider.operators.late_data import LateDataOperator
 from falcon_airflow.provider.operators.ordering import LastOnlyOperator
 from falcon_airflow.provider.operators.outputs import ClearOutputsOperator, MarkOutputsAvailableOperator
@@ -92,7 +93,8 @@ def _default_args(spec: DagSpec) -> dict[str, Any]:
         arguments.update(retries=spec.retry.attempts, retry_delay=timedelta(seconds=spec.retry.delay_seconds),
                          retry_policy=FalconRetryPolicy(spec.retry.policy, spec.retry.delay_seconds))
     if isinstance(spec, ProcessDagSpec) and spec.emails:
-        arguments.update(email=list(spec.emails), email_on_failure=True, email_on_retry=spec.email_on_attempt)
+        # The instance's own mail (provider.instance_end) tells of its failure; Airflow's mails only each retry.
+        arguments.update(email=list(spec.emails), email_on_failure=False, email_on_retry=spec.email_on_attempt)
     return arguments
 
 
@@ -176,6 +178,7 @@ def build_process_dag(spec: ProcessDagSpec) -> DAG:
             _ends(upstream)[1] >> _ends(downstream)[0]
         for sensor in sensors:
             sensor >> _ends(chain[0])[0]
+    announce_instance_ends(dag, spec, _ends(chain[-2] if spec.late is not None else chain[-1])[1])
     return dag
 
 
@@ -190,6 +193,7 @@ def build_retention_dag(spec: RetentionDagSpec) -> DAG:
               **_dag_options(spec))
     with dag:
         _spark_task("retention", spec.job, falcon_lineage=spec)
+    announce_instance_ends(dag, spec, "retention")
     return dag
 
 
@@ -217,6 +221,7 @@ def build_replication_dag(spec: ReplicationDagSpec) -> DAG:
                                  replica=spec.target_feed.model_dump(mode="json")))
         for upstream, downstream in pairwise(steps):
             upstream >> downstream
+    announce_instance_ends(dag, spec, "replicate")
     return dag
 
 

@@ -1,10 +1,11 @@
 """What an Airflow asset of a feed is called and what its events carry (no Airflow import).
 
-One asset per feed and cluster: its name is the feed's logical dataset as lineage names it (``falcon://C/F``, see
-:func:`falcon_airflow.core.naming.feed_dataset`), its URI the feed's data location template on that cluster
-(storage base joined, e.g. ``file:///srv/data/clicks/${YEAR}/${MONTH}``; a table feed's ``catalog:db:table``).
-Airflow keeps both unique among active assets: a feed's location differs between clusters (their storage), and two
-feeds of one cluster with one template would write the same folders.
+One asset per feed and cluster, named and located by the feed's logical dataset as lineage names it
+(``falcon://C/F``, see :func:`falcon_airflow.core.naming.feed_dataset`): Airflow keeps names and URIs unique among
+active assets and makes a task fail whose inlet or outlet is an inactive asset, so the identity must not move when
+the data does (a new storage endpoint, a changed location template). The data location template (storage base
+joined, e.g. ``file:///srv/data/clicks/${YEAR}/${MONTH}``; a table feed's ``catalog:db:table``) is the asset's
+``extra["location"]``.
 
 An event is one instance becoming available: its partition key is the instance time as Falcon writes it
 (``2026-03-01T05:00Z``), and its ``extra`` repeats it beside the path, feed, cluster and what made it.
@@ -23,16 +24,18 @@ from falcon_airflow.timekeeping import format_falcon_date
 class FeedAssetId:
     name: str
     uri: str
+    location: str
 
 
 def feed_asset_id(feed: str, cluster: str, location: str) -> FeedAssetId:
     """The asset of ``feed`` on ``cluster`` whose data location template (storage base joined) is ``location``."""
-    uri = location.strip()
-    if uri.startswith("catalog:"):
-        uri = uri.partition("#")[0]  # the partition spec is per instance; the table is the asset
-    elif "://" not in uri:
-        uri = f"file://{uri}" if uri.startswith("/") else uri
-    return FeedAssetId(name=feed_dataset(cluster, feed).uri, uri=uri)
+    where = location.strip()
+    if where.startswith("catalog:"):
+        where = where.partition("#")[0]  # the partition spec is per instance; the table is the data set
+    elif "://" not in where and where.startswith("/"):
+        where = f"file://{where}"
+    identity = feed_dataset(cluster, feed).uri
+    return FeedAssetId(name=identity, uri=identity, location=where)
 
 
 def instance_event_extra(*, feed: str, cluster: str, instance: datetime, path: str | None,

@@ -27,7 +27,7 @@ from falcon_airflow.notifications.assets import feed_asset_id, instance_event_ex
 def feed_asset(feed: FeedBinding) -> Asset:
     """The asset of a feed on one cluster."""
     identity = feed_asset_id(feed.feed, feed.cluster, feed.location)
-    return Asset(name=identity.name, uri=identity.uri, group="falcon-feed")
+    return Asset(name=identity.name, uri=identity.uri, group="falcon-feed", extra={"location": identity.location})
 
 
 def distinct_assets(feeds: Iterable[FeedBinding]) -> list[Asset]:

@@ -76,8 +76,8 @@ def test_output_instance_is_an_asset_event_that_triggers_a_user_dag(entities: Ca
     workflow = dag.get_task("workflow")
     mark = dag.get_task("mark_outputs_available")
     assert [asset.name for asset in workflow.inlets] == [EVENTS]
-    assert [(asset.name, asset.uri) for asset in mark.outlets] == [
-        (COUNTS, f"file://{storage}/data/counts/${{YEAR}}/${{MONTH}}/${{DAY}}/${{HOUR}}${{MINUTE}}")]
+    assert [(asset.name, asset.uri, asset.extra) for asset in mark.outlets] == [
+        (COUNTS, COUNTS, {"location": f"file://{storage}/data/counts/${{YEAR}}/${{MONTH}}/${{DAY}}/${{HOUR}}${{MINUTE}}"})]
 
     run = dag.test(logical_date=moment)
     assert str(run.state) == "success", task_states(run)
