@@ -73,8 +73,27 @@ def stack(context: Context) -> Outcome:
                      taskInstances=[{key: ti.get(key) for key in keys} for ti in active])
 
 
+def audit_trail(context: Context, options: Options) -> Outcome:
+    """``-audit``: the audit log's lines, narrowed by ``-start``, ``-end`` and ``-user``."""
+    from falcon_airflow.operate import audit
+
+    entries = list(audit.read(context.store.meta, start=options.time("start"), end=options.time("end"),
+                              user=options.text("user")))
+    lines = []
+    for entry in entries:
+        who = str(entry.get("user")) + (f" (doAs {entry['doAs']})" if entry.get("doAs") else "")
+        what = " ".join(str(entry[key]) for key in ("type", "name", "start", "end", "cluster") if entry.get(key))
+        reason = f": {entry['reason']}" if entry.get("reason") else ""
+        lines.append(f"{entry.get('time')}  {who}  {entry.get('command')} -{entry.get('action')} {what}  "
+                     f"{entry.get('result')}{reason}".rstrip())
+    return succeeded(f"{len(entries)} audited commands", text="\n".join(lines) if lines else "no audited commands",
+                     entries=entries)
+
+
 def handle(context: Context, options: Options) -> Outcome:
     action = options.action()
+    if action == "audit":
+        return audit_trail(context, options)
     if action == "setsafemode":
         return set_safemode(context, options.text("setsafemode") or "")
     if action == "status":

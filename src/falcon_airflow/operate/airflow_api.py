@@ -95,13 +95,13 @@ class AirflowClient:
             return payload.decode("utf-8", "replace")
 
     def request(self, method: str, path: str, *, params: Mapping[str, Any] | None = None,
-                body: Any = None) -> Any:
-        """Call ``/api/v2<path>``; JSON in, JSON out. Renews the token once on 401 when it can."""
+                body: Any = None, api: str = "/api/v2") -> Any:
+        """Call ``<api><path>``; JSON in, JSON out. Renews the token once on 401 when it can."""
         query = ""
         if params:
             pairs = [(key, value) for key, value in params.items() if value is not None]
             query = "?" + urlencode(pairs, doseq=True) if pairs else ""
-        url = f"{self.base}/api/v2{path}{query}"
+        url = f"{self.base}{api}{path}{query}"
         data = None if body is None else json.dumps(body).encode()
         for attempt in (1, 2):
             if self._token is None:
@@ -132,6 +132,18 @@ class AirflowClient:
                 return items
 
     # -- server -----------------------------------------------------------------------------------------------------
+
+    def user_roles(self, username: str) -> frozenset[str] | None:
+        """The user's roles under the FAB auth manager (``None``: another auth manager, or the caller may not read
+        users - FAB lets only roles with ``can_read`` on Users do so)."""
+        try:
+            document = self.request("GET", f"/users/{_segment(username)}", api="/auth/fab/v1")
+        except AirflowError as problem:
+            if problem.status in (401, 403, 404, 405):
+                return None
+            raise
+        roles = document.get("roles") if isinstance(document, dict) else None
+        return frozenset(str(role.get("name")) for role in roles or () if isinstance(role, dict) and role.get("name"))
 
     def version(self) -> dict[str, Any]:
         return dict(self.request("GET", "/version"))

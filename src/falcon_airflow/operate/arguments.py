@@ -66,6 +66,14 @@ ADMIN_ACTIONS = (
     _action("version", "falcon-airflow's and Airflow's versions"),
     _action("stack", "what Airflow is doing: each component's health and every task instance at work"),
     Spec("-setsafemode", "setsafemode", "true|false: enter or leave safemode (persisted in the store)", "BOOL"),
+    _action("audit", "the audit trail: every command with its user, -doAs user, target and result "
+                     "(-start, -end, -user to narrow it)"),
+)
+
+ADMIN_OPTIONS = (
+    Spec("-start", "start", "-audit: from this time, yyyy-MM-ddTHH:mmZ", "TIME"),
+    Spec("-end", "end", "-audit: before this time, yyyy-MM-ddTHH:mmZ", "TIME"),
+    Spec("-user", "user", "-audit: only commands by this user (acting or -doAs)", "USER"),
 )
 
 METADATA_ACTIONS = (
@@ -151,7 +159,7 @@ INSTANCE_OPTIONS = (
 COMMANDS: dict[str, tuple[tuple[Spec, ...], tuple[Spec, ...]]] = {
     "entity": (ENTITY_ACTIONS, ENTITY_OPTIONS),
     "instance": (INSTANCE_ACTIONS, INSTANCE_OPTIONS),
-    "admin": (ADMIN_ACTIONS, ()),
+    "admin": (ADMIN_ACTIONS, ADMIN_OPTIONS),
     "metadata": (METADATA_ACTIONS, METADATA_OPTIONS),
 }
 
@@ -160,7 +168,7 @@ SUPPORTED = {
               "list, dependency, summary, validate, lookup, updateClusterDependents",
     "instance": "running, list, status, summary, kill, suspend, resume, rerun, logs, params, listing, dependency, "
                 "triage, search",
-    "admin": "status, version, setsafemode, stack",
+    "admin": "status, version, setsafemode, stack, audit",
     "metadata": "list, relations, lineage, dimensions",
 }
 

@@ -22,13 +22,20 @@ from typing import Any
 EXIT_USAGE = 2
 
 
+def _masked(text: str) -> str:
+    """``text`` with the Airflow password and token masked: whatever a message quotes, no secret is printed."""
+    from falcon_airflow.operate.audit import mask
+
+    return mask(text, (os.environ.get("FALCON_AIRFLOW_PASSWORD"), os.environ.get("FALCON_AIRFLOW_TOKEN")))
+
+
 def _emit_error(message: str, details: tuple[str, ...], output: str, code: int) -> int:
     if output == "json":
-        print(json.dumps({"status": "FAILED", "message": message, "details": list(details)}, indent=2))
+        print(_masked(json.dumps({"status": "FAILED", "message": message, "details": list(details)}, indent=2)))
     else:
-        print(f"ERROR: {message}", file=sys.stderr)
+        print(_masked(f"ERROR: {message}"), file=sys.stderr)
         for line in details:
-            print(f"  {line}", file=sys.stderr)
+            print(_masked(f"  {line}"), file=sys.stderr)
     return code
 
 
@@ -50,6 +57,7 @@ def run_command(command: str, namespace: argparse.Namespace,
     from falcon_airflow.operate import metadata
     from falcon_airflow.operate.airflow_api import AirflowError
     from falcon_airflow.operate.context import Context
+    from falcon_airflow.operate.gate import Denied, Gate
     from falcon_airflow.operate.journal import recover
     from falcon_airflow.operate.options import Options
     from falcon_airflow.operate.outcomes import EXIT_FAILED, Refused
@@ -57,6 +65,7 @@ def run_command(command: str, namespace: argparse.Namespace,
 
     options = Options(command, namespace)
     output = "text"
+    gate: Gate | None = None
     try:
         output = options.output
         action = options.action()
@@ -67,6 +76,9 @@ def run_command(command: str, namespace: argparse.Namespace,
                           "entities/, or name it with --entities DIR or FALCON_ENTITIES_DIR")
         debug = options.flag("debug") or os.environ.get("FALCON_DEBUG", "").strip().lower() == "true"
         context = Context.create(settings, do_as=options.text("do_as"), debug=debug)
+        # Who acts and whether they may: checked here, before any command changes anything, and audited.
+        gate = Gate.open(context, command, action, options, airflow_config)
+        gate.check()
         changes_store = (command == "entity" and action in entity.MUTATING) or (
             command == "admin" and action == "setsafemode")
         with _maybe_lock(context, changes_store or bool(context.book.pending())):
@@ -81,16 +93,26 @@ def run_command(command: str, namespace: argparse.Namespace,
                        "metadata": metadata.handle}[command]
             outcome = handler(context, options)
     except Refused as refusal:
+        if gate is not None:
+            gate.record("DENIED" if isinstance(refusal, Denied) else "REFUSED", refusal.message)
         return _emit_error(refusal.message, refusal.details, output, EXIT_USAGE if refusal.usage else EXIT_FAILED)
     except AirflowError as problem:
+        if gate is not None:
+            gate.record("FAILED", problem.message)
         return _emit_error(problem.message, (), output, EXIT_FAILED)
+    except BaseException as problem:
+        if gate is not None:
+            gate.record("FAILED", f"{type(problem).__name__}: {problem}")
+        raise
+    if gate is not None:
+        gate.record(outcome.status.value, None if outcome.exit_code == 0 else outcome.message)
     outcome.warnings[:0] = context.warnings
     if output == "json":
-        print(json.dumps(outcome.as_json(), indent=2, default=str))
+        print(_masked(json.dumps(outcome.as_json(), indent=2, default=str)))
     else:
         for warning in outcome.warnings:
-            print(f"warning: {warning}", file=sys.stderr)
-        print(outcome.text if outcome.text is not None else outcome.message)
+            print(_masked(f"warning: {warning}"), file=sys.stderr)
+        print(_masked(outcome.text if outcome.text is not None else outcome.message))
     return outcome.exit_code
 
 

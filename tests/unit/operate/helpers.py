@@ -77,6 +77,7 @@ class FakeAirflow:
         self.reachable = True
         self.clock = datetime(2026, 6, 1, tzinfo=UTC)
         self.on_reparse: Callable[[], None] | None = None
+        self.roles: dict[str, frozenset[str]] = {}
 
     def _tick(self) -> str:
         self.clock += timedelta(seconds=1)
@@ -86,6 +87,11 @@ class FakeAirflow:
         if not self.reachable:
             raise AirflowError(f"cannot reach Airflow at {self.base}: connection refused")
         self.calls.append(name)
+
+    def user_roles(self, username: str) -> frozenset[str] | None:
+        """The FAB auth manager's roles of a user (``roles`` set by a test; ``None``: no such user known)."""
+        self._call("user_roles")
+        return self.roles.get(username)
 
     # -- test set-up ------------------------------------------------------------------------------------------------
 

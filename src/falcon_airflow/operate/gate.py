@@ -1,0 +1,153 @@
+"""What every ``entity``, ``instance``, ``admin`` and ``metadata`` command passes before it changes anything:
+who acts, whether they may (:mod:`falcon_airflow.operate.authorization`) and the audit line it leaves
+(:mod:`falcon_airflow.operate.audit`).
+
+The ``[falcon]`` settings are Airflow's: under ``airflow falcon`` Airflow's configuration; under ``falcon-airflow``
+the ``AIRFLOW__FALCON__<KEY>`` environment variables, else the ``[falcon]`` section of ``$AIRFLOW_HOME/airflow.cfg``
+(read as a file: the command line does not import Airflow). Keys: ``authorization_enabled`` (default false, as
+Falcon's), ``superusers``, ``superusergroup`` and ``admin.groups`` (default ``Admin``, Airflow's Admin role),
+``admin.users``, ``proxyuser.<user>.hosts`` / ``.groups`` and ``groups.<user>`` (groups a user belongs to beyond
+their Airflow roles).
+"""
+
+from __future__ import annotations
+
+import configparser
+import contextlib
+import os
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from falcon_airflow.entities import EntityType
+from falcon_airflow.operate import audit
+from falcon_airflow.operate.airflow_api import AirflowError
+from falcon_airflow.operate.authorization import ConfigLookup, Policy, Request, Target, authorize
+from falcon_airflow.operate.context import Context, airflow_user, local_user
+from falcon_airflow.operate.options import Options
+from falcon_airflow.operate.outcomes import Refused
+
+
+class Denied(Refused):
+    """A command the acting user may not run (exit 1; audited as DENIED)."""
+
+
+def falcon_config(airflow_config: Callable[[str, str], str] | None) -> ConfigLookup:
+    """``[falcon]`` settings by key; ``None`` when not set."""
+    parser: configparser.RawConfigParser | None = None
+    if airflow_config is None:
+        parser = configparser.RawConfigParser(strict=False, interpolation=None)
+        home = Path(os.environ.get("AIRFLOW_HOME") or Path.home() / "airflow")
+        config_file = Path(os.environ.get("AIRFLOW_CONFIG") or home / "airflow.cfg")
+        with contextlib.suppress(OSError, configparser.Error):
+            parser.read(config_file, encoding="utf-8")
+
+    def lookup(key: str) -> str | None:
+        value = os.environ.get(f"AIRFLOW__FALCON__{key.upper()}")
+        if value is None and airflow_config is not None:
+            value = airflow_config("falcon", key) or None
+        if value is None and parser is not None and parser.has_option("falcon", key):
+            value = parser.get("falcon", key)
+        return value
+
+    return lookup
+
+
+def acting_user(context: Context) -> str:
+    """The Airflow user the command authenticated as (else, with no Airflow login, the local user)."""
+    return airflow_user(context.settings) or local_user()
+
+
+def _acl_of(entity: object) -> Any:
+    return getattr(entity, "acl", None)
+
+
+def _targets(context: Context, command: str, action: str, options: Options) -> tuple[Target, ...]:
+    """The entities a command names: the stored one (-type/-name, or the cluster of -updateClusterDependents) and,
+    for a definition given with -file, the ACL it brings (Falcon checks a submitted entity against its own ACL)."""
+    from falcon_airflow.parsing import parse_bytes
+
+    found: list[Target] = []
+    kind_text = (options.text("type") or "").strip().lower()
+    named: tuple[str, str] | None = None
+    if command == "entity" and action == "updateClusterDependents" and options.text("cluster"):
+        named = ("cluster", (options.text("cluster") or "").strip())
+    elif command in ("entity", "instance") and options.text("name") and kind_text and "," not in kind_text:
+        named = (kind_text, (options.text("name") or "").strip())
+    if named is not None:
+        try:
+            stored = context.store.get(EntityType(named[0]), named[1])
+        except ValueError:
+            stored = None  # a wrong type: the command says so
+        if stored is not None:
+            found.append(Target(named[0], named[1], _acl_of(stored.entity)))
+    if command == "entity" and action in ("submit", "submitAndSchedule", "update", "validate") \
+            and options.text("file"):
+        with contextlib.suppress(OSError):
+            given = options.text("file") or ""
+            parsed = parse_bytes(Path(given).expanduser().read_bytes(), given)
+            if parsed.entity is not None:
+                entity = parsed.entity
+                found.append(Target(entity.entity_type.value, entity.name, _acl_of(entity)))
+    return tuple(found)
+
+
+@dataclass
+class Gate:
+    """One command's pass: the acting user, the ``-doAs`` user, and its audit line."""
+
+    context: Context
+    command: str
+    action: str
+    options: Options
+    user: str
+    do_as: str | None
+    config: ConfigLookup
+    _groups: dict[str, frozenset[str]] = field(default_factory=dict)
+
+    @classmethod
+    def open(cls, context: Context, command: str, action: str, options: Options,
+             airflow_config: Callable[[str, str], str] | None) -> Gate:
+        audit.protect(context.store.meta)
+        return cls(context, command, action, options, acting_user(context), context.do_as,
+                   falcon_config(airflow_config))
+
+    def groups(self, user: str) -> frozenset[str]:
+        """The user's Airflow roles (where the auth manager has roles and lets us read them) and the groups
+        ``[falcon] groups.<user>`` gives."""
+        if user not in self._groups:
+            configured = frozenset(item.strip() for item in (self.config(f"groups.{user}") or "").split(",")
+                                   if item.strip())
+            try:
+                roles = self.context.airflow().user_roles(user) or frozenset()
+            except AirflowError:
+                roles = frozenset()
+            self._groups[user] = configured | roles
+        return self._groups[user]
+
+    def check(self) -> None:
+        """Refuse (:class:`Denied`) what the acting user may not do, before anything changes."""
+        policy = Policy.load(self.config)
+        if not policy.enabled:
+            return
+        request = Request(self.command, self.action, _targets(self.context, self.command, self.action,
+                                                              self.options))
+        try:
+            authorize(policy, self.config, self.groups, user=self.user, do_as=self.do_as, request=request)
+        except Refused as refusal:
+            raise Denied(refusal.message) from None
+
+    def describe(self) -> dict[str, Any]:
+        target: dict[str, Any] = {}
+        for key in ("type", "name", "file", "cluster", "clusters", "start", "end", "path"):
+            value = self.options.text(key)
+            if value is not None:
+                target[key] = value
+        return target
+
+    def record(self, result: str, reason: str | None = None) -> None:
+        settings = self.context.settings
+        entry = audit.Entry(self.context.now(), self.user, self.do_as, self.command, self.action, self.describe(),
+                            result, reason)
+        audit.append(self.context.store.meta, entry, (settings.password, settings.token))
