@@ -3,23 +3,22 @@
 * instants ``yyyy-MM-ddTHH:mmZ`` (seconds optional), always UTC;
 * durations ``minutes(N)|hours(N)|days(N)|months(N)`` (also inside ``${…}``); a month is 31 days for a retention
   cut-off, as Falcon's ``EvictionHelper`` counted it;
-* feed time zones: IANA ids (``America/Los_Angeles``), ``UTC``/``GMT`` and Java offsets (``GMT+05:30``).
+* feed time zones, read as Falcon's Java did (:mod:`falcon_airflow.core.zones`).
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta, timezone, tzinfo
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+from datetime import UTC, datetime, timedelta, tzinfo
 
 from falcon_airflow.core.errors import RuleError
+from falcon_airflow.core.zones import zone_of
 
 INSTANT_FORMAT = "%Y-%m-%dT%H:%MZ"
 _INSTANT = re.compile(r"(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2}))?Z")
 _DURATION = re.compile(r"\s*(?:\$\{\s*)?(minutes|hours|days|months)\s*\(\s*(\d+)\s*\)\s*\}?\s*")
 _UNIT_MINUTES = {"minutes": 1, "hours": 60, "days": 24 * 60, "months": 31 * 24 * 60}
-_OFFSET_ZONE = re.compile(r"(?:GMT|UTC)([+-])(\d{1,2})(?::?(\d{2}))?")
 
 
 def parse_instant(text: str) -> datetime:
@@ -76,16 +75,9 @@ def parse_duration(text: str, *, positive: bool = True) -> Duration:
 
 
 def parse_zone(text: str) -> tzinfo:
-    """A feed time zone: an IANA id (``America/Los_Angeles``), ``UTC``/``GMT`` or a Java offset (``GMT+05:30``)."""
-    name = text.strip()
-    offset = _OFFSET_ZONE.fullmatch(name)
-    if offset:
-        hours, minutes = int(offset[2]), int(offset[3] or 0)
-        if hours > 18 or minutes > 59:
-            raise RuleError(f"{text!r} is not a valid offset time zone")
-        sign = -1 if offset[1] == "-" else 1
-        return timezone(sign * timedelta(hours=hours, minutes=minutes), name)
-    try:
-        return ZoneInfo(name)
-    except (ZoneInfoNotFoundError, ValueError):
-        raise RuleError(f"unknown time zone {text!r} (use an IANA id such as UTC or America/Los_Angeles)") from None
+    """A feed time zone as Falcon read it (:mod:`falcon_airflow.core.zones`: IANA ids, Java's short IDs such as
+    ``IST``, offsets such as ``GMT+05:30``); an ID Java did not know is refused."""
+    zone, known = zone_of(text)
+    if not known:
+        raise RuleError(f"unknown time zone {text!r} (use an IANA id such as UTC or America/Los_Angeles)")
+    return zone

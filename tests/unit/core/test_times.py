@@ -33,7 +33,11 @@ def test_instants_and_zones() -> None:
         with pytest.raises(RuleError):
             parse_instant(bad)
     assert parse_zone("GMT+05:30").utcoffset(None) == timedelta(hours=5, minutes=30)
-    assert parse_zone("UTC-08:00").utcoffset(None) == timedelta(hours=-8)
+    assert parse_zone("GMT-08:00").utcoffset(None) == timedelta(hours=-8)
+    # Java's short IDs, as the compiler passes a feed's <timezone> to the jobs
+    assert parse_zone("IST").utcoffset(datetime(2026, 1, 1)) == timedelta(hours=5, minutes=30)
+    with pytest.raises(RuleError):
+        parse_zone("UTC-08:00")  # not a Java ID: Falcon read it as GMT, a job refuses it
     with pytest.raises(RuleError, match="unknown time zone"):
         parse_zone("Mars/Olympus")
     with pytest.raises(RuleError):
