@@ -42,25 +42,28 @@ def _job(name: str) -> str:
     return job_file(name)
 
 
+_DISTCP_SWITCHES = {
+    "-overwrite": ["--overwrite"],
+    "-delete": ["--remove-deleted-files"],
+    "-update": [],  # the copier keeps files already identical at the target: -update is its behaviour
+}
+
+
 def _distcp_arguments(arguments: list[str]) -> tuple[list[str], list[str], str]:
-    options, paths, index = [], [], 0
-    while index < len(arguments):
-        item = arguments[index]
-        if item == "-overwrite":
-            options.append("--overwrite")
-        elif item == "-delete":
-            options.append("--remove-deleted-files")
-        elif item == "-update":
-            pass  # the copier keeps files already identical at the target: -update is its behaviour
-        elif item == "-m" and index + 1 < len(arguments):
-            options += ["--max-maps", arguments[index + 1]]
-            index += 1
+    options: list[str] = []
+    paths: list[str] = []
+    items = iter(arguments)
+    for item in items:
+        maps = next(items, None) if item == "-m" else None
+        if item in _DISTCP_SWITCHES:
+            options += _DISTCP_SWITCHES[item]
+        elif maps is not None:
+            options += ["--max-maps", maps]
         elif item.startswith("-"):
             raise ActionFailed("DISTCP", f"distcp option {item} is not supported here (only -overwrite, -delete, "
                                          "-update and -m N)")
         else:
             paths.append(item)
-        index += 1
     if len(paths) < 2:
         raise ActionFailed("DISTCP", "distcp needs at least one source path and a target path")
     return options, paths[:-1], paths[-1]
