@@ -7,8 +7,10 @@ Debian's Chromium (``/usr/bin/chromium``, or ``FALCON_CHROMIUM``) is driven head
 own browser downloads are never used. Without Chromium the test fails and says how to install it, unless
 ``FALCON_SKIP_BROWSER=1`` is set.
 
-The screenshot in docs/images/ comes from this test: ``FALCON_UPDATE_SCREENSHOT=1 .venv/bin/python -m pytest
-tests/integration/ui`` copies the one it takes into docs/images/instance-console.png.
+The screenshots in docs/images/ come from these tests: ``FALCON_UPDATE_SCREENSHOT=1 .venv/bin/python -m pytest
+tests/integration/ui`` copies the ones they take into docs/images/instance-console.png and invalid-entity.png.
+The second test drops an invalid entity into the running ``make run``'s entities folder: within a minute it is a
+DAG import error in the UI (file, line, rule), and fixing the file clears it.
 """
 
 from __future__ import annotations
@@ -186,9 +188,9 @@ def session_members(session: int) -> list[int]:
 def example_entities(target: Path, storage: Path) -> None:
     """The example entities, their clusters' storage moved from /tmp/falcon-airflow to ``storage``."""
     shutil.copytree(REPOSITORY / "entities", target)
-    for path in target.rglob("*.xml"):
+    for path in [*target.rglob("*.xml"), *target.rglob("*.py")]:  # endpoints, and paths the example's jobs use
         text = path.read_text(encoding="utf-8")
-        path.write_text(text.replace("file:///tmp/falcon-airflow/", f"file://{storage}/"), encoding="utf-8")
+        path.write_text(text.replace("/tmp/falcon-airflow/", f"{storage}/"), encoding="utf-8")
     leftovers = [str(path) for path in target.rglob("*") if path.is_file()
                  and "/tmp/falcon-airflow" in path.read_text(encoding="utf-8", errors="replace")]
     assert not leftovers, f"example entities still point at /tmp/falcon-airflow: {leftovers}"
@@ -387,3 +389,83 @@ def check_instance_console(airflow: RunningAirflow, tmp_path: Path) -> None:
     if os.environ.get("FALCON_UPDATE_SCREENSHOT") == "1":
         SCREENSHOT.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(picture, SCREENSHOT)
+
+
+# -- invalid entities are loud -----------------------------------------------------------------------------------------
+
+INVALID_SCREENSHOT = REPOSITORY / "docs" / "images" / "invalid-entity.png"
+IMPORT_ERROR_TIMEOUT = 90  # the dag-processor re-reads the folder every 30 s in make run; a busy machine lags
+
+
+def import_errors(airflow: RunningAirflow) -> list[dict[str, Any]]:
+    """Airflow's DAG import errors (none while the api-server does not answer: a busy machine restarts workers)."""
+    try:
+        return _import_errors(airflow)
+    except OSError:
+        return []
+
+
+def _import_errors(airflow: RunningAirflow) -> list[dict[str, Any]]:
+    request = urllib.request.Request(f"{airflow.url}/auth/token", method="POST",
+                                     data=json.dumps({"username": USER, "password": PASSWORD}).encode(),
+                                     headers={"Content-Type": "application/json"})
+    with urllib.request.urlopen(request, timeout=30) as response:
+        token = json.load(response)["access_token"]
+    listing = urllib.request.Request(f"{airflow.url}/api/v2/importErrors",
+                                     headers={"Authorization": f"Bearer {token}"})
+    with urllib.request.urlopen(listing, timeout=30) as response:
+        return list(json.load(response)["import_errors"])
+
+
+def test_an_invalid_entity_dropped_in_shows_as_an_import_error(airflow: RunningAirflow, tmp_path: Path) -> None:
+    try:
+        check_invalid_entity(airflow, tmp_path)
+    except BaseException:
+        print(f"--- the last lines of make run ({airflow.log}) ---\n{airflow.tail()}")
+        raise
+
+
+def check_invalid_entity(airflow: RunningAirflow, tmp_path: Path) -> None:
+    from playwright.sync_api import expect
+
+    good = (airflow.entities / "feeds" / "raw-clicks.xml").read_text(encoding="utf-8")
+    broken = airflow.entities / "feeds" / "broken-clicks.xml"
+    # F9: a retention limit shorter than the late-arrival cut-off
+    broken.write_text(good.replace('name="raw-clicks"', 'name="broken-clicks"').replace(
+        "/raw-clicks/", "/broken-clicks/").replace('limit="days(2)"', 'limit="hours(1)"'), encoding="utf-8")
+    dropped = time.monotonic()
+    try:
+        errors = wait_for("the invalid entity as an import error", lambda: [
+            error for error in import_errors(airflow) if "broken-clicks.xml" in error["stack_trace"]],
+            IMPORT_ERROR_TIMEOUT, interval=2)
+        print(f"import error after {time.monotonic() - dropped:.0f} s")
+        (error,) = errors
+        assert error["filename"].endswith("falcon_invalid_entities.py")
+        assert "[F9]" in error["stack_trace"] and "broken-clicks" in error["stack_trace"]
+        assert airflow.falcon("entity", "-status", "-type", "feed", "-name", "broken-clicks")["rules"] == ["F9"]
+
+        with chromium(tmp_path / "profile") as page:
+            sign_in(page, airflow.url)
+            visit(page, f"{airflow.url}/dags")
+            page.get_by_role("button", name="Dag Import Error").click()  # the red badge beside "N Dags"
+            dialog = page.get_by_role("dialog").filter(has_text="Dag Import Error")
+            expect(dialog).to_contain_text("falcon_invalid_entities.py")
+            dialog.get_by_text("falcon_invalid_entities.py").first.click()  # unfold the file's error
+            expect(dialog).to_contain_text("broken-clicks.xml")
+            expect(dialog).to_contain_text("[F9]")
+            shot = tmp_path / "invalid-entity.png"
+            page.screenshot(path=str(shot))
+            if os.environ.get("FALCON_UPDATE_SCREENSHOT"):
+                shutil.copyfile(shot, INVALID_SCREENSHOT)
+    finally:
+        broken.write_text(good.replace('name="raw-clicks"', 'name="broken-clicks"').replace(
+            "/raw-clicks/", "/broken-clicks/"), encoding="utf-8")  # fixed: valid again
+    def cleared() -> bool:
+        try:
+            return not [error for error in _import_errors(airflow) if "broken-clicks" in error["stack_trace"]]
+        except OSError:
+            return False  # not answering is not cleared
+
+    wait_for("the import error to clear once the entity is fixed", cleared, IMPORT_ERROR_TIMEOUT, interval=2)
+    assert not airflow.falcon("entity", "-status", "-type", "feed", "-name", "broken-clicks")["message"].startswith(
+        "INVALID")
