@@ -1,0 +1,125 @@
+"""Falcon's authorization against a real Airflow with the FAB auth manager and users in its metadata database:
+root (Admin: a superuser), ops (the feed's ACL owner, role User) and carl (role User, outside the ACL group).
+
+Each command is allowed or refused as Falcon's default provider would, over ``falcon-airflow`` and ``airflow
+falcon``; ``-doAs`` follows the proxy-user rules; the audit trail lists every attempt; no password is printed or
+logged.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from falcon_airflow.provider.info import get_provider_info
+
+from .harness import AIRFLOW, AirflowServer, cluster_xml, feed_xml
+
+pytest.importorskip("airflow.providers.fab", reason="apache-airflow-providers-fab is not installed")
+
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("airflow-fab")]
+
+PASSWORDS = {"root": "Root-pw-4b1f0c2e", "ops": "Ops-pw-9d2a7e31", "carl": "Carl-pw-5e8c3b70"}
+ROLES = {"root": "Admin", "ops": "User", "carl": "User"}
+
+
+@pytest.fixture(scope="module")
+def fab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[AirflowServer]:
+    root = tmp_path_factory.mktemp("fab-airflow")
+    server = AirflowServer.prepare(root)
+    server.env.update({
+        "AIRFLOW__CORE__AUTH_MANAGER": "airflow.providers.fab.auth_manager.fab_auth_manager.FabAuthManager",
+        "AIRFLOW__FALCON__AUTHORIZATION_ENABLED": "True",
+        "AIRFLOW__FALCON__DAG_ACCESS_CONTROL": "True",
+        # ops is in the feed's ACL group; root may act as members of the User role from any host
+        "AIRFLOW__FALCON__GROUPS.OPS": "users",
+        "AIRFLOW__FALCON__PROXYUSER.ROOT.HOSTS": "*",
+        "AIRFLOW__FALCON__PROXYUSER.ROOT.GROUPS": "users",
+    })
+    for name in ("east", "west"):
+        (server.store / "clusters").mkdir(exist_ok=True)
+        (server.store / "clusters" / f"{name}.xml").write_text(
+            cluster_xml(name, server.storage / name), encoding="utf-8")
+    (server.store / "feeds").mkdir()
+    (server.store / "feeds" / "logs.xml").write_text(feed_xml("logs"), encoding="utf-8")
+    server.airflow("db", "migrate")
+    server.airflow("roles", "create", "users")
+    for user, role in ROLES.items():
+        server.airflow("users", "create", "--username", user, "--password", PASSWORDS[user], "--role", role,
+                       "--firstname", user, "--lastname", user, "--email", f"{user}@example.test")
+    server.airflow("dags", "reserialize")
+    server.start()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+def falcon(server: AirflowServer, user: str, *argv: str) -> tuple[int, str, str]:
+    env = {"FALCON_AIRFLOW_USER": user, "FALCON_AIRFLOW_PASSWORD": PASSWORDS[user]}
+    return server.run(*argv, env={key: server.env[key] for key in server.env if key.startswith("AIRFLOW__FALCON")}
+                      | env)
+
+
+def test_each_command_as_falcons_provider_decides(fab: AirflowServer) -> None:
+    feed = ("-type", "feed", "-name", "logs")
+    # the outsider: refused before anything changes, naming user, action, entity and right
+    code, _, err = falcon(fab, "carl", "entity", *feed, "-schedule")
+    assert code == 1
+    assert "Permission denied: user=carl may not entity -schedule feed logs: missing the write right" in err
+    assert falcon(fab, "carl", "entity", *feed, "-status")[0] == 1
+    assert falcon(fab, "carl", "instance", *feed, "-kill", "-start", "2026-01-01T00:00Z")[0] == 1
+    code, _, err = falcon(fab, "carl", "admin", "-setsafemode", "true")
+    assert code == 1 and "user=carl does not have admin privilege" in err
+    assert falcon(fab, "carl", "entity", "-type", "feed", "-list")[0] == 0  # names no entity: open
+    assert falcon(fab, "carl", "admin", "-version")[0] == 0
+    # the owner schedules and suspends; the superuser (Admin role, read from FAB) resumes
+    code, out, err = falcon(fab, "ops", "entity", *feed, "-schedule")
+    assert code == 0, out + err
+    assert falcon(fab, "ops", "entity", *feed, "-suspend")[0] == 0
+    assert falcon(fab, "root", "entity", *feed, "-resume")[0] == 0
+    assert falcon(fab, "ops", "admin", "-status")[0] == 1  # the owner is no admin
+    # -doAs: root may act as ops (in users), not as carl; the refusal records no proxy user
+    code, _, err = falcon(fab, "root", "entity", *feed, "-touch", "-doAs", "carl")
+    assert code == 1 and "carl is not in proxyuser.root.groups=users" in err
+    code, out, err = falcon(fab, "root", "entity", *feed, "-suspend", "-doAs", "ops")
+    assert code == 0, out + err
+    # every attempt is in the audit trail, readable by an admin
+    code, out, err = falcon(fab, "root", "admin", "-audit", "-json")
+    assert code == 0, err
+    entries = json.loads(out)["entries"]
+    outcome = [(entry["user"], entry["doAs"], entry["action"], entry["result"]) for entry in entries]
+    assert outcome[:4] == [("carl", None, "schedule", "DENIED"), ("carl", None, "status", "DENIED"),
+                           ("carl", None, "kill", "DENIED"), ("carl", None, "setsafemode", "DENIED")]
+    assert ("ops", None, "schedule", "SUCCEEDED") in outcome
+    assert ("root", "carl", "touch", "DENIED") in outcome and ("root", "ops", "suspend", "SUCCEEDED") in outcome
+
+
+@pytest.mark.skipif("falcon_airflow.cli.airflow.airflow_cli_commands" not in get_provider_info().get("cli", []),
+                    reason="the provider info lists no airflow_cli_commands in 'cli' yet")
+def test_airflow_falcon_applies_the_same_rules(fab: AirflowServer) -> None:
+    def airflow_falcon(user: str, *argv: str) -> subprocess.CompletedProcess[str]:
+        env = {**fab.env, **fab.credentials, "FALCON_AIRFLOW_USER": user, "FALCON_AIRFLOW_PASSWORD": PASSWORDS[user]}
+        return subprocess.run([str(AIRFLOW), "falcon", *argv], env=env, capture_output=True, text=True,
+                              timeout=180, check=False)
+
+    refused = airflow_falcon("carl", "entity", "-type", "feed", "-name", "logs", "-suspend")
+    assert refused.returncode == 1 and "user=carl may not entity -suspend feed logs" in refused.stderr
+    allowed = airflow_falcon("ops", "entity", "-type", "feed", "-name", "logs", "-status")
+    assert allowed.returncode == 0, allowed.stderr[-2000:]
+
+
+def test_no_password_is_printed_or_logged(fab: AirflowServer) -> None:
+    for user in PASSWORDS:
+        for argv in (("entity", "-type", "feed", "-name", "logs", "-status", "-debug"), ("admin", "-audit")):
+            _, out, err = falcon(fab, user, *argv)
+            assert not any(password in out + err for password in PASSWORDS.values())
+    state = Path(fab.credentials["FALCON_STORE_DIR"])
+    for path in [*state.rglob("*"), *fab.home.rglob("*.log")]:
+        if path.is_file():
+            data = path.read_bytes()
+            assert not any(password.encode() in data for password in PASSWORDS.values()), path
