@@ -116,8 +116,12 @@ def _read_alias(spark: SparkSession, alias: str, provider: str) -> str:
 
 
 def jdbc_url(args: Any) -> str:
-    """The URL as given; MariaDB Connector/J takes jdbc:mysql: URLs only with ``permitMysqlScheme``."""
+    """The URL the job connects with. A MariaDB URL is given as ``jdbc:mysql:`` so that Spark applies its MySQL
+    dialect (backquoted identifiers: with the generic one, ``"id"`` would be a string literal to MariaDB); MariaDB
+    Connector/J accepts ``jdbc:mysql:`` URLs with ``permitMysqlScheme``."""
     url: str = args.url.strip()
+    if url.startswith("jdbc:mariadb:"):
+        url = "jdbc:mysql:" + url[len("jdbc:mariadb:"):]
     if url.startswith("jdbc:mysql:") and "permitMysqlScheme" not in url:
         url += ("&" if "?" in url else "?") + "permitMysqlScheme"
     return url

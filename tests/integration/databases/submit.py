@@ -17,8 +17,10 @@ SPARK_SUBMIT = Path(sys.executable).parent / "spark-submit"
 
 def command(job: str, driver: str, arguments: Sequence[str]) -> list[str]:
     jar = driver_jar(driver)
+    # UTC in the JVM and the session: the checksums compare wall-clock timestamps with the database's
     argv = [str(SPARK_SUBMIT), "--master", "local[2]", "--conf", "spark.ui.enabled=false",
-            "--conf", "spark.ui.showConsoleProgress=false"]
+            "--conf", "spark.ui.showConsoleProgress=false", "--conf", "spark.sql.session.timeZone=UTC",
+            "--conf", "spark.driver.extraJavaOptions=-Duser.timezone=UTC", "--driver-memory", "1g"]
     for key, value in SPARK_CONF_DEFAULTS.items():
         argv += ["--conf", f"{key}={value}"]
     if jar is not None:
@@ -32,6 +34,14 @@ def environment(credentials: Path | None = None) -> dict[str, str]:
     if credentials is not None:
         env["FALCON_JDBC_CREDENTIALS"] = str(credentials)
     return env
+
+
+def start(job: str, driver: str, arguments: Sequence[str], *, log: Path,
+          credentials: Path | None = None) -> subprocess.Popen[bytes]:
+    """spark-submit in a session of its own (the test kills it); output to ``log``."""
+    with log.open("wb") as handle:
+        return subprocess.Popen(command(job, driver, arguments), stdout=handle, stderr=subprocess.STDOUT,
+                                env=environment(credentials), start_new_session=True)
 
 
 def submit(job: str, driver: str, arguments: Sequence[str], *, credentials: Path | None = None,

@@ -1,0 +1,189 @@
+"""Import and export against real PostgreSQL and MariaDB: 1,000,000 rows read by 4 Spark tasks and checked row for
+row (count and an order-independent checksum), written back with insert and with upsert, and an export whose
+Spark driver is killed with SIGKILL mid-way and then re-run, which leaves every row exactly once."""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import signal
+import stat
+import time
+from pathlib import Path
+from typing import Any
+
+import pyarrow.parquet as pq
+import pytest
+from tests.integration.databases import servers, submit
+from tests.integration.databases.conftest import ROWS
+
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("databases")]
+
+INSTANCE = "2026-02-01T00:00Z"
+KILL_TIMEOUT_SECONDS = 300
+
+
+def instance_folder(root: Path) -> Path:
+    return root / "orders" / "2026-02-01"
+
+
+def common_arguments(server: servers.Server, root: Path, table: str) -> list[str]:
+    dialect = "postgres" if server.kind == "postgres" else "mysql"
+    return ["--feed", "orders", "--cluster", "local", "--instance", INSTANCE, "--timezone", "UTC",
+            "--location", f"file://{root}/orders/${{YEAR}}-${{MONTH}}-${{DAY}}", "--url", server.url,
+            "--driver", server.driver, "--dialect", dialect, "--table", table, "--user", server.user]
+
+
+def password_file(folder: Path, server: servers.Server) -> Path:
+    path = folder / "password"
+    path.write_text(server.password + "\n")
+    path.chmod(stat.S_IRUSR | stat.S_IWUSR)
+    return path
+
+
+def credentials_file(folder: Path, server: servers.Server) -> Path:
+    """What the Airflow task writes for a password-text credential."""
+    path = folder / "credentials.json"
+    path.write_text(json.dumps({"user": server.user, "password": server.password}))
+    path.chmod(stat.S_IRUSR | stat.S_IWUSR)
+    return path
+
+
+def run(job: str, server: servers.Server, arguments: list[str], **options: Any) -> dict[str, Any]:
+    done = submit.submit(job, server.driver, arguments, **options)
+    output = done.stdout + done.stderr
+    assert done.returncode == 0, output[-4000:]
+    assert server.password not in output
+    return dict(json.loads(done.stdout.strip().splitlines()[-1]))
+
+
+def row_text(values: tuple[Any, ...]) -> str:
+    identifier, customer, amount, placed, note = values
+    return f"{identifier}|{customer}|{amount}|{placed:%Y-%m-%d %H:%M:%S}|{note or ''}"
+
+
+def instance_fingerprint(folder: Path) -> tuple[int, int]:
+    """(rows, sum of the first 32 bits of each row's MD5) of the Parquet instance."""
+    table = pq.read_table(folder, columns=["id", "customer", "amount", "placed", "note"])
+    total = 0
+    for values in zip(*(table.column(name).to_pylist() for name in table.column_names), strict=True):
+        total += int(hashlib.md5(row_text(values).encode()).hexdigest()[:8], 16)
+    return table.num_rows, total
+
+
+def table_fingerprint(server: servers.Server, table: str, where: str = "1 = 1") -> tuple[int, int]:
+    if server.kind == "postgres":
+        text = ("id || '|' || customer || '|' || amount || '|' || to_char(placed, 'YYYY-MM-DD HH24:MI:SS') "
+                "|| '|' || coalesce(note, '')")
+        digest = f"('x' || substr(md5({text}), 1, 8))::bit(32)::bigint"
+    else:
+        text = ("CONCAT(id, '|', customer, '|', amount, '|', DATE_FORMAT(placed, '%Y-%m-%d %H:%i:%s'), '|', "
+                "COALESCE(note, ''))")
+        digest = f"CAST(CONV(SUBSTR(MD5({text}), 1, 8), 16, 10) AS UNSIGNED)"
+    count, total = server.sql(f"SELECT COUNT(*), COALESCE(SUM({digest}), 0) FROM {table} WHERE {where}").split()
+    return int(count), int(total)
+
+
+def like(server: servers.Server, table: str) -> None:
+    if server.kind == "postgres":
+        server.sql(f"CREATE TABLE {table} (LIKE orders INCLUDING ALL)")
+    else:
+        server.sql(f"CREATE TABLE {table} LIKE orders")
+
+
+def import_instance(server: servers.Server, root: Path, secrets: Path) -> dict[str, Any]:
+    arguments = [*common_arguments(server, root, "orders"), "--split-by", "id", "--num-mappers", "4"]
+    if server.kind == "postgres":
+        return run("db_import.py", server, [*arguments, "--password-file", str(password_file(secrets, server))])
+    return run("db_import.py", server, arguments, credentials=credentials_file(secrets, server))
+
+
+@pytest.fixture(scope="module")
+def postgres_instance(postgres: servers.Server,
+                      tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Any]]:
+    """The PostgreSQL table imported once for the tests of this module: (storage root, job summary)."""
+    folder = tmp_path_factory.mktemp("postgres")
+    root = folder / "storage"
+    return root, import_instance(postgres, root, folder)
+
+
+def check_import(server: servers.Server, root: Path, summary: dict[str, Any]) -> None:
+    assert summary["rows"] == ROWS and summary["partitions"] == 4
+    folder = instance_folder(root)
+    assert (folder / "_SUCCESS").exists()
+    assert len(list(folder.glob("part-*.parquet"))) == 4
+    assert instance_fingerprint(folder) == table_fingerprint(server, "orders")
+
+
+def check_insert_and_upsert(server: servers.Server, root: Path, tmp_path: Path) -> None:
+    secrets = credentials_file(tmp_path, server)
+    expected = table_fingerprint(server, "orders")
+    like(server, "orders_copy")
+    summary = run("db_export.py", server, common_arguments(server, root, "orders_copy"), credentials=secrets)
+    assert (summary["inserted"], summary["already_exported"]) == (ROWS, False)
+    assert table_fingerprint(server, "orders_copy") == expected
+
+    like(server, "orders_upsert")  # half the rows stale, one row the feed does not have
+    server.sql("INSERT INTO orders_upsert SELECT id, 'stale', 0, placed, NULL FROM orders WHERE id % 2 = 0")
+    server.sql(f"INSERT INTO orders_upsert VALUES ({ROWS + 7}, 'kept', 1.5, '2030-01-01 00:00:00', NULL)")
+    summary = run("db_export.py", server, [*common_arguments(server, root, "orders_upsert"), "--update-key", "id",
+                                           "--update-mode", "allowinsert"], credentials=secrets)
+    assert (summary["updated"], summary["inserted"]) == (ROWS // 2, ROWS // 2)
+    assert table_fingerprint(server, "orders_upsert", f"id <= {ROWS}") == expected
+    assert table_fingerprint(server, "orders_upsert", f"id > {ROWS}")[0] == 1
+
+
+def test_postgres_import_then_export_with_insert_and_upsert(
+        postgres: servers.Server, postgres_instance: tuple[Path, dict[str, Any]], tmp_path: Path) -> None:
+    root, summary = postgres_instance
+    check_import(postgres, root, summary)
+    check_insert_and_upsert(postgres, root, tmp_path)
+
+
+def test_mariadb_import_then_export_with_insert_and_upsert(mariadb: servers.Server, tmp_path: Path) -> None:
+    root = tmp_path / "storage"
+    check_import(mariadb, root, import_instance(mariadb, root, tmp_path))
+    check_insert_and_upsert(mariadb, root, tmp_path)
+
+
+def test_export_killed_mid_way_then_rerun_leaves_every_row_once(
+        postgres: servers.Server, postgres_instance: tuple[Path, dict[str, Any]], tmp_path: Path) -> None:
+    root, _ = postgres_instance
+    expected = table_fingerprint(postgres, "orders")
+    like(postgres, "orders_killed")
+    arguments = [*common_arguments(postgres, root, "orders_killed"), "--num-mappers", "2"]
+    secrets = credentials_file(tmp_path, postgres)
+    process = submit.start("db_export.py", postgres.driver, arguments, log=tmp_path / "killed.log",
+                           credentials=secrets)
+    staged = 0
+    deadline = time.monotonic() + KILL_TIMEOUT_SECONDS
+    try:
+        while time.monotonic() < deadline and process.poll() is None:
+            found = postgres.sql("SELECT c.relname FROM pg_class c WHERE c.relname LIKE 'orders_killed_fstg_%' "
+                                 "AND c.relkind = 'r'").split()
+            if found:
+                staged = int(postgres.sql(f"SELECT COUNT(*) FROM {found[0]}").strip() or 0)
+                if staged > 0:  # Spark's writers have committed some batches into the staging table
+                    break
+            time.sleep(0.2)
+        assert process.poll() is None, (tmp_path / "killed.log").read_text()[-3000:]
+        os.kill(process.pid, signal.SIGKILL)  # the spark-submit JVM is the Spark driver
+    finally:
+        if process.poll() is None:
+            time.sleep(0.5)
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGKILL)  # and the Python driver it started
+        process.wait(timeout=60)
+    assert 0 < staged < ROWS
+    assert table_fingerprint(postgres, "orders_killed")[0] == 0  # nothing half-visible
+
+    summary = run("db_export.py", postgres, arguments, credentials=secrets)
+    assert summary["inserted"] == ROWS
+    assert table_fingerprint(postgres, "orders_killed") == expected
+    again = run("db_export.py", postgres, arguments, credentials=secrets)  # a rerun of a committed export
+    assert (again["inserted"], again["already_exported"]) == (0, True)
+    assert table_fingerprint(postgres, "orders_killed") == expected
+    leftovers = postgres.sql("SELECT COUNT(*) FROM pg_class WHERE relname LIKE 'orders_killed_fstg_%'").strip()
+    assert leftovers == "0"
