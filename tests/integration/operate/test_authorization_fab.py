@@ -15,6 +15,8 @@ from pathlib import Path
 
 import pytest
 
+from falcon_airflow.operate.airflow_api import AirflowClient, AirflowError
+from falcon_airflow.operate.settings import Settings
 from falcon_airflow.provider.info import get_provider_info
 
 from .harness import AIRFLOW, AirflowServer, cluster_xml, feed_xml
@@ -23,8 +25,12 @@ pytest.importorskip("airflow.providers.fab", reason="apache-airflow-providers-fa
 
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("airflow-fab")]
 
-PASSWORDS = {"root": "Root-pw-4b1f0c2e", "ops": "Ops-pw-9d2a7e31", "carl": "Carl-pw-5e8c3b70"}
-ROLES = {"root": "Admin", "ops": "User", "carl": "User"}
+PASSWORDS = {"root": "Root-pw-4b1f0c2e", "ops": "Ops-pw-9d2a7e31", "carl": "Carl-pw-5e8c3b70",
+             "uma": "Uma-pw-0a6d4f19", "vic": "Vic-pw-7f3e2b84"}
+# uma holds only the ACL group's role, vic only another role: what they may do on the DAGs is the DAGs' own
+# access_control (User and Admin may see every DAG anyway)
+ROLES = {"root": "Admin", "ops": "User", "carl": "User", "uma": "users", "vic": "others"}
+DAG = "falcon.feed.logs.retention.east"
 
 
 @pytest.fixture(scope="module")
@@ -47,7 +53,7 @@ def fab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[AirflowServer]:
     (server.store / "feeds").mkdir()
     (server.store / "feeds" / "logs.xml").write_text(feed_xml("logs"), encoding="utf-8")
     server.airflow("db", "migrate")
-    server.airflow("roles", "create", "users")
+    server.airflow("roles", "create", "users", "others")
     for user, role in ROLES.items():
         server.airflow("users", "create", "--username", user, "--password", PASSWORDS[user], "--role", role,
                        "--firstname", user, "--lastname", user, "--email", f"{user}@example.test")
@@ -111,6 +117,21 @@ def test_airflow_falcon_applies_the_same_rules(fab: AirflowServer) -> None:
     assert refused.returncode == 1 and "user=carl may not entity -suspend feed logs" in refused.stderr
     allowed = airflow_falcon("ops", "entity", "-type", "feed", "-name", "logs", "-status")
     assert allowed.returncode == 0, allowed.stderr[-2000:]
+
+
+def test_the_acl_group_gets_the_entitys_dags_in_airflow(fab: AirflowServer) -> None:
+    def client(user: str) -> AirflowClient:
+        return AirflowClient(Settings(url=fab.url, entities=fab.store, user=user, password=PASSWORDS[user]))
+
+    # the feed's ACL group (users, permission *) may read and pause its DAG; another role may not see it
+    assert client("uma").dag(DAG) is not None
+    assert client("uma").set_paused(DAG, True)["is_paused"] is True
+    with pytest.raises(AirflowError) as refused:
+        client("vic").dag(DAG)
+    assert refused.value.status == 403
+    with pytest.raises(AirflowError):
+        client("vic").set_paused(DAG, False)
+    assert client("root").dag(DAG)["is_paused"] is True  # type: ignore[index]
 
 
 def test_no_password_is_printed_or_logged(fab: AirflowServer) -> None:
