@@ -469,3 +469,45 @@ def check_invalid_entity(airflow: RunningAirflow, tmp_path: Path) -> None:
     wait_for("the import error to clear once the entity is fixed", cleared, IMPORT_ERROR_TIMEOUT, interval=2)
     assert not airflow.falcon("entity", "-status", "-type", "feed", "-name", "broken-clicks")["message"].startswith(
         "INVALID")
+
+
+# -- feed assets -------------------------------------------------------------------------------------------------------
+
+ASSETS_SCREENSHOT = REPOSITORY / "docs" / "images" / "assets.png"
+RAW_CLICKS = "falcon://primary/raw-clicks"  # the output of the source process
+
+
+def api_get(airflow: RunningAirflow, path: str) -> dict[str, Any]:
+    """A GET on Airflow's REST API with a token of the simple auth manager's user."""
+    request = urllib.request.Request(f"{airflow.url}/auth/token", method="POST",
+                                     data=json.dumps({"username": USER, "password": PASSWORD}).encode(),
+                                     headers={"Content-Type": "application/json"})
+    with urllib.request.urlopen(request, timeout=30) as response:
+        token = json.loads(response.read())["access_token"]
+    request = urllib.request.Request(f"{airflow.url}/api/v2/{path}", headers={"Authorization": f"Bearer {token}"})
+    with urllib.request.urlopen(request, timeout=30) as response:
+        return dict(json.loads(response.read()))
+
+
+def test_the_assets_view_shows_the_feeds_and_an_event_per_instance(airflow: RunningAirflow, tmp_path: Path) -> None:
+    from playwright.sync_api import expect
+
+    def succeeded() -> dict[str, Any] | None:
+        return next((item for item in airflow.instances() if item["status"] == "SUCCEEDED"), None)
+
+    done = wait_for(f"a succeeded instance of {PROCESS}", succeeded, FIRST_RUN_TIMEOUT, interval=5)
+    assets = {item["name"]: item for item in api_get(airflow, "assets?limit=100")["assets"]}
+    assert {RAW_CLICKS, "falcon://primary/click-counts", "falcon://backup/click-counts"} <= set(assets)
+    events = api_get(airflow, f"assets/events?asset_id={assets[RAW_CLICKS]['id']}&limit=100")["asset_events"]
+    assert done["instance"] in {event["partition_key"] for event in events}, events
+    assert all(event["extra"]["instance"] == event["partition_key"] for event in events)
+
+    with chromium(tmp_path / "chromium-assets") as page:
+        sign_in(page, airflow.url)
+        visit(page, f"{airflow.url}/assets")
+        expect(page.get_by_text(RAW_CLICKS).first).to_be_visible()
+        page.wait_for_timeout(1000)
+        picture = tmp_path / "assets.png"
+        page.screenshot(path=str(picture))
+    if os.environ.get("FALCON_UPDATE_SCREENSHOT") == "1":
+        shutil.copyfile(picture, ASSETS_SCREENSHOT)
