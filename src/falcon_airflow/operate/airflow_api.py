@@ -133,6 +133,18 @@ class AirflowClient:
 
     # -- server -----------------------------------------------------------------------------------------------------
 
+    def authenticate(self) -> None:
+        """Prove the credentials now: a password is exchanged for a token; a given token must be accepted by the
+        API (401: refused; 403 still proves who it is). Raises :class:`AirflowError` otherwise."""
+        if self._token is None:
+            self._token = self._obtain_token()
+            return
+        try:
+            self.request("GET", "/dags", params={"limit": 1})
+        except AirflowError as problem:
+            if problem.status != 403:
+                raise
+
     def user_roles(self, username: str) -> frozenset[str] | None:
         """The user's roles under the FAB auth manager (``None``: another auth manager, or the caller may not read
         users - FAB lets only roles with ``can_read`` on Users do so)."""

@@ -16,7 +16,7 @@ import configparser
 import contextlib
 import os
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -55,8 +55,12 @@ def falcon_config(airflow_config: Callable[[str, str], str] | None) -> ConfigLoo
 
 
 def acting_user(context: Context) -> str:
-    """The Airflow user the command authenticated as (else, with no Airflow login, the local user)."""
-    return airflow_user(context.settings) or local_user()
+    """The Airflow user the command authenticated as (else, with no Airflow login, the local user). A given token
+    speaks for itself: its subject is the user, whatever ``FALCON_AIRFLOW_USER`` says."""
+    settings = context.settings
+    if settings.token:
+        return airflow_user(replace(settings, user=None)) or local_user()
+    return airflow_user(settings) or local_user()
 
 
 def _acl_of(entity: object) -> Any:
@@ -131,12 +135,28 @@ class Gate:
         policy = Policy.load(self.config)
         if not policy.enabled:
             return
+        self._verify_identity()
         request = Request(self.command, self.action, _targets(self.context, self.command, self.action,
                                                               self.options))
         try:
             authorize(policy, self.config, self.groups, user=self.user, do_as=self.do_as, request=request)
         except Refused as refusal:
             raise Denied(refusal.message) from None
+
+    def _verify_identity(self) -> None:
+        """Authorization trusts only a proven identity: the password or token is checked with Airflow first."""
+        settings = self.context.settings
+        if not settings.token and not (settings.user and settings.password):
+            raise Denied(f"Permission denied: authorization is enabled and {self.user} is not an Airflow login: set "
+                         "FALCON_AIRFLOW_USER and FALCON_AIRFLOW_PASSWORD, or FALCON_AIRFLOW_TOKEN")
+        try:
+            self.context.airflow().authenticate()
+        except AirflowError as problem:
+            raise Denied(f"Permission denied: Airflow did not accept the credentials of {self.user}: "
+                         f"{problem.message}") from None
+        if settings.token and self.user.isdigit():
+            raise Denied(f"Permission denied: the token names Airflow user id {self.user}, not a user name (the "
+                         "FAB auth manager's tokens do): log in with FALCON_AIRFLOW_USER and FALCON_AIRFLOW_PASSWORD")
 
     def describe(self) -> dict[str, Any]:
         target: dict[str, Any] = {}

@@ -83,6 +83,11 @@ def test_each_command_as_falcons_provider_decides(fab: AirflowServer) -> None:
     assert code == 1 and "user=carl does not have admin privilege" in err
     assert falcon(fab, "carl", "entity", "-type", "feed", "-list")[0] == 0  # names no entity: open
     assert falcon(fab, "carl", "admin", "-version")[0] == 0
+    # claiming to be the owner needs the owner's password
+    code, _, err = fab.run("entity", *feed, "-schedule", env={
+        "FALCON_AIRFLOW_USER": "ops", "FALCON_AIRFLOW_PASSWORD": "Not-the-ops-password",
+        **{key: value for key, value in fab.env.items() if key.startswith("AIRFLOW__FALCON")}})
+    assert code == 1 and "Airflow did not accept the credentials of ops" in err
     # the owner schedules and suspends; the superuser (Admin role, read from FAB) resumes
     code, out, err = falcon(fab, "ops", "entity", *feed, "-schedule")
     assert code == 0, out + err
@@ -101,6 +106,7 @@ def test_each_command_as_falcons_provider_decides(fab: AirflowServer) -> None:
     outcome = [(entry["user"], entry["doAs"], entry["action"], entry["result"]) for entry in entries]
     assert outcome[:4] == [("carl", None, "schedule", "DENIED"), ("carl", None, "status", "DENIED"),
                            ("carl", None, "kill", "DENIED"), ("carl", None, "setsafemode", "DENIED")]
+    assert ("ops", None, "schedule", "DENIED") in outcome  # the wrong password
     assert ("ops", None, "schedule", "SUCCEEDED") in outcome
     assert ("root", "carl", "touch", "DENIED") in outcome and ("root", "ops", "suspend", "SUCCEEDED") in outcome
 

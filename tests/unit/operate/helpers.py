@@ -88,6 +88,9 @@ class FakeAirflow:
             raise AirflowError(f"cannot reach Airflow at {self.base}: connection refused")
         self.calls.append(name)
 
+    def authenticate(self) -> None:
+        self._call("authenticate")
+
     def user_roles(self, username: str) -> frozenset[str] | None:
         """The FAB auth manager's roles of a user (``roles`` set by a test; ``None``: no such user known)."""
         self._call("user_roles")

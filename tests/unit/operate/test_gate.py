@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import json
 import stat
 from pathlib import Path
@@ -44,7 +45,7 @@ def test_an_outsider_is_refused_before_anything_changes(secured: Kit, monkeypatc
             "(not entity owner=ops and not in group=users)") in err
     context = secured.context()
     assert context.store.schedule_state(EntityType.FEED, "logs") is None
-    assert set(secured.airflow.calls) <= {"user_roles"}  # Airflow was asked who carl is, nothing else
+    assert set(secured.airflow.calls) <= {"authenticate", "user_roles"}  # who carl is, nothing else
     assert sorted(path.name for path in context.store.meta.glob("*")) == sorted({*before, "audit.log"})
     (entry,) = audit_lines(secured)
     assert entry["user"] == "carl" and entry["result"] == "DENIED" and entry["action"] == "schedule"
@@ -146,3 +147,26 @@ def test_secrets_are_never_printed_or_logged(secured: Kit, monkeypatch: pytest.M
     for path in tmp_path.rglob("*"):
         if path.is_file():
             assert PASSWORD.encode() not in path.read_bytes(), path
+
+
+def token_for(subject: str) -> str:
+    def part(document: dict[str, str]) -> str:
+        return base64.urlsafe_b64encode(json.dumps(document).encode()).decode().rstrip("=")
+
+    return f"{part({'alg': 'none'})}.{part({'sub': subject})}.signature"
+
+
+def test_only_a_proven_airflow_login_is_authorized(secured: Kit, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("FALCON_AIRFLOW_USER", raising=False)
+    code, _, err = secured.run("entity", "-type", "feed", "-name", "logs", "-status")
+    assert code == 1 and "is not an Airflow login" in err
+    # a token speaks for its subject, whatever FALCON_AIRFLOW_USER claims
+    monkeypatch.delenv("FALCON_AIRFLOW_PASSWORD")
+    monkeypatch.setenv("FALCON_AIRFLOW_TOKEN", token_for("carl"))
+    as_user(monkeypatch, "ops")
+    code, _, err = secured.run("entity", "-type", "feed", "-name", "logs", "-suspend")
+    assert code == 1 and "user=carl may not entity -suspend" in err
+    monkeypatch.setenv("FALCON_AIRFLOW_TOKEN", token_for("7"))  # the FAB auth manager's tokens carry the user id
+    code, _, err = secured.run("entity", "-type", "feed", "-name", "logs", "-status")
+    assert code == 1 and "names Airflow user id 7, not a user name" in err
+    assert [entry["result"] for entry in audit_lines(secured)] == ["DENIED"] * 3
