@@ -218,7 +218,7 @@ def build_replication_dag(spec: ReplicationDagSpec) -> DAG:
                                  inlets=distinct_assets([spec.source_feed.model_copy(
                                      update={"location": spec.source_asset_location or spec.source_feed.location})]),
                                  outlets=distinct_assets([spec.target_feed]),
-                                 replica=spec.target_feed.model_dump(mode="json")))
+                                 announced_feed=spec.target_feed.model_dump(mode="json")))
         for upstream, downstream in pairwise(steps):
             upstream >> downstream
     announce_instance_ends(dag, spec, "replicate")

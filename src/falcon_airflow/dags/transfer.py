@@ -12,6 +12,7 @@ from airflow.sdk import DAG
 
 from falcon_airflow.compiler.specs import TransferDagSpec
 from falcon_airflow.compiler.transfer import INSTANCE
+from falcon_airflow.provider.assets import distinct_assets
 from falcon_airflow.provider.operators.database import DatabaseTransferOperator
 from falcon_airflow.provider.sensors.feed import FeedInstanceSensor
 
@@ -22,6 +23,15 @@ def _driver_jar(spec: TransferDagSpec) -> str | None:
     from falcon_airflow.core.databases.jars import jar_path
 
     return str(jar_path(spec.database.driver_artifact))
+
+
+def _assets(spec: TransferDagSpec) -> dict[str, Any]:
+    """An import makes an instance of the feed's asset (its event announced); an export reads one."""
+    assets = distinct_assets([spec.feed_binding])
+    if spec.kind == "import":
+        return {"outlets": assets, "announced_feed": spec.feed_binding.model_dump(mode="json"),
+                "announced_operation": "IMPORT"}
+    return {"inlets": assets}
 
 
 def build_transfer_dag(spec: TransferDagSpec, *, timetable: Any, start_date: Any, default_args: dict[str, Any],
@@ -42,7 +52,7 @@ def build_transfer_dag(spec: TransferDagSpec, *, timetable: Any, start_date: Any
             name=job.name, master=job.master, deploy_mode=job.deploy_mode, conn_id=job.connection, conf=conf,
             application_args=list(job.arguments), py_files=job.py_files, jars=jar, yarn_queue=job.queue,
             proxy_user=job.proxy_user, env_vars=dict(job.env) or None, falcon_lineage=spec,
-            lineage_instance=f"{{{{ {INSTANCE} }}}}")
+            lineage_instance=f"{{{{ {INSTANCE} }}}}", **_assets(spec))
         if spec.kind == "export":
             wait = FeedInstanceSensor(
                 task_id="wait_for_instance", input_name="instance", feed=spec.feed,

@@ -86,3 +86,16 @@ def test_import_dag_publishes_the_filtered_snapshot_and_reports_its_columns(
                for name, field in target["facets"]["columnLineage"]["fields"].items()}
     assert lineage["customer"] == [("customer", "DIRECT", "IDENTITY"), ("placed_at", "INDIRECT", "FILTER")]
     assert set(lineage) == {"id", "customer", "amount", "placed_at"}
+
+    # The imported instance is an event of the feed's asset, the instance its partition key.
+    from airflow.models.asset import AssetEvent, AssetModel
+    from airflow.utils.session import create_session
+    from sqlalchemy import select
+
+    assert [asset.name for asset in dag.get_task("import").outlets] == ["falcon://local/orders"]
+    with create_session() as session:
+        events = session.scalars(select(AssetEvent).join(AssetModel, AssetEvent.asset_id == AssetModel.id)
+                                 .where(AssetModel.name == "falcon://local/orders",
+                                        AssetEvent.source_run_id == run.run_id)).all()
+        assert [(event.partition_key, event.extra["operation"], event.extra["path"]) for event in events] == [
+            ("2026-03-01T05:00Z", "IMPORT", f"file://{instance}")] * len(events) and events

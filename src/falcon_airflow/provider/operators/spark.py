@@ -31,7 +31,8 @@ class FalconSparkSubmitOperator(SparkSubmitOperator):
 
     def __init__(self, *, master: str, deploy_mode: str | None = None, falcon_lineage: DagSpec | None = None,
                  lineage_instance: str | None = None, lineage_events: str | None = None,
-                 replica: dict[str, Any] | None = None, **kwargs: Any) -> None:
+                 announced_feed: dict[str, Any] | None = None, announced_operation: str = "REPLICATE",
+                 **kwargs: Any) -> None:
         if lineage_events:  # the Spark run is the task's child; its events reach the transport through the task
             kwargs.setdefault("openlineage_inject_parent_job_info", True)
             kwargs["openlineage_inject_transport_info"] = False
@@ -41,8 +42,10 @@ class FalconSparkSubmitOperator(SparkSubmitOperator):
         self.falcon_lineage = falcon_lineage
         self.lineage_instance = lineage_instance
         self.lineage_events = lineage_events
-        self.replica = replica
-        """A replication's target feed binding: its instance ``lineage_instance`` is announced as asset event."""
+        self.announced_feed = announced_feed
+        """The feed binding whose instance ``lineage_instance`` the job makes (a replica, an import): announced as
+        the event of the task's outlet asset, with Falcon's ``announced_operation``."""
+        self.announced_operation = announced_operation
         self._falcon_report: dict[str, Any] | None = None
 
     def _get_hook(self) -> FalconSparkSubmitHook:
@@ -71,18 +74,18 @@ class FalconSparkSubmitOperator(SparkSubmitOperator):
             if events is not None:
                 self._forward_lineage_events(events)
         self._falcon_report = self.read_report()
-        if self.replica is not None and self.lineage_instance:
-            self._announce_replica(context)
+        if self.announced_feed is not None and self.lineage_instance:
+            self._announce_instance(context)
         return self._falcon_report
 
-    def _announce_replica(self, context: Any) -> None:
+    def _announce_instance(self, context: Any) -> None:
         from falcon_airflow.instances.bindings import FeedBinding
         from falcon_airflow.provider.assets import announce_instances
         from falcon_airflow.provider.macros import instance
 
-        target = FeedBinding.model_validate(self.replica)
+        target = FeedBinding.model_validate(self.announced_feed)
         moment = instance(str(self.lineage_instance))
-        announce_instances(context, [(target, moment, target.path(moment))], operation="REPLICATE",
+        announce_instances(context, [(target, moment, target.path(moment))], operation=self.announced_operation,
                            entity=target.feed, entity_type="FEED", log=self.log)
 
     def read_report(self) -> dict[str, Any] | None:
