@@ -397,6 +397,18 @@ INVALID_SCREENSHOT = REPOSITORY / "docs" / "images" / "invalid-entity.png"
 IMPORT_ERROR_TIMEOUT = 90  # the dag-processor re-reads the folder every 30 s in make run; a busy machine lags
 
 
+def api_get(airflow: RunningAirflow, path: str) -> dict[str, Any]:
+    """A GET on Airflow's REST API with a token of the simple auth manager's user."""
+    request = urllib.request.Request(f"{airflow.url}/auth/token", method="POST",
+                                     data=json.dumps({"username": USER, "password": PASSWORD}).encode(),
+                                     headers={"Content-Type": "application/json"})
+    with urllib.request.urlopen(request, timeout=30) as response:
+        token = json.loads(response.read())["access_token"]
+    request = urllib.request.Request(f"{airflow.url}/api/v2/{path}", headers={"Authorization": f"Bearer {token}"})
+    with urllib.request.urlopen(request, timeout=30) as response:
+        return dict(json.loads(response.read()))
+
+
 def import_errors(airflow: RunningAirflow) -> list[dict[str, Any]]:
     """Airflow's DAG import errors (none while the api-server does not answer: a busy machine restarts workers)."""
     try:
@@ -406,15 +418,7 @@ def import_errors(airflow: RunningAirflow) -> list[dict[str, Any]]:
 
 
 def _import_errors(airflow: RunningAirflow) -> list[dict[str, Any]]:
-    request = urllib.request.Request(f"{airflow.url}/auth/token", method="POST",
-                                     data=json.dumps({"username": USER, "password": PASSWORD}).encode(),
-                                     headers={"Content-Type": "application/json"})
-    with urllib.request.urlopen(request, timeout=30) as response:
-        token = json.load(response)["access_token"]
-    listing = urllib.request.Request(f"{airflow.url}/api/v2/importErrors",
-                                     headers={"Authorization": f"Bearer {token}"})
-    with urllib.request.urlopen(listing, timeout=30) as response:
-        return list(json.load(response)["import_errors"])
+    return list(api_get(airflow, "importErrors")["import_errors"])
 
 
 def test_an_invalid_entity_dropped_in_shows_as_an_import_error(airflow: RunningAirflow, tmp_path: Path) -> None:
@@ -475,18 +479,6 @@ def check_invalid_entity(airflow: RunningAirflow, tmp_path: Path) -> None:
 
 ASSETS_SCREENSHOT = REPOSITORY / "docs" / "images" / "assets.png"
 RAW_CLICKS = "falcon://primary/raw-clicks"  # the output of the source process
-
-
-def api_get(airflow: RunningAirflow, path: str) -> dict[str, Any]:
-    """A GET on Airflow's REST API with a token of the simple auth manager's user."""
-    request = urllib.request.Request(f"{airflow.url}/auth/token", method="POST",
-                                     data=json.dumps({"username": USER, "password": PASSWORD}).encode(),
-                                     headers={"Content-Type": "application/json"})
-    with urllib.request.urlopen(request, timeout=30) as response:
-        token = json.loads(response.read())["access_token"]
-    request = urllib.request.Request(f"{airflow.url}/api/v2/{path}", headers={"Authorization": f"Bearer {token}"})
-    with urllib.request.urlopen(request, timeout=30) as response:
-        return dict(json.loads(response.read()))
 
 
 def test_the_assets_view_shows_the_feeds_and_an_event_per_instance(airflow: RunningAirflow, tmp_path: Path) -> None:
