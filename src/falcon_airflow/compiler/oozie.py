@@ -257,6 +257,11 @@ def _action(node: ActionNode, workflow: Workflow, app_path: str, global_conf: di
                          propagate_configuration=config.propagate_configuration, **common, **retry)
     action_type = node.action_type
     body = _body(node, app_path, workflow)
+    prepare = getattr(config, "prepare", None)
+    if prepare is not None and (prepare.deletes or prepare.mkdirs):
+        # Oozie empties and creates these before the action starts (each retry too)
+        body["prepare"] = {"delete": [path.strip() for path in prepare.deletes],
+                           "mkdir": [path.strip() for path in prepare.mkdirs]}
     own = configuration_dict(getattr(config, "configuration", ()))
     return OozieNode(type="action", action=action_type, ok=node.ok, error=node.error, body=body,
                      configuration={**global_conf, **own}, **common, **retry)

@@ -187,6 +187,10 @@ FAILING = """\
   </action>
   <action name="done">
     <shell xmlns="uri:oozie:shell-action:1.0">
+      <prepare>
+        <delete path="${flag}.old"/>
+        <mkdir path="${flag}.made"/>
+      </prepare>
       <exec>touch</exec>
       <argument>${flag}.done</argument>
     </shell>
@@ -383,10 +387,12 @@ def test_failed_action_takes_its_error_path_to_kill_and_clear_reruns(workspace: 
     assert step["status"] == "ERROR" and step["error_code"] == "1" and step["transition"] == "fail"
     assert xcom(run, "workflow.fail")["error_message"] == "step failed with code 1, entity failing"
 
+    (tmp_path / "flag.old").mkdir()  # the next action's <prepare> removes it
     (tmp_path / "flag").touch()  # what was missing is there now: run the instance again (dag.test clears its
     again = dag.test(logical_date=moment)  # task instances first, as Clear in the UI does)
     assert str(again.state) == "success", states(again)
     assert (tmp_path / "flag.done").exists()
+    assert (tmp_path / "flag.made").is_dir() and not (tmp_path / "flag.old").exists()
 
 
 class Mailbox:

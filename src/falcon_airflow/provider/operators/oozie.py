@@ -169,6 +169,10 @@ class OozieNodeOperator(BaseBranchOperator):
 
     def _run_action(self, action: str, run: WorkflowRun) -> dict[str, str]:
         body = self.node.get("body", {})
+        prepare = body.get("prepare")
+        if prepare:
+            run.filesystem.prepare([run.evaluate(path) for path in prepare.get("delete", [])],
+                                   [run.evaluate(path) for path in prepare.get("mkdir", [])])
         if action == "shell":
             hook = OozieShellHook()
             result = hook.run(run.evaluate(body["exec"]), [run.evaluate(item) for item in body["arguments"]],

@@ -67,6 +67,23 @@ class OozieFileSystem:
         return int(info.get("blocksize") or info.get("block_size") or LOCAL_BLOCK_SIZE)
 
 
+    def prepare(self, deletes: list[str], mkdirs: list[str]) -> None:
+        """An action's ``<prepare>``: delete the paths (recursively; a missing one is no error), then create the
+        folders, as Oozie does before the action starts. Paths must name a file system (a scheme) or be absolute."""
+        from falcon_airflow.provider.hooks.oozie import ActionFailed
+
+        for path in [*deletes, *mkdirs]:
+            if not path.strip() or not (path.startswith("/") or "://" in path):
+                raise ActionFailed("E0701", f"<prepare> path '{path}' is not absolute")
+        for path in deletes:
+            fs, where = self._fs(path)
+            if fs.exists(where):
+                fs.rm(where, recursive=True)
+        for path in mkdirs:
+            fs, where = self._fs(path)
+            fs.makedirs(where, exist_ok=True)
+
+
 LOCAL_BLOCK_SIZE = 32 * 1024 * 1024
 """Hadoop's local file system reports 32 MiB blocks (``fs.local.block.size``)."""
 
