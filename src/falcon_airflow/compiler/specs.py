@@ -292,6 +292,9 @@ class TransferDagSpec(Spec):
     tags: tuple[str, ...] = ()
     doc_md: str = ""
     lineage: LineageSpec | None = None
+    messaging: MessagingSpec | None = None
+    emails: tuple[str, ...] = ()
+    """The feed's ``<notification type="email" to="...">``: mailed at every instance end."""
     paused_upon_creation: bool | None = None
     group_access: GroupAccess | None = None
 

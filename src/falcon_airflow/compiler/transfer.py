@@ -26,6 +26,7 @@ from falcon_airflow.compiler.common import (
     spark_master,
     tags_of,
 )
+from falcon_airflow.compiler.messaging import messaging_of
 from falcon_airflow.compiler.specs import DatabaseSpec, LineageSpec, Schedule, SparkJob, TransferDagSpec
 from falcon_airflow.core.databases.drivers import DRIVERS, driver_problem, runtime_class
 from falcon_airflow.entities import (
@@ -150,7 +151,9 @@ def _spec(kind: Literal["import", "export"], feed: Feed, placement: FeedCluster,
         database=database, feed_binding=side.binding(), job=job, retry=FEED_RETRY, owner=owner_of(feed.acl),
         group_access=group_access_of(feed.acl),
         tags=tags_of(feed.tag_pairs, "feed", kind, *(f"group={group}" for group in feed.groups)),
-        doc_md="\n".join(doc), lineage=_lineage(feed, entities_dir, side.cluster), **extra)
+        doc_md="\n".join(doc), lineage=_lineage(feed, entities_dir, side.cluster),
+        messaging=messaging_of(side.cluster, feed.property_map),
+        emails=feed.notification.recipients if feed.notification is not None else (), **extra)
 
 
 def compile_import(workspace_clusters: Mapping[str, Cluster], datasources: Mapping[str, Datasource], feed: Feed,

@@ -13,6 +13,7 @@ from airflow.sdk import DAG
 from falcon_airflow.compiler.specs import TransferDagSpec
 from falcon_airflow.compiler.transfer import INSTANCE
 from falcon_airflow.provider.assets import distinct_assets
+from falcon_airflow.provider.instance_end import announce_instance_ends
 from falcon_airflow.provider.operators.database import DatabaseTransferOperator
 from falcon_airflow.provider.sensors.feed import FeedInstanceSensor
 
@@ -59,4 +60,5 @@ def build_transfer_dag(spec: TransferDagSpec, *, timetable: Any, start_date: Any
                 markers=f"{{{{ macros.falcon.feed_marker(falcon.feed, {INSTANCE}) }}}}",
                 timeout=spec.wait_timeout_seconds, poke_interval=poke_seconds, retries=0)
             wait >> task
+    announce_instance_ends(dag, spec, task)
     return dag

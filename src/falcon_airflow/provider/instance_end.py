@@ -15,14 +15,14 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from falcon_airflow.compiler.specs import ProcessDagSpec, ReplicationDagSpec, RetentionDagSpec
+from falcon_airflow.compiler.specs import ProcessDagSpec, ReplicationDagSpec, RetentionDagSpec, TransferDagSpec
 from falcon_airflow.notifications.broker import DEFAULT_STOMP_PORT, publish
 from falcon_airflow.notifications.mail import instance_mail
 from falcon_airflow.notifications.messages import DEFAULT_TTL_MINUTES, FeedInstance, InstanceEnd, instance_messages
 from falcon_airflow.provider.macros import instance, replicated_instance
 
 log = logging.getLogger(__name__)
-AnnouncedSpec = ProcessDagSpec | ReplicationDagSpec | RetentionDagSpec
+AnnouncedSpec = ProcessDagSpec | ReplicationDagSpec | RetentionDagSpec | TransferDagSpec
 _KINDS: dict[type, tuple[str, str]] = {ProcessDagSpec: ("PROCESS", "GENERATE"),
                                        ReplicationDagSpec: ("FEED", "REPLICATE"),
                                        RetentionDagSpec: ("FEED", "DELETE")}
@@ -45,6 +45,9 @@ def _outputs(spec: AnnouncedSpec, moment: datetime, context: Any, succeeded: boo
     if isinstance(spec, ReplicationDagSpec):
         replica = instance(replicated_instance(spec.source_feed, context["dag_run"], spec.delay_minutes))
         return [FeedInstance(spec.feed, spec.target_feed.path(replica))]
+    if isinstance(spec, TransferDagSpec):  # the instance imported or exported
+        moved = instance(replicated_instance(spec.feed_binding, context["dag_run"], 0))
+        return [FeedInstance(spec.feed, spec.feed_binding.path(moved))]
     if not succeeded:
         return []
     report = context["ti"].xcom_pull(task_ids="retention") or {}
@@ -66,7 +69,7 @@ def instance_end(spec: AnnouncedSpec, context: Any, *, succeeded: bool) -> Insta
     run = context["dag_run"]
     ti = context["ti"]
     moment = instance(run)
-    kind = _KINDS[type(spec)]
+    kind = ("FEED", spec.kind.upper()) if isinstance(spec, TransferDagSpec) else _KINDS[type(spec)]
     entity = spec.source.name
     cluster = spec.target_cluster if isinstance(spec, ReplicationDagSpec) else spec.cluster
     started = getattr(run, "start_date", None)

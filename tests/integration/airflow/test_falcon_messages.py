@@ -169,3 +169,31 @@ def test_replication_and_retention_send_falcon_messages(entities: Callable[..., 
         ("logs", "DELETE", path) for path in evicted}
     assert not any(os.path.exists(path.removeprefix("file://")) for path in evicted)
     assert (east / "data" / "logs" / recent.format("YYYY/MM/DD/HH")).exists()
+
+
+def test_an_import_sends_falcon_messages(entities: Callable[..., Path], tmp_path: Path, broker: Broker,
+                                         stomp_port: None) -> None:
+    from tests.integration.airflow.test_import_dag import DATASOURCE, REPOSITORY, SECRET, seed
+
+    storage, database = tmp_path / "storage", tmp_path / "shop.db"
+    seed(database)
+    entities("local.xml", CLUSTER.format(name="local", storage=storage, broker=broker.url))
+    entities("shop-db.xml", DATASOURCE.format(database=database, secret=SECRET))
+    entities("orders.xml", (REPOSITORY / "entities" / "feeds" / "orders.xml").read_text()
+             .replace('name="primary"', 'name="local"'))
+    moment = pendulum.datetime(2026, 3, 1, 5, tz="UTC")
+    consumer = JmsConsumer(broker, ["FALCON.ENTITY.TOPIC", "FALCON.orders"], count=2)
+    try:
+        run = build_dag(spec("falcon.feed.orders.import.local")).test(logical_date=moment)
+        assert str(run.state) == "success", task_states(run)
+        topics = by_topic(consumer.messages())
+    finally:
+        consumer.stop()
+    instance = f"file://{storage}/data/orders/2026-03-01/05"
+    for message in (*topics["FALCON.ENTITY.TOPIC"], *topics["FALCON.orders"]):
+        assert {key: message[key] for key in ("entityName", "entityType", "operation", "status", "cluster",
+                                              "nominalTime", "feedNames", "feedInstancePaths")} == {
+            "entityName": "orders", "entityType": "FEED", "operation": "IMPORT", "status": "SUCCEEDED",
+            "cluster": "local", "nominalTime": "2026-03-01-05-00", "feedNames": "orders",
+            "feedInstancePaths": instance}
+        assert SECRET not in str(message)
