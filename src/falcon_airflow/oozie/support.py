@@ -22,6 +22,12 @@ class ActionSupport:
     becomes: str  # what the action is here (runs) or why it cannot run (refused)
     advice: str | None = None  # what to port a refused action to
 
+    @property
+    def reason(self) -> str:
+        """Why a refused action cannot run, and what to port it to: the text of ``FA020`` and of the compiler's
+        refusal, so the two always say the same."""
+        return f"{self.becomes}; {self.advice}" if self.advice else self.becomes
+
 
 ACTION_SUPPORT: dict[str, ActionSupport] = {item.action_type: item for item in (
     ActionSupport("spark", True, "spark-submit through the project's Spark hook; master and deploy mode from the "
@@ -81,9 +87,8 @@ def support_issues(workflow: Workflow, *, in_process: str | None = None) -> list
         if support.runs:
             continue
         user = f"process '{in_process}' uses this workflow, but " if in_process else ""
-        advice = f"; {support.advice}" if support.advice else ""
         issues.append(Issue(Level.ERROR if in_process else Level.WARNING, UNSUPPORTED_RULE,
                             f"{user}action '{action.name}' (<{action.action_type}>) cannot run on falcon-airflow: "
-                            f"{support.becomes}{advice}", file=workflow.file,
+                            f"{support.reason}", file=workflow.file,
                             line=action.config.line or action.line, entity=workflow.name, entity_type="workflow"))
     return issues

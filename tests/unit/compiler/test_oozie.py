@@ -8,6 +8,7 @@ import pytest
 
 from falcon_airflow.compiler.oozie import OozieCompileError, compile_workflow, join_arrivals
 from falcon_airflow.oozie import parse_workflow_bytes, parse_workflow_file
+from falcon_airflow.oozie.support import support_issues
 
 HEAD = '<workflow-app name="{name}" xmlns="uri:oozie:workflow:0.5">'
 GLOBAL = """
@@ -75,8 +76,24 @@ def test_refused_actions_name_what_to_port_them_to() -> None:
       <start to="p"/>
       <action name="p"><pig><script>x.pig</script></pig><ok to="end"/><error to="end"/></action>
       <end name="end"/></workflow-app>"""
-    with pytest.raises(OozieCompileError, match="action 'p' \\(pig\\) cannot run here: Pig has no engine"):
+    with pytest.raises(OozieCompileError, match="action 'p' \\(pig\\) cannot run here: there is no Pig runtime "
+                       "here; port the Pig Latin script to Spark SQL"):
         compile_workflow(parse(text), "/apps/mr")  # type: ignore[arg-type]
+
+
+def test_compiler_refuses_what_validation_reports_as_fa020() -> None:
+    # one table decides both: an fs action with <setrep> is refused with the same reason FA020 gives
+    text = HEAD.format(name="rep") + GLOBAL + """
+      <start to="f"/>
+      <action name="f"><fs><setrep path="/data/x" replication-factor="2"/></fs><ok to="end"/><error to="end"/>
+      </action>
+      <end name="end"/></workflow-app>"""
+    workflow = parse(text)
+    [issue] = support_issues(workflow)  # type: ignore[arg-type]
+    with pytest.raises(OozieCompileError) as refused:
+        compile_workflow(workflow, "/apps/rep")  # type: ignore[arg-type]
+    reason = issue.message.split("cannot run on falcon-airflow: ", 1)[1]
+    assert str(refused.value).split("cannot run here: ", 1)[1].startswith(reason)
 
 
 def test_sub_workflow_is_compiled_in_place_with_its_caller_configuration(tmp_path: Path) -> None:
