@@ -15,6 +15,7 @@ from __future__ import annotations
 import configparser
 import contextlib
 import os
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -113,7 +114,8 @@ class Gate:
     @classmethod
     def open(cls, context: Context, command: str, action: str, options: Options,
              airflow_config: Callable[[str, str], str] | None) -> Gate:
-        audit.protect(context.store.meta)
+        with contextlib.suppress(OSError):  # a store this user may not write: record() says so
+            audit.protect(context.store.meta)
         return cls(context, command, action, options, acting_user(context), context.do_as,
                    falcon_config(airflow_config))
 
@@ -170,4 +172,8 @@ class Gate:
         settings = self.context.settings
         entry = audit.Entry(self.context.now(), self.user, self.do_as, self.command, self.action, self.describe(),
                             result, reason)
-        audit.append(self.context.store.meta, entry, (settings.password, settings.token))
+        try:
+            audit.append(self.context.store.meta, entry, (settings.password, settings.token))
+        except OSError as problem:
+            print(f"warning: the audit log in {self.context.store.meta} was not written: "
+                  f"{problem.strerror or problem}", file=sys.stderr)

@@ -6,6 +6,7 @@ import pytest
 
 from falcon_airflow.entities import ACL
 from falcon_airflow.operate.authorization import (
+    ConfigLookup,
     Policy,
     Request,
     Target,
@@ -19,7 +20,7 @@ GROUPS = {"root": frozenset({"Admin"}), "ops": frozenset({"Op"}), "ann": frozens
 ENABLED = Policy(enabled=True)
 
 
-def config(values: dict[str, str]):  # type: ignore[no-untyped-def]
+def config(values: dict[str, str]) -> ConfigLookup:
     return values.get
 
 

@@ -170,3 +170,12 @@ def test_only_a_proven_airflow_login_is_authorized(secured: Kit, monkeypatch: py
     code, _, err = secured.run("entity", "-type", "feed", "-name", "logs", "-status")
     assert code == 1 and "names Airflow user id 7, not a user name" in err
     assert [entry["result"] for entry in audit_lines(secured)] == ["DENIED"] * 3
+
+
+def test_an_unwritable_audit_log_is_a_warning_not_a_traceback(pipeline: Kit, monkeypatch: pytest.MonkeyPatch) -> None:
+    meta = pipeline.context().store.meta
+    meta.mkdir(parents=True, exist_ok=True)
+    (meta / "audit.log").mkdir()  # cannot be opened for appending
+    code, out, err = pipeline.run("entity", "-type", "feed", "-list")
+    assert code == 0 and "(feed) logs" in out
+    assert "warning: the audit log in" in err and "was not written" in err
