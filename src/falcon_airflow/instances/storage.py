@@ -1,8 +1,9 @@
 """Small file-system operations the Airflow side needs between Spark jobs: does an instance exist, clear an
 output instance before a (re)run, write an availability flag, measure an input for late data.
 
-``file://`` URIs and plain paths use the local file system; other schemes (``hdfs://``, ``s3a://`` ...) go through
-fsspec when a driver for them is installed, else raise :class:`StorageError` saying what to install. Bulk work
+``file://`` URIs and plain paths use the local file system; ``hdfs://`` goes through the namenode's WebHDFS
+(:mod:`falcon_airflow.instances.webhdfs`); other schemes (``s3a://`` ...) go through fsspec when a driver for them
+is installed, else raise :class:`StorageError` saying what to install. Bulk work
 (retention, replication) never happens here: it runs as Spark jobs on the Hadoop FileSystem API.
 
 Anything that deletes proves first that the path is an instance of the feed: it must be exactly what the feed's
@@ -36,6 +37,9 @@ def local_path(location: str) -> Path | None:
 
 
 def _remote(location: str) -> tuple[Any, str]:
+    parts = urlsplit(location)
+    if parts.scheme == "hdfs":  # no Hadoop client here: the namenode's WebHDFS (see instances.webhdfs)
+        return _webhdfs(parts.netloc), unquote(parts.path) or "/"
     try:
         from fsspec.core import url_to_fs
     except ImportError:  # pragma: no cover - fsspec comes with Airflow
@@ -46,6 +50,15 @@ def _remote(location: str) -> tuple[Any, str]:
         scheme = urlsplit(location).scheme
         raise StorageError(f"cannot reach {location}: no file-system driver for '{scheme}://' is installed "
                            f"({problem}); install the fsspec driver for it (e.g. s3fs, pyarrow for hdfs)") from None
+
+
+def _webhdfs(authority: str) -> Any:
+    from fsspec import filesystem
+
+    from falcon_airflow.instances.webhdfs import http_address, webhdfs_user
+
+    host, port = http_address(authority)
+    return filesystem("webhdfs", host=host, port=port, user=webhdfs_user())
 
 
 def exists(location: str) -> bool:

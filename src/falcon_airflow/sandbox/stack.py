@@ -62,15 +62,18 @@ class Endpoints:
     s3: S3Endpoint
     metastore: str
     spark_master: str
+    hadoop_conf_dir: str
+    """A HADOOP_CONF_DIR naming both namenodes' RPC and HTTP addresses (for WebHDFS from Airflow workers)."""
 
     def as_json(self) -> dict[str, Any]:
         return {"hdfs": [asdict(item) for item in self.hdfs], "s3": asdict(self.s3), "metastore": self.metastore,
-                "spark_master": self.spark_master}
+                "spark_master": self.spark_master, "hadoop_conf_dir": self.hadoop_conf_dir}
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Endpoints:
         return cls(hdfs=tuple(HdfsEndpoint(**item) for item in data["hdfs"]), s3=S3Endpoint(**data["s3"]),
-                   metastore=data["metastore"], spark_master=data["spark_master"])
+                   metastore=data["metastore"], spark_master=data["spark_master"],
+                   hadoop_conf_dir=data["hadoop_conf_dir"])
 
     def namenode(self, name: str) -> str:
         return next(item.namenode for item in self.hdfs if item.name == name)
@@ -157,7 +160,7 @@ class Sandbox:
                                    "stops it)")
             existing.stop()
         self.state_dir.mkdir(parents=True, exist_ok=True)
-        for leftover in ("hdfs", "metastore", "spark", "logs"):
+        for leftover in ("hdfs", "metastore", "spark", "logs", "hadoop-conf"):
             shutil.rmtree(self.state_dir / leftover, ignore_errors=True)
         try:
             self.endpoints = self._start_all()
@@ -239,7 +242,21 @@ class Sandbox:
         metastore.wait_until(lambda: port_open(metastore_port), START_TIMEOUT, "listen on its port")
         return Endpoints(hdfs=namenodes, s3=S3Endpoint(endpoint=s3_endpoint, bucket=BUCKET, access_key=ACCESS_KEY,
                                                        secret_key=SECRET_KEY),
-                         metastore=f"thrift://127.0.0.1:{metastore_port}", spark_master=master_url)
+                         metastore=f"thrift://127.0.0.1:{metastore_port}", spark_master=master_url,
+                         hadoop_conf_dir=str(self._write_hadoop_conf(hdfs_ports)))
+
+    def _write_hadoop_conf(self, ports: dict[str, tuple[int, int]]) -> Path:
+        """hdfs-site.xml with ``dfs.namenode.{rpc,http}-address.<cluster>`` for each namenode. The suffixes name
+        no nameservice (``dfs.nameservices`` is unset), so Hadoop's own clients ignore them."""
+        folder = self.state_dir / "hadoop-conf"
+        folder.mkdir(parents=True, exist_ok=True)
+        entries = "".join(
+            f"  <property><name>dfs.namenode.rpc-address.{name}</name><value>127.0.0.1:{rpc}</value></property>\n"
+            f"  <property><name>dfs.namenode.http-address.{name}</name><value>127.0.0.1:{http}</value></property>\n"
+            for name, (rpc, http) in ports.items())
+        (folder / "hdfs-site.xml").write_text(f"<?xml version=\"1.0\"?>\n<configuration>\n{entries}</configuration>\n",
+                                              encoding="utf-8")
+        return folder
 
 
 def _create_bucket(service: Service, endpoint: str, bucket: str) -> None:
