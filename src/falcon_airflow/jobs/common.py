@@ -186,11 +186,15 @@ class Uri:
         return self.root + path
 
     def same_filesystem(self, other: Uri) -> bool:
-        """Same scheme and (when both name one) the same host: Hadoop prints ``file:/x`` for ``file:///x``."""
+        """Same scheme and (when both name one) the same host, and the same port when both name one: two
+        namenodes of one host are two file systems. Hadoop prints ``file:/x`` for ``file:///x``, and a missing
+        port may be the default one, so a missing part counts as the same."""
         if (self.scheme or "").lower() != (other.scheme or "").lower():
             return False
         if self.authority and other.authority:
-            return self.authority.split(":")[0].lower() == other.authority.split(":")[0].lower()
+            host, _, port = self.authority.lower().partition(":")
+            other_host, _, other_port = other.authority.lower().partition(":")
+            return host == other_host and (not port or not other_port or port == other_port)
         return True
 
     def __str__(self) -> str:

@@ -141,10 +141,17 @@ class Sandbox:
         sandbox = cls(state_dir)
         if not sandbox.state_file.exists():
             raise SandboxError(f"no sandbox in {sandbox.state_dir} (start one with `falcon-airflow sandbox up`)")
-        data = json.loads(sandbox.state_file.read_text(encoding="utf-8"))
-        sandbox.services = [Service(name=item["name"], pid=item["pid"], log=Path(item["log"]))
-                            for item in data["services"]]
-        sandbox.endpoints = Endpoints.from_json(data["endpoints"]) if data.get("endpoints") else None
+        try:
+            data = json.loads(sandbox.state_file.read_text(encoding="utf-8"))
+            sandbox.services = [Service(name=item["name"], pid=int(item["pid"]), log=Path(item["log"]))
+                                for item in data["services"]]
+        except (ValueError, KeyError, TypeError) as problem:
+            raise SandboxError(f"{sandbox.state_file} cannot be read ({problem!r}); stop its processes by hand "
+                               "and remove it") from None
+        try:  # a state file of another version still lets `down` stop the processes
+            sandbox.endpoints = Endpoints.from_json(data["endpoints"])
+        except (KeyError, TypeError):
+            sandbox.endpoints = None
         return sandbox
 
     def dead_services(self) -> list[str]:

@@ -33,6 +33,8 @@ def test_uris() -> None:
     hdfs = common.split_uri("hdfs://nn:8020/data")
     assert hdfs.root == "hdfs://nn:8020" and hdfs.same_filesystem(common.split_uri("hdfs://nn/x"))
     assert not hdfs.same_filesystem(common.split_uri("hdfs://other:8020/data"))
+    # two namenodes of one host (the sandbox, a federated test estate) are two file systems
+    assert not hdfs.same_filesystem(common.split_uri("hdfs://nn:9000/data"))
     assert not hdfs.same_filesystem(uri)
     assert common.split_uri("/bare/path") == common.Uri(None, None, "/bare/path")
 
