@@ -153,7 +153,9 @@ def test_export_killed_mid_way_then_rerun_leaves_every_row_once(
     root, _ = postgres_instance
     expected = table_fingerprint(postgres, "orders")
     like(postgres, "orders_killed")
-    arguments = [*common_arguments(postgres, root, "orders_killed"), "--num-mappers", "2"]
+    # Spark commits each writer's rows into the staging table when the writer ends: 4 writers on 2 task slots make
+    # the first half visible while the second half is still being written, which is when the driver is killed.
+    arguments = [*common_arguments(postgres, root, "orders_killed"), "--num-mappers", "4"]
     secrets = credentials_file(tmp_path, postgres)
     process = submit.start("db_export.py", postgres.driver, arguments, log=tmp_path / "killed.log",
                            credentials=secrets)
