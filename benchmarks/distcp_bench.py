@@ -1,0 +1,131 @@
+"""Replication job vs Hadoop DistCp, hdfs -> hdfs between the sandbox's two MiniDFS clusters, in one run.
+
+Both copy the same source folder on cluster A to cluster B with the same parallelism: our job with
+``--max-maps 2`` on ``local[2]`` (warm in-process SparkSession; listing, streaming copy with CRC32, read-back
+verification, atomic publish, all timed), DistCp 3.5.0 with ``-m 2`` on MapReduce's local job runner (two map
+slots), checksum verification on (its default: no ``-skipcrccheck``), run with ``java -cp`` over the cached jars
+(``make jars``); its time includes its JVM start-up, which the job's warm session does not pay, so that start-up
+is measured alone too (``distcp -help``). Data sets: 200 files of 10 MiB (2 GB) and 20,000 files of 1 KiB,
+scaled by ``FALCON_BENCH_SCALE`` (default 0.05 here: a full run does not fit a busy 2-core machine's session).
+
+    FALCON_BENCH_SCALE=1 python -m benchmarks distcp_bench
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from benchmarks.replication_bench import LARGE_BYTES, LARGE_FILES, SMALL_BYTES, SMALL_FILES, generate
+from falcon_airflow.jvm import jar_group
+from falcon_airflow.sandbox.services import free_port, launch, stop
+from falcon_airflow.sandbox.stack import JAVA_SOURCES
+
+MAPS = 2
+
+
+def scale() -> float:
+    return float(os.environ.get("FALCON_BENCH_SCALE", "0.05"))
+
+
+def start_hdfs(state: Path) -> tuple[int, dict[str, str]]:
+    minicluster = jar_group("minicluster")
+    ports = {name: (free_port(), free_port()) for name in ("a", "b")}
+    service = launch("hdfs", ["java", "-Xmx1g", "-cp", str(minicluster[0].parent / "*"),
+                              str(JAVA_SOURCES / "MiniDfs.java"),
+                              *(f"{name}:{rpc}:{http}:{state / name}" for name, (rpc, http) in ports.items())],
+                     log=state / "hdfs.log", cwd=state)
+    service.wait_for_line("READY", 300)
+    return service.pid, {name: f"hdfs://127.0.0.1:{rpc}" for name, (rpc, _) in ports.items()}
+
+
+def distcp(source: str, target: str, *extra: str) -> float:
+    jars = [str(jar_group("minicluster")[0].parent / "*"), str(jar_group("distcp")[0].parent / "*")]
+    started = time.perf_counter()
+    subprocess.run(["java", "-Xmx1g", "-cp", ":".join(jars), "org.apache.hadoop.tools.DistCp",
+                    "-Dmapreduce.framework.name=local", f"-Dmapreduce.local.map.tasks.maximum={MAPS}",
+                    *extra, *([] if extra else ["-m", str(MAPS), source, target])],
+                   check=not extra, capture_output=True, timeout=3600)  # `-help` prints usage and exits 255
+    return time.perf_counter() - started
+
+
+def replicate(spark: Any, source: str, target: str) -> float:
+    from falcon_airflow.jobs import replication
+
+    argv = ["--feed", "bench", "--source-cluster", "a", "--target-cluster", "b", "--instance", "2015-01-01T00:00Z",
+            "--source-path", source, "--target-path", target, "--max-maps", str(MAPS)]
+    started = time.perf_counter()
+    with contextlib.redirect_stdout(io.StringIO()):
+        code = replication.main(argv, spark=spark)
+    if code != 0:
+        raise RuntimeError(f"replication exited with {code}")
+    return time.perf_counter() - started
+
+
+def summary(spark: Any, uri: str) -> tuple[int, int]:
+    jvm = spark.sparkContext._jvm
+    path = jvm.org.apache.hadoop.fs.Path(uri)
+    found = path.getFileSystem(spark.sparkContext._jsc.hadoopConfiguration()).getContentSummary(path)
+    return int(found.getFileCount()), int(found.getLength())
+
+
+def compare(spark: Any, name: str, namenodes: dict[str, str], files: int, total: int) -> None:
+    source = f"{namenodes['a']}/bench/{name}"
+    seconds = {}
+    for kind in ("distcp", "job"):
+        target = f"{namenodes['b']}/bench/{name}-{kind}"
+        seconds[kind] = distcp(source, target) if kind == "distcp" else replicate(spark, source, target)
+        copied = summary(spark, target)
+        if copied[0] < files or copied[1] < total:
+            raise RuntimeError(f"{name}: {copied} (files, bytes) at the {kind} target, expected {files}, {total}")
+    mb = total / 1e6
+    print(f"  {name}: {files} files, {mb:.0f} MB")
+    for label, value in (("distcp -m 2:    ", seconds["distcp"]), ("replication job:", seconds["job"])):
+        print(f"    {label} {value:7.2f} s  {mb / value:8.1f} MB/s  {files / value:8.0f} files/s")
+    print(f"    throughput ratio job / distcp: {seconds['distcp'] / seconds['job']:.2f}x", flush=True)
+
+
+def main(argv: list[str] | None = None) -> int:
+    large = max(2, round(LARGE_FILES * scale()))
+    small = max(10, round(SMALL_FILES * scale()))
+    work = Path(tempfile.mkdtemp(prefix="falcon-distcp-bench-"))
+    pid = None
+    try:
+        print(f"distcp: {large} x {LARGE_BYTES >> 20} MiB and {small} x {SMALL_BYTES} B files, hdfs -> hdfs between "
+              f"two MiniDFS clusters, {MAPS} maps each (scale {scale()})", flush=True)
+        pid, namenodes = start_hdfs(work / "hdfs")
+        large_total = generate(work / "large", large, LARGE_BYTES, 50)
+        small_total = generate(work / "small", small, SMALL_BYTES, 200)
+        os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+        from pyspark.sql import SparkSession
+
+        spark = (SparkSession.builder.master(f"local[{MAPS}]").appName("falcon-distcp-bench")
+                 .config("spark.ui.enabled", "false").getOrCreate())
+        spark.sparkContext.setLogLevel("ERROR")
+        jvm = spark.sparkContext._jvm
+        for name in ("large", "small"):  # onto cluster A through the Hadoop client
+            target = jvm.org.apache.hadoop.fs.Path(f"{namenodes['a']}/bench/{name}")
+            target.getFileSystem(spark.sparkContext._jsc.hadoopConfiguration()).copyFromLocalFile(
+                jvm.org.apache.hadoop.fs.Path(str(work / name)), target)
+        replicate(spark, f"{namenodes['a']}/bench/small/part-0000", f"{namenodes['b']}/warm")  # Python workers up
+        print(f"  distcp JVM start-up alone (distcp -help): {distcp('', '', '-help'):.1f} s")
+        compare(spark, "large", namenodes, large, large_total)
+        compare(spark, "small", namenodes, small, small_total)
+        spark.stop()
+        return 0
+    finally:
+        if pid is not None:
+            stop(pid)
+        shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
