@@ -263,7 +263,7 @@ def sign_in(page: Any, url: str) -> None:
     page.get_by_label("Password").fill(PASSWORD)
     page.get_by_role("button", name="Sign in").click()
     page.wait_for_url(re.compile(r"^(?!.*/auth/login).*$"))
-    expect(page.get_by_role("link", name="Dags")).to_be_visible()
+    expect(page.get_by_role("link", name="Dags", exact=True)).to_be_visible()  # the dashboard has "Failed Dags" ...
 
 
 def open_run(page: Any, run_url: str) -> None:
