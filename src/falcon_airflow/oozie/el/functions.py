@@ -210,23 +210,18 @@ def _timestamp(context: WorkflowContext) -> str:
     return context.clock().astimezone(UTC).strftime("%Y-%m-%dT%H:%MZ")
 
 
+# Control characters both Java writers below spell with a backslash and a letter.
+_LETTER_ESCAPES = {"\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t"}
+_JSON_ESCAPES = {**_LETTER_ESCAPES, "\b": "\\b", '"': '\\"', "\\": "\\\\", "/": "\\/"}
+
+
 def _json_string(text: str) -> str:
     """A JSON string as json-simple writes it: it also escapes '/' and control characters."""
     out = ['"']
     for char in text:
         code = ord(char)
-        if char in '"\\/':
-            out.append("\\" + char)
-        elif char == "\b":
-            out.append("\\b")
-        elif char == "\f":
-            out.append("\\f")
-        elif char == "\n":
-            out.append("\\n")
-        elif char == "\r":
-            out.append("\\r")
-        elif char == "\t":
-            out.append("\\t")
+        if char in _JSON_ESCAPES:
+            out.append(_JSON_ESCAPES[char])
         elif code < 0x20 or 0x7F <= code <= 0x9F or 0x2000 <= code <= 0x20FF:
             out.append(f"\\u{code:04X}")
         else:
@@ -251,16 +246,8 @@ def _properties_escape(text: str, *, key: bool) -> str:
             out.append("\\ ")
         elif char in "\\=:#!":
             out.append("\\" + char)
-        elif char == "\t":
-            out.append("\\t")
-        elif char == "\n":
-            out.append("\\n")
-        elif char == "\r":
-            out.append("\\r")
-        elif char == "\f":
-            out.append("\\f")
         else:
-            out.append(char)
+            out.append(_LETTER_ESCAPES.get(char, char))
     return "".join(out)
 
 
