@@ -100,7 +100,7 @@ bench: install
 # 127.0.0.1 so that the log URLs point at it.
 run: install
 	@mkdir -p $(RUN_HOME)/lineage
-	@$(BIN)/python entities/apps/seed_shop_db.py /tmp/falcon-airflow/shop.db  # the example import's database
+	@$(BIN)/python entities/apps/seed_shop_db.py $(RUN_ENTITIES)  # the example import's database, where its datasource says
 	@test -f $(RUN_HOME)/simple_auth_manager_passwords.json.generated || \
 	  echo '{"admin": "admin"}' > $(RUN_HOME)/simple_auth_manager_passwords.json.generated
 	@$(RUN_ENV) $(BIN)/python -m falcon_airflow.validation.prepare $(RUN_ENTITIES)

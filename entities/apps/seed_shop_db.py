@@ -1,14 +1,26 @@
 """Make the example's shop database (an SQLite file) when it is not there: 20,000 orders over 2026.
 
-Usage: python seed_shop_db.py [PATH]   (default /tmp/falcon-airflow/shop.db)
+Usage: python seed_shop_db.py ENTITIES_DIR
+The file is where the ``shop-db`` datasource of that entities folder says (``jdbc:sqlite:PATH``), so a copy of the
+example whose storage was moved elsewhere gets its database there too.
 """
 
 from __future__ import annotations
 
 import os
+import re
 import sqlite3
 import sys
 from datetime import datetime, timedelta
+from pathlib import Path
+
+
+def database_path(entities: Path) -> str:
+    text = (entities / "datasources" / "shop-db.xml").read_text(encoding="utf-8")
+    found = re.search(r'endpoint="jdbc:sqlite:([^"]+)"', text)
+    if found is None:
+        raise SystemExit(f"{entities / 'datasources' / 'shop-db.xml'}: no jdbc:sqlite: endpoint")
+    return found.group(1)
 
 
 def seed(path: str) -> None:
@@ -30,4 +42,6 @@ def seed(path: str) -> None:
 
 
 if __name__ == "__main__":
-    seed(sys.argv[1] if len(sys.argv) > 1 else "/tmp/falcon-airflow/shop.db")
+    if len(sys.argv) != 2:
+        raise SystemExit(__doc__)
+    seed(database_path(Path(sys.argv[1])))

@@ -61,7 +61,14 @@ from falcon_airflow.operate.states import (
     strip_markers,
     with_marker,
 )
-from falcon_airflow.operate.triage import MissingInput, ProcessNode, Walk, triage_text, waiting_details
+from falcon_airflow.operate.triage import (
+    MissingInput,
+    ProcessNode,
+    Walk,
+    triage_graphs,
+    triage_text,
+    waiting_details,
+)
 from falcon_airflow.timekeeping import format_falcon_date
 
 READ_ONLY = frozenset({"running", "list", "status", "summary", "logs", "params", "listing", "dependency",
@@ -230,6 +237,7 @@ def triage(target: Target) -> Outcome:
     walk = Walk(target.context.store.workspace(), target.client)
     nodes: list[ProcessNode | MissingInput] = []
     available: list[str] = []
+    available_instances: list[tuple[str, str, datetime]] = []
     try:
         for cluster in clusters:
             if isinstance(target.entity, Process):
@@ -238,6 +246,7 @@ def triage(target: Target) -> Outcome:
             missing_feed = walk.feed(target.entity, cluster, moment)
             if missing_feed is None:
                 available.append(f"(feed) {target.name} {format_falcon_date(moment)} on {cluster}: AVAILABLE")
+                available_instances.append((target.name, cluster, moment))
             else:
                 nodes.append(missing_feed)
     except FalconAirflowError as problem:
@@ -248,7 +257,8 @@ def triage(target: Target) -> Outcome:
     return succeeded(f"triage of ({target.entity_type.value}) {target.name} {format_falcon_date(moment)}",
                      text=triage_text(nodes, available),
                      triage=[node.as_json() for node in nodes],
-                     available=[line.split(": ")[0] for line in available])
+                     available=[line.split(": ")[0] for line in available],
+                     triageGraphs=triage_graphs(nodes, available_instances))
 
 
 def summary(target: Target) -> Outcome:

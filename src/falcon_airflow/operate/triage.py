@@ -5,7 +5,8 @@ with its path; for each, the process instance that produces it, with its state a
 succeed, its own missing inputs, recursively; a feed instance nothing produces is expected from outside. Late-data
 re-runs still pending are said too. For a feed instance: whether it is available and, if not, its producers.
 
-The same walk gives ``instance -status`` its Details for WAITING instances (:func:`waiting_details`).
+The same walk gives ``instance -status`` its Details for WAITING instances (:func:`waiting_details`), and Falcon's
+own answer shape, a graph per cluster (:func:`triage_graphs`).
 """
 
 from __future__ import annotations
@@ -229,6 +230,55 @@ def triage_text(nodes: list[ProcessNode | MissingInput], available: list[str]) -
         lines += _process_lines(node, 0) if isinstance(node, ProcessNode) else _missing_lines(node, 0)
     lines += available
     return "\n".join(lines)
+
+
+# -- Falcon's graph -------------------------------------------------------------------------------------------------
+
+def _vertex(kind: str, name: str, cluster: str, instance: datetime) -> str:
+    """An instance as Falcon's triage names it (its schedulable-instance text)."""
+    return f"name: {name}, type: {kind}, cluster: {cluster}, instanceTime: {format_falcon_date(instance)}, tags: "
+
+
+def _process_status(node: ProcessNode) -> str:
+    return "[ Not Available ]" if node.status == NO_RUN else f"[{node.status}]"
+
+
+def triage_graphs(nodes: list[ProcessNode | MissingInput], available: list[tuple[str, str, datetime]]
+                  ) -> list[dict[str, Any]]:
+    """Falcon's ``triageGraphs``: per walked instance, vertices labelled with their status and edges ``produces``
+    (producer process instance -> feed instance) and ``consumed by`` (feed instance -> consumer).
+
+    Falcon's walk also lists the available inputs of a process instance as ``[AVAILABLE]`` vertices; this one
+    visits only what is missing, so a graph holds the chain to the causes and nothing that is already there."""
+    graphs: list[dict[str, Any]] = []
+
+    def add_process(node: ProcessNode, vertices: dict[str, None], edges: list[dict[str, str]]) -> str:
+        label = _vertex("PROCESS", node.process, node.cluster, node.instance) + _process_status(node)
+        vertices[label] = None
+        for item in node.missing:
+            feed = add_feed(item, vertices, edges)
+            edges.append({"from": feed, "to": label, "label": "consumed by"})
+        return label
+
+    def add_feed(item: MissingInput, vertices: dict[str, None], edges: list[dict[str, str]]) -> str:
+        label = _vertex("FEED", item.feed, item.cluster, item.instance) + "[MISSING]"
+        vertices[label] = None
+        for producer in item.producers:
+            edges.append({"from": add_process(producer, vertices, edges), "to": label, "label": "produces"})
+        return label
+
+    for node in nodes:
+        vertices: dict[str, None] = {}
+        edges: list[dict[str, str]] = []
+        if isinstance(node, ProcessNode):
+            add_process(node, vertices, edges)
+        else:
+            add_feed(node, vertices, edges)
+        graphs.append({"vertices": list(vertices), "edges": list({tuple(edge.items()): edge for edge in edges}
+                                                                 .values())})
+    for feed, cluster, instance in available:
+        graphs.append({"vertices": [_vertex("FEED", feed, cluster, instance) + "[AVAILABLE]"], "edges": []})
+    return graphs
 
 
 def root_causes(node: ProcessNode) -> list[str]:

@@ -68,6 +68,21 @@ def test_triage_walks_three_levels_down_to_the_feed_expected_from_outside(chain:
     (raw,) = clean["missingInputs"]
     assert (raw["feed"], raw["producers"]) == ("raw", [])
 
+    # Falcon's shape: one graph, instances labelled with their status, "produces" and "consumed by" edges.
+    (graph,) = document["triageGraphs"]
+
+    def vertex(kind: str, name: str, status: str) -> str:
+        return f"name: {name}, type: {kind}, cluster: east, instanceTime: {AT}, tags: [{status}]"
+
+    assert sorted(graph["vertices"]) == sorted([
+        vertex("PROCESS", "report", "WAITING"), vertex("FEED", "joined", "MISSING"),
+        vertex("PROCESS", "join", "WAITING"), vertex("FEED", "cleaned", "MISSING"),
+        vertex("PROCESS", "clean", " Not Available "), vertex("FEED", "raw", "MISSING")])
+    edges = {(edge["from"].split(",")[0], edge["label"], edge["to"].split(",")[0]) for edge in graph["edges"]}
+    assert edges == {("name: joined", "consumed by", "name: report"), ("name: join", "produces", "name: joined"),
+                     ("name: cleaned", "consumed by", "name: join"), ("name: clean", "produces", "name: cleaned"),
+                     ("name: raw", "consumed by", "name: clean")}
+
     code, text = chain.run("instance", "-triage", "-type", "process", "-name", "report", "-start", AT)[:2]
     lines = text.splitlines()
     assert lines[0] == f"(process) report {AT} on east: WAITING"
