@@ -1,5 +1,5 @@
-"""``entity -lookup`` (which feed owns a path) and ``entity -updateClusterDependents`` (re-deploy what uses a
-cluster after the cluster changed), as Falcon had them."""
+"""``entity -lookup`` (which feed owns a path or a table partition) and ``entity -updateClusterDependents``
+(re-deploy what uses a cluster after the cluster changed), as Falcon had them."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ from collections.abc import Callable
 from typing import Any
 
 from falcon_airflow.core.paths import Template, join_storage
+from falcon_airflow.core.tables import TableUri
 from falcon_airflow.entities import EntityType, StorageKind
 from falcon_airflow.instances.feeds import FeedOnCluster
 from falcon_airflow.operate import options as rules
@@ -33,13 +34,48 @@ def _owns(template: str, path: str, zone: Any) -> tuple[bool, str | None]:
     return False, None
 
 
+def _table_owns(table: TableUri, given: str, zone: Any) -> tuple[bool, str | None]:
+    """Whether a catalog URI (``catalog:db:table`` or ``catalog:db:table#k=v;...``) names the feed's table or one
+    of its instances' partitions, and that instance's time. Hive keeps database and table names in lower case."""
+    path, _, fragment = given.strip().partition("#")
+    parts = path.split(":")
+    if len(parts) != 3 or parts[0] != "catalog":
+        return False, None
+    if (parts[1].strip().lower(), parts[2].strip().lower()) != (table.database.lower(), table.table.lower()):
+        return False, None
+    partition = dict(spec.split("=", 1) for spec in fragment.split(";") if "=" in spec)
+    partition = {key.strip(): value.strip() for key, value in partition.items()}
+    if not partition:
+        return True, None  # the table itself
+    if any(partition.get(key) != value for key, value in table.static_partitions.items()):
+        return False, None  # another feed's slice of the table
+    if not table.dated_keys:
+        return True, None
+    if any(key not in partition for key in table.dated_keys):
+        return False, None
+    moment = table.dated_template().instance_time("/".join(f"{key}={partition[key]}" for key in table.dated_keys),
+                                                   zone)
+    if moment is None or table.resolve(moment, zone) != {key: partition.get(key, "") for key, _ in
+                                                         table.partitions}:
+        return False, None
+    return True, format_falcon_date(moment)
+
+
 def feeds_owning(workspace: Workspace, path: str) -> list[dict[str, Any]]:
     """Every (feed, cluster, location type) whose location holds ``path``; a plain path is tried as given and on
-    each cluster's storage (as the runtime joins them)."""
+    each cluster's storage (as the runtime joins them). A catalog URI is looked up among the table feeds."""
     found = []
     for feed in workspace.feeds.values():
         for placement in feed.clusters:
             on_cluster = FeedOnCluster(feed, placement, workspace.clusters.get(placement.name))
+            if on_cluster.storage is StorageKind.TABLE:
+                table = on_cluster.table
+                owned, moment = _table_owns(table, path, feed.zone.zone) if table is not None else (False, None)
+                if owned and table is not None:
+                    found.append({"feedName": feed.name, "clusterName": placement.name, "type": "TABLE",
+                                  "location": f"catalog:{table.database}:{table.table}#{table.partition_spec}",
+                                  "instance": moment})
+                continue
             if on_cluster.storage is not StorageKind.FILESYSTEM:
                 continue
             base = on_cluster.storage_base
