@@ -6,13 +6,17 @@ import base64
 import getpass
 import json
 import os
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from typing import TypeVar
 
 from falcon_airflow.operate.airflow_api import AirflowClient
 from falcon_airflow.operate.config_store import Store
 from falcon_airflow.operate.journal import JournalBook
 from falcon_airflow.operate.settings import Settings
+
+E = TypeVar("E")
 
 
 def airflow_user(settings: Settings) -> str | None:
@@ -50,6 +54,9 @@ class Context:
     recovering: bool = False
     """True while interrupted actions are completed: steps do not wait for Airflow then."""
     warnings: list[str] = field(default_factory=list)
+    may_read: Callable[[object], bool] | None = None
+    """With authorization on, whether the acting user may read an entity: queries over many entities (list,
+    summary, search) leave out the ones they may not, as Falcon did. ``None``: everything is visible."""
     _client: AirflowClient | None = field(default=None, repr=False)
     _book: JournalBook | None = field(default=None, repr=False)
 
@@ -60,6 +67,10 @@ class Context:
         user = do_as or airflow_user(settings) or local_user()
         return cls(settings=settings, store=Store(settings.entities, settings.state), user=user, do_as=do_as,
                    debug=debug)
+
+    def visible(self, entities: Iterable[E]) -> list[E]:
+        """The entities the acting user may see in a listing."""
+        return [entity for entity in entities if self.may_read is None or self.may_read(entity)]
 
     def airflow(self) -> AirflowClient:
         if self._client is None:

@@ -778,7 +778,7 @@ def list_entities(context: Context, options: Options) -> Outcome:
     filters = rules.filter_by(options.text("filter_by"), "entity")
     offset = options.integer("offset", "offset", 0) or 0
     num_results = options.integer("num_results", "numResults", None)
-    candidates = [entity for entity in context.store.workspace().entities()
+    candidates = [entity for entity in context.visible(context.store.workspace().entities())
                   if not types or entity.entity_type in types]
     need_status = "status" in chosen_fields or "STATUS" in filters
     statuses = _statuses(context, candidates) if need_status else {}
@@ -826,7 +826,7 @@ def summary(context: Context, options: Options) -> Outcome:
     num_instances = options.integer("num_instances", "numInstances", 7) or 7
     end = options.time("end") or context.now()
     start = options.time("start") or end - timedelta(days=2)
-    candidates = [entity for entity in context.store.workspace().entities()
+    candidates = [entity for entity in context.visible(context.store.workspace().entities())
                   if entity.entity_type is entity_type and cluster in _clusters(entity)]
     candidates = [entity for entity in candidates if isinstance(entity, (Feed, Process)) and any(
         item.name == cluster and item.validity.start <= end and item.validity.end >= start

@@ -24,10 +24,21 @@ from typing import Any
 from falcon_airflow.entities import EntityType
 from falcon_airflow.operate import audit
 from falcon_airflow.operate.airflow_api import AirflowError
-from falcon_airflow.operate.authorization import ConfigLookup, Policy, Request, Target, authorize
+from falcon_airflow.operate.authorization import (
+    ConfigLookup,
+    Policy,
+    Request,
+    Target,
+    authorize,
+    entity_right,
+    is_superuser,
+)
 from falcon_airflow.operate.context import Context, airflow_user, local_user
 from falcon_airflow.operate.options import Options
 from falcon_airflow.operate.outcomes import Refused
+
+SUBMITTING = frozenset({"submit", "submitAndSchedule", "update"})
+"""The entity actions that bring a definition, whose ACL is checked before it is stored."""
 
 
 class Denied(Refused):
@@ -119,6 +130,18 @@ class Gate:
         return cls(context, command, action, options, acting_user(context), context.do_as,
                    falcon_config(airflow_config))
 
+    def known_groups(self, user: str) -> frozenset[str] | None:
+        """The user's groups, or ``None`` when nothing here knows them (no ``[falcon] groups.<user>`` and no
+        readable Airflow roles)."""
+        configured = self.config(f"groups.{user}")
+        try:
+            roles = self.context.airflow().user_roles(user)
+        except AirflowError:
+            roles = None
+        if configured is None and roles is None:
+            return None
+        return self.groups(user)
+
     def groups(self, user: str) -> frozenset[str]:
         """The user's Airflow roles (where the auth manager has roles and lets us read them) and the groups
         ``[falcon] groups.<user>`` gives."""
@@ -141,9 +164,28 @@ class Gate:
         request = Request(self.command, self.action, _targets(self.context, self.command, self.action,
                                                               self.options))
         try:
-            authorize(policy, self.config, self.groups, user=self.user, do_as=self.do_as, request=request)
+            subject = authorize(policy, self.config, self.groups, user=self.user, do_as=self.do_as,
+                                request=request)
         except Refused as refusal:
             raise Denied(refusal.message) from None
+        if not is_superuser(policy, subject):
+            self.context.may_read = lambda entity: entity_right(_acl_of(entity), subject, write=False)
+        if self.command == "entity" and self.action in SUBMITTING:
+            self._check_owner_in_group(request.targets)
+
+    def _check_owner_in_group(self, targets: tuple[Target, ...]) -> None:
+        """Falcon refused a definition whose ACL owner is not in its ACL group. The owner's groups are known from
+        ``[falcon] groups.<owner>`` and, where the acting user may read users, the owner's Airflow roles; when
+        neither says anything about the owner, the check cannot be made and is left out."""
+        for target in targets:
+            acl = target.acl
+            if acl is None or not acl.owner or not acl.group:
+                continue
+            known = self.known_groups(acl.owner)
+            if known is not None and acl.group not in known:
+                raise Denied(f"Permission denied: invalid ACL of {target.entity_type} {target.name}: group "
+                             f"{acl.group} for user {acl.owner}: the owner is not in the group (its groups: "
+                             f"{', '.join(sorted(known)) or 'none'})")
 
     def _verify_identity(self) -> None:
         """Authorization trusts only a proven identity: the password or token is checked with Airflow first."""

@@ -36,7 +36,7 @@ def _chosen(context: Context, options: Options) -> list[Entity]:
     nameseq = (options.text("nameseq") or "").strip()
     keywords = [word.strip().lower() for word in (options.text("tagkeys") or "").split(",") if word.strip()]
     chosen = []
-    for entity in context.store.workspace().entities():
+    for entity in context.visible(context.store.workspace().entities()):
         if entity.entity_type not in types or (nameseq and not _subsequence(nameseq, entity.name)):
             continue
         tags = (getattr(entity, "tags", None) or "").lower()

@@ -69,6 +69,12 @@ def test_submit_is_checked_against_the_acl_it_brings(secured: Kit, monkeypatch: 
     assert code == 1 and "user=carl may not entity -submit feed other" in err
     assert secured.context().store.get(EntityType.FEED, "other") is None
     as_user(monkeypatch, "root")  # Airflow's Admin role: a superuser
+    # Falcon's parser: the ACL owner (ops, role Op) must be in the ACL group (users)
+    code, _, err = secured.run("entity", "-type", "feed", "-file", str(draft), "-submit")
+    assert code == 1 and ("invalid ACL of feed other: group users for user ops: the owner is not in the group "
+                          "(its groups: Op)") in err
+    assert secured.context().store.get(EntityType.FEED, "other") is None
+    monkeypatch.setenv("AIRFLOW__FALCON__GROUPS.OPS", "users")
     assert secured.run("entity", "-type", "feed", "-file", str(draft), "-submit")[0] == 0
 
 
@@ -179,3 +185,25 @@ def test_an_unwritable_audit_log_is_a_warning_not_a_traceback(pipeline: Kit, mon
     code, out, err = pipeline.run("entity", "-type", "feed", "-list")
     assert code == 0 and "(feed) logs" in out
     assert "warning: the audit log in" in err and "was not written" in err
+
+
+def test_listings_show_only_what_the_user_may_read(secured: Kit, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Falcon's entity list, summary and instance search leave out the entities the user has no read right on."""
+    def listed(*argv: str) -> list[str]:
+        code, document = secured.json(*argv)
+        assert code == 0, document
+        return sorted(item["name"] for item in document.get("entity") or [])
+
+    everything = ["count", "counts", "east", "logs", "west"]
+    as_user(monkeypatch, "root")  # a superuser sees everything
+    assert listed("entity", "-list") == everything
+    as_user(monkeypatch, "carl")  # in no ACL group, owner of nothing
+    assert listed("entity", "-list") == []
+    assert listed("entity", "-list", "-type", "feed") == []
+    code, document = secured.json("instance", "-search", "-type", "feed")
+    assert code == 0 and document.get("instances", []) == [], document
+    as_user(monkeypatch, "ops")  # the owner of the feeds (the process is analytics')
+    assert listed("entity", "-list", "-type", "feed,process") == ["counts", "logs"]
+    as_user(monkeypatch, "uma")
+    monkeypatch.setenv("AIRFLOW__FALCON__GROUPS.UMA", "users")  # the ACL group reads
+    assert set(listed("entity", "-list", "-type", "feed,process")) == {"count", "counts", "logs"}
