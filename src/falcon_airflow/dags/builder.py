@@ -32,7 +32,7 @@ from falcon_airflow.provider.scheduling.priority import NewestInstanceFirst, Old
 from falcon_airflow.provider.scheduling.retry import FalconRetryPolicy
 from falcon_airflow.provider.scheduling.timetables import FalconFrequencyTimetable
 from falcon_airflow.provider.sensors.feed import FeedInstanceSensor
-from falcon_airflow.timekeeping import parse_falcon_date
+from falcon_airflow.timekeeping import Frequency, format_falcon_date, parse_falcon_date
 
 POKE_SECONDS_MAX = 60
 PROCESS_INSTANCE = "{{ macros.falcon.instance(dag_run).isoformat() }}"
@@ -187,8 +187,33 @@ def _ends(step: Any) -> tuple[Any, Any]:
     return step if isinstance(step, tuple) else (step, step)
 
 
+def keep_instances_beyond_validity() -> bool:
+    """``[falcon] retention_keep_instances_beyond_validity`` (Falcon's runtime property
+    ``falcon.retention.keep.instances.beyond.validity``), default true."""
+    try:
+        from airflow.configuration import conf
+
+        return bool(conf.getboolean("falcon", "retention_keep_instances_beyond_validity", fallback=True))
+    except Exception:
+        return True
+
+
+def retention_timetable(spec: RetentionDagSpec, *, keep_beyond_validity: bool) -> FalconFrequencyTimetable:
+    """Retention runs until the feed's validity end on the cluster, as Falcon's retention coordinator did, so the
+    instances of the validity's last retention limit are kept for good; when they must not be, it runs on for one
+    retention limit more (months counted as 31 days, as Falcon's limit in seconds did) and evicts them too."""
+    schedule = spec.schedule
+    end = schedule.end
+    if not keep_beyond_validity:
+        extra = timedelta(milliseconds=Frequency.parse(spec.limit).millis)
+        end = format_falcon_date(parse_falcon_date(end) + extra)
+    return FalconFrequencyTimetable(start=schedule.start, end=end, frequency=schedule.frequency,
+                                    timezone=schedule.timezone, entity=spec.feed)
+
+
 def build_retention_dag(spec: RetentionDagSpec) -> DAG:
-    dag = DAG(spec.dag_id, schedule=_timetable(spec, spec.feed), start_date=_start_date(spec), catchup=False,
+    timetable = retention_timetable(spec, keep_beyond_validity=keep_instances_beyond_validity())
+    dag = DAG(spec.dag_id, schedule=timetable, start_date=_start_date(spec), catchup=False,
               max_active_runs=1, default_args=_default_args(spec), tags=list(spec.tags), doc_md=spec.doc_md,
               **_dag_options(spec))
     with dag:

@@ -9,17 +9,24 @@ logged.
 from __future__ import annotations
 
 import json
+import os
+import re
+import shutil
 import subprocess
+import time
 from collections.abc import Iterator
+from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import pytest
+from tests.integration.ui.browser import browser_or_fail, chromium, clear_run, open_run, visit
 
 from falcon_airflow.operate.airflow_api import AirflowClient, AirflowError
 from falcon_airflow.operate.settings import Settings
 from falcon_airflow.provider.info import get_provider_info
 
-from .harness import AIRFLOW, AirflowServer, cluster_xml, feed_xml
+from .harness import AIRFLOW, REPOSITORY, AirflowServer, cluster_xml, feed_xml
 
 pytest.importorskip("airflow.providers.fab", reason="apache-airflow-providers-fab is not installed")
 
@@ -150,3 +157,59 @@ def test_no_password_is_printed_or_logged(fab: AirflowServer) -> None:
         if path.is_file():
             data = path.read_bytes()
             assert not any(password.encode() in data for password in PASSWORDS.values()), path
+
+
+# -- the Airflow UI ------------------------------------------------------------------------------------------------
+
+SCREENSHOT = REPOSITORY / "docs" / "images" / "clear-refused.png"
+
+
+def fab_sign_in(page: Any, url: str, user: str) -> None:
+    """The FAB auth manager's login form."""
+    visit(page, f"{url}/auth/login/")
+    page.locator("input#username").fill(user)
+    page.locator("input#password").fill(PASSWORDS[user])
+    page.locator("input[type=submit]").click()
+    page.wait_for_url(re.compile(r"^(?!.*/auth/login).*$"))
+
+
+def test_in_the_ui_the_acl_group_clears_the_entitys_runs_and_an_outsider_cannot(
+        fab: AirflowServer, tmp_path: Path) -> None:
+    """Two users who both see every DAG (FAB's Viewer role): una is also in the feed's ACL group (role users, whose
+    access_control on the feed's DAGs allows editing), val is not. On the run's page una's Clear makes the run
+    run again; val's is refused by Airflow and the run stays as it was."""
+    browser_or_fail()
+    for user, group in (("una", "users"), ("val", "others")):
+        PASSWORDS.setdefault(user, f"{user.title()}-pw-3c9e61d0")
+        fab.airflow("users", "create", "--username", user, "--password", PASSWORDS[user], "--role", "Viewer",
+                    "--firstname", user, "--lastname", user, "--email", f"{user}@example.test")
+        fab.airflow("users", "add-role", "--username", user, "--role", group)
+    admin = AirflowClient(Settings(url=fab.url, entities=fab.store, user="root", password=PASSWORDS["root"]))
+    run_id = "manual__ui-clear"
+    fab.reserialize()  # what the dag-processor would keep fresh: Airflow triggers only a current DAG
+    admin.trigger(DAG, datetime(2026, 5, 1, tzinfo=UTC), run_id=run_id)
+    fab.worker(DAG, run_id, run_state="success", tasks={"retention": ("success", 1)})
+
+    def state() -> str:
+        run = admin.run(DAG, run_id)
+        assert run is not None
+        return str(run["state"])
+
+    with chromium(tmp_path / "val") as page:
+        fab_sign_in(page, fab.url, "val")
+        open_run(page, f"{fab.url}/dags/{DAG}/runs/{run_id}")  # val sees the run (Viewer) ...
+        clear_run(page, expect_closed=False)
+        page.wait_for_timeout(3000)  # the UI's request is answered 403
+        page.screenshot(path=str(tmp_path / "clear-refused.png"))
+    assert state() == "success", "an outsider's Clear must not rerun the instance"
+
+    with chromium(tmp_path / "una") as page:
+        fab_sign_in(page, fab.url, "una")
+        open_run(page, f"{fab.url}/dags/{DAG}/runs/{run_id}")
+        clear_run(page)
+    deadline = time.monotonic() + 30
+    while state() == "success" and time.monotonic() < deadline:
+        time.sleep(1)
+    assert state() == "queued", "the ACL group's Clear reruns the instance"
+    if os.environ.get("FALCON_UPDATE_SCREENSHOT") == "1":
+        shutil.copyfile(tmp_path / "clear-refused.png", SCREENSHOT)

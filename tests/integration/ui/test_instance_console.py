@@ -14,7 +14,6 @@ DAG import error in the UI (file, line, rule), and fixing the file clears it.
 
 from __future__ import annotations
 
-import contextlib
 import os
 import re
 import shutil
@@ -26,6 +25,14 @@ from typing import Any
 
 import pytest
 
+from .browser import (
+    browser_or_fail,
+    chromium,
+    clear_run,
+    mark_run_failed,
+    open_run,
+    visit,
+)
 from .make_run import (
     PASSWORD,
     REPOSITORY,
@@ -41,35 +48,12 @@ from .make_run import (
 
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("airflow-ui")]
 
-CHROMIUM = Path(os.environ.get("FALCON_CHROMIUM", "/usr/bin/chromium"))
-# The network is closed: no QUIC, no background fetches, no component or sync updates; no sandbox as root.
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 PROCESS = SOURCE_PROCESS
 DAG_ID = f"falcon.process.{PROCESS}.primary"
 SCREENSHOT = REPOSITORY / "docs" / "images" / "instance-console.png"
 
 FIRST_RUN_TIMEOUT = 420  # the first scheduled instance, from the DAG's parse to the end of its Spark job
 RUN_TIMEOUT = 300  # a rerun or a triggered instance, to the state the test waits for
-UI_TIMEOUT_MS = 60_000  # one click or check in the UI; a loaded 2-core machine makes the UI slow
-
-
-def browser_or_fail() -> None:
-    """Fail (or skip with FALCON_SKIP_BROWSER=1) with how to get what is missing."""
-    missing = []
-    if not CHROMIUM.is_file():
-        missing.append(f"Chromium ({CHROMIUM}): install Debian's, e.g. "
-                       "`sudo apt-get install -y --no-install-recommends chromium` (or set FALCON_CHROMIUM)")
-    try:
-        import playwright.sync_api  # noqa: F401
-    except ImportError:
-        missing.append("the playwright package: `make install` (it is in the test extra)")
-    if not missing:
-        return
-    message = "the Airflow UI test needs " + "; ".join(missing)
-    if os.environ.get("FALCON_SKIP_BROWSER") == "1":
-        pytest.skip(message)
-    pytest.fail(message + ". Set FALCON_SKIP_BROWSER=1 to skip it.", pytrace=False)
 
 
 @pytest.fixture(scope="module")
@@ -79,33 +63,6 @@ def airflow(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningAirflow
         yield running
 
 # -- the browser -------------------------------------------------------------------------------------------------------
-
-@contextlib.contextmanager
-def chromium(profile: Path) -> Iterator[Any]:
-    from playwright.sync_api import expect, sync_playwright
-
-    expect.set_options(timeout=UI_TIMEOUT_MS)  # expect() has its own default (5 s), not the context's
-    with sync_playwright() as playwright:
-        context = playwright.chromium.launch_persistent_context(
-            str(profile), executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, headless=True,
-            viewport={"width": 1600, "height": 860}, timezone_id="UTC", locale="en-US")
-        context.set_default_timeout(UI_TIMEOUT_MS)
-        context.set_default_navigation_timeout(UI_TIMEOUT_MS)
-        try:
-            yield context.pages[0] if context.pages else context.new_page()
-        finally:
-            context.close()
-
-
-def visit(page: Any, url: str) -> None:
-    """Open a page of the UI; once more if a busy api-server let the first attempt time out."""
-    from playwright.sync_api import TimeoutError as PlaywrightTimeout
-
-    try:
-        page.goto(url, wait_until="domcontentloaded")
-    except PlaywrightTimeout:
-        page.goto(url, wait_until="domcontentloaded")
-
 
 def sign_in(page: Any, url: str) -> None:
     """The simple auth manager's login form."""
@@ -117,31 +74,6 @@ def sign_in(page: Any, url: str) -> None:
     page.get_by_role("button", name="Sign in").click()
     page.wait_for_url(re.compile(r"^(?!.*/auth/login).*$"))
     expect(page.get_by_role("link", name="Dags", exact=True)).to_be_visible()  # the dashboard has "Failed Dags" ...
-
-
-def open_run(page: Any, run_url: str) -> None:
-    """The run's page (the link ``instance -status`` prints as the instance's log)."""
-    from playwright.sync_api import expect
-
-    visit(page, run_url)
-    expect(page.get_by_role("button", name="Mark Dag Run as...")).to_be_visible()
-
-
-def clear_run(page: Any) -> None:
-    """Falcon's rerun: the run's Clear button, then Confirm (Clear existing tasks)."""
-    page.get_by_role("button", name=re.compile(r"^(Clear Dag Run|Press shift\+c to clear)$")).click()
-    dialog = page.get_by_role("dialog").filter(has_text="Clear Dag Run")
-    dialog.get_by_role("button", name="Confirm").click()
-    dialog.wait_for(state="hidden")
-
-
-def mark_run_failed(page: Any) -> None:
-    """Falcon's kill: Mark Dag Run as... → Failed, then Confirm."""
-    page.get_by_role("button", name="Mark Dag Run as...").click()
-    page.get_by_role("menuitem", name="Failed").click()
-    dialog = page.get_by_role("dialog").filter(has_text="Mark Dag Run as failed")
-    dialog.get_by_role("button", name="Confirm").click()
-    dialog.wait_for(state="hidden")
 
 
 def trigger_run(page: Any, url: str, at: datetime) -> None:

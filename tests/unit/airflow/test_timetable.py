@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pendulum
 import pytest
 from airflow.timetables.base import DataInterval, TimeRestriction
@@ -121,3 +123,27 @@ def test_dag_with_the_timetable_serializes_and_deserializes() -> None:
         pass
     restored = DagSerialization.from_dict(DagSerialization.to_dict(dag))
     assert restored.timetable == timetable
+
+
+def test_retention_stops_at_the_validity_end_unless_instances_beyond_it_must_go(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Falcon's falcon.retention.keep.instances.beyond.validity: true (default), retention's last run is before the
+    validity end; false, it runs on for one retention limit (months(5) on trg: 5 x 31 days)."""
+    from tests.unit.compiler.test_feed_specs import specs
+
+    from falcon_airflow.compiler.specs import RetentionDagSpec
+    from falcon_airflow.dags.builder import build_retention_dag, retention_timetable
+
+    (target,) = [spec for spec in specs(tmp_path, frequency="days(1)")
+                 if isinstance(spec, RetentionDagSpec) and spec.cluster == "trg"]
+    assert target.schedule.end == "2026-06-01T00:00Z" and target.limit == "months(5)"
+    kept = retention_timetable(target, keep_beyond_validity=True)
+    assert runs(kept, 400)[-1].start == utc(2026, 5, 31)
+    evicting = retention_timetable(target, keep_beyond_validity=False)
+    assert evicting.end == "2026-11-03T00:00Z"
+    assert runs(evicting, 400)[-1].start == utc(2026, 11, 2)
+
+    monkeypatch.setenv("AIRFLOW__FALCON__RETENTION_KEEP_INSTANCES_BEYOND_VALIDITY", "false")
+    assert build_retention_dag(target).timetable == evicting
+    monkeypatch.delenv("AIRFLOW__FALCON__RETENTION_KEEP_INSTANCES_BEYOND_VALIDITY")
+    assert build_retention_dag(target).timetable == kept
