@@ -23,6 +23,7 @@ def test_example_entities(monkeypatch: pytest.MonkeyPatch) -> None:
     bag = dagbag(monkeypatch, REPOSITORY / "entities")
     assert bag.import_errors == {}
     assert sorted(bag.dag_ids) == [
+        "example.click-counts-consumer",  # a user's DAG on a feed's asset, dags/example_feed_consumer.py
         "falcon.feed.click-counts.replication.primary.backup",
         "falcon.feed.click-counts.retention.backup",
         "falcon.feed.click-counts.retention.primary",

@@ -22,10 +22,11 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from .make_run import REPOSITORY, RunningAirflow, make_run, wait_for
+from .make_run import REPOSITORY, RunningAirflow, api_get, make_run, wait_for
 
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("airflow-ui")]
 
@@ -39,6 +40,9 @@ NOT_RUN = {
 }
 FIRST_INSTANCE_TIMEOUT = 900  # count-clicks' instance: generate-clicks' Spark job, then its own (maybe next hour's)
 COMMAND_TIMEOUT = 180
+CONSUMER = "example.click-counts-consumer"
+CONSUMER_TIMEOUT = 180  # the scheduler turns the asset event into a run, the run's one task ends
+ACTIVE = {"WAITING", "READY", "RUNNING"}
 WALK_MARGIN = timedelta(minutes=5)  # the walk takes about a minute; its $HOUR must still be the instance waited for
 
 
@@ -174,13 +178,20 @@ def test_every_readme_command_runs_as_printed(airflow: RunningAirflow) -> None:
 
     # The lineage and operate commands are about this hour's count-clicks instance: wait until make run has run it
     # (the next hour's, when this one ends before the walk would).
-    def this_hours_instance_done() -> bool:
+    def this_hours_instance_done() -> dict[str, Any] | None:
         hour = (datetime.now(UTC) + WALK_MARGIN).replace(minute=0, second=0, microsecond=0)
         instance = airflow.instance(hour, process="count-clicks")
-        return instance is not None and instance["status"] in ("SUCCEEDED", "FAILED", "KILLED")
+        return instance if instance is not None and instance["status"] not in ACTIVE else None
 
-    wait_for("this hour's count-clicks instance to end", this_hours_instance_done, FIRST_INSTANCE_TIMEOUT,
-             interval=10)
+    done = wait_for("this hour's count-clicks instance to end", this_hours_instance_done, FIRST_INSTANCE_TIMEOUT,
+                    interval=10)
+    assert done["status"] == "SUCCEEDED", f"make run's pipeline failed: {done}\n{airflow.tail()}"
+    # The user's DAG on the click-counts asset (dags/example_feed_consumer.py) runs for that instance.
+    def consumer_ran() -> list[dict[str, Any]]:
+        runs = api_get(airflow, f"dags/{CONSUMER}/dagRuns?limit=50")["dag_runs"]
+        return [run for run in runs if run.get("partition_key") == done["instance"] and run["state"] == "success"]
+
+    wait_for(f"{CONSUMER} to run for click-counts {done['instance']}", consumer_ran, CONSUMER_TIMEOUT)
 
     problems = []
     for outcome in walk(airflow, blocks):
