@@ -46,7 +46,7 @@ def test_example_entities() -> None:
     folder = REPOSITORY / "entities"
     workspace = Workspace.load([str(folder)])
     compilation = compile_workspace(workspace, entities_dir=folder, now=NOW)
-    assert len(compilation.specs) == 10 and compilation.report.valid
+    assert len(compilation.specs) == 11 and compilation.report.valid
     check("example-entities", normalised(compilation, REPOSITORY))
 
 

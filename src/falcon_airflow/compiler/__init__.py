@@ -15,6 +15,7 @@ from pathlib import Path
 
 from falcon_airflow.compiler.feed import compile_replication, compile_retention
 from falcon_airflow.compiler.process import compile_process
+from falcon_airflow.compiler.sla import compile_feed_sla, compile_process_sla
 from falcon_airflow.compiler.spark_options import SparkOptionsError
 from falcon_airflow.compiler.specs import DagSpec
 from falcon_airflow.compiler.store_state import StoreState, apply_store_state
@@ -64,9 +65,11 @@ def compile_workspace(workspace: Workspace, *, entities_dir: Path | None = None,
                 return True
         return False
 
-    def attempt(entity: Entity, build: Callable[[], DagSpec]) -> None:
+    def attempt(entity: Entity, build: Callable[[], DagSpec | None]) -> None:
         try:
             spec = build()
+            if spec is None:
+                return
             specs.append(apply_store_state(spec, store_state) if store_state is not None else spec)
         except (FalconAirflowError, SparkOptionsError, ValueError) as problem:
             message = problem.message if isinstance(problem, FalconAirflowError) else str(problem)
@@ -88,10 +91,13 @@ def compile_workspace(workspace: Workspace, *, entities_dir: Path | None = None,
             for source in feed.sources:
                 attempt(feed, partial(compile_replication, workspace.clusters, feed, source, target,
                                       catchup_default=catchup_default, entities_dir=entities_dir))
+        for placement in feed.clusters:  # SLA monitoring where the feed declares an SLA
+            attempt(feed, partial(compile_feed_sla, workspace.clusters, feed, placement))
     for process in workspace.processes.values():
         if left_out(process):
             continue
         for process_placement in process.clusters:
             attempt(process, partial(compile_process, workspace, process, process_placement,
                                      entities_dir=entities_dir, catchup_default=catchup_default, now=moment))
+            attempt(process, partial(compile_process_sla, workspace.clusters, process, process_placement))
     return Compilation(tuple(specs), Report(report.files, tuple(sorted(issues, key=Issue.sort_key))))

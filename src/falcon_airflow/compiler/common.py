@@ -28,6 +28,10 @@ def retention_dag_id(feed: str, cluster: str) -> str:
     return f"falcon.feed.{feed}.retention.{cluster}"
 
 
+def sla_dag_id(entity_type: str, name: str, cluster: str) -> str:
+    return f"falcon.{entity_type}.{name}.sla.{cluster}"
+
+
 def replication_dag_id(feed: str, source: str, target: str) -> str:
     return f"falcon.feed.{feed}.replication.{source}.{target}"
 

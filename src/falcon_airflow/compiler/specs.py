@@ -299,4 +299,33 @@ class TransferDagSpec(Spec):
     group_access: GroupAccess | None = None
 
 
-DagSpec = ProcessDagSpec | RetentionDagSpec | ReplicationDagSpec | TransferDagSpec
+class SlaDagSpec(Spec):
+    """Falcon's SLA monitoring of a feed or a process on one cluster, one run per instance. Two checks, each by a
+    deadline after the instance's nominal time: for a feed ``slaLow``/``slaHigh`` (the instance is available), for a
+    process ``shouldStartIn`` (its run's work started) and ``shouldEndIn`` (its work ended). A check that does not
+    hold by its deadline is a miss: mailed, sent as a Falcon message, logged, and kept as the run's record."""
+
+    kind: Literal["sla"] = "sla"
+    dag_id: str
+    source: EntitySource
+    cluster: str
+    schedule: Schedule
+    low: str | None = None
+    """The first check's Falcon name (``slaLow``, ``shouldStartIn``) and seconds; ``None``: not declared."""
+    low_seconds: int | None = None
+    high: str | None = None
+    high_seconds: int | None = None
+    feed_binding: FeedBinding | None = None
+    """A feed's instances (their availability marker)."""
+    process_dag_id: str | None = None
+    """A process's DAG, whose run of the same instance is watched."""
+    owner: str = "falcon"
+    tags: tuple[str, ...] = ()
+    doc_md: str = ""
+    messaging: MessagingSpec | None = None
+    emails: tuple[str, ...] = ()
+    paused_upon_creation: bool | None = None
+    group_access: GroupAccess | None = None
+
+
+DagSpec = ProcessDagSpec | RetentionDagSpec | ReplicationDagSpec | TransferDagSpec | SlaDagSpec

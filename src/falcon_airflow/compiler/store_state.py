@@ -49,7 +49,8 @@ def apply_store_state(spec: DagSpec, state: StoreState) -> DagSpec:
     key = (spec.source.type, spec.source.name)
     user = state.proxy_users.get(key)
     schedule_state = state.schedule_states.get(key)
-    update: dict[str, object] = {"job": _with_proxy_user(spec.job, user)} if spec.job is not None else {}
+    job = getattr(spec, "job", None)  # an SLA monitor runs no Spark job
+    update: dict[str, object] = {"job": _with_proxy_user(job, user)} if job is not None else {}
     if isinstance(spec, ProcessDagSpec) and spec.late is not None:
         update["late"] = spec.late.model_copy(update={"rerun": _with_proxy_user(spec.late.rerun, user)})
     if schedule_state == "RUNNING":

@@ -19,6 +19,7 @@ from falcon_airflow.compiler.specs import (
     ProcessDagSpec,
     ReplicationDagSpec,
     RetentionDagSpec,
+    SlaDagSpec,
     SparkJob,
     TransferDagSpec,
 )
@@ -81,17 +82,19 @@ def access_control(spec: DagSpec, *, enabled: bool | None = None) -> dict[str, d
         return None
     access = spec.group_access
     dags = ({"can_read"} if access.can_read else set()) | ({"can_edit"} if access.can_edit else set())
-    runs = ({"can_read"} if access.can_read else set()) | (
-        {"can_create", "can_edit", "can_delete"} if access.can_edit else set())
+    # FAB takes no can_edit on a DAG's runs (it refuses the whole map): changing a run (mark failed, clear) is
+    # allowed by can_edit on the DAG together with the role's global edit right on DAG Runs / Task Instances.
+    runs = ({"can_read"} if access.can_read else set()) | ({"can_create", "can_delete"} if access.can_edit else set())
     rights = {resource: actions for resource, actions in (("DAGs", dags), ("DAG Runs", runs)) if actions}
     return {access.group: rights} if rights else None
 
 
 def _default_args(spec: DagSpec) -> dict[str, Any]:
     arguments: dict[str, Any] = {"owner": spec.owner, "retries": 0}
-    if spec.retry is not None:
-        arguments.update(retries=spec.retry.attempts, retry_delay=timedelta(seconds=spec.retry.delay_seconds),
-                         retry_policy=FalconRetryPolicy(spec.retry.policy, spec.retry.delay_seconds))
+    retry = getattr(spec, "retry", None)  # an SLA monitor does not retry: a miss is a miss
+    if retry is not None:
+        arguments.update(retries=retry.attempts, retry_delay=timedelta(seconds=retry.delay_seconds),
+                         retry_policy=FalconRetryPolicy(retry.policy, retry.delay_seconds))
     if isinstance(spec, ProcessDagSpec) and spec.emails:
         # The instance's own mail (provider.instance_end) tells of its failure; Airflow's mails only each retry.
         arguments.update(email=list(spec.emails), email_on_failure=False, email_on_retry=spec.email_on_attempt)
@@ -113,20 +116,6 @@ def _poke_seconds(timeout: int) -> int:
     return max(5, min(POKE_SECONDS_MAX, timeout // 20))
 
 
-def _deadlines(spec: ProcessDagSpec) -> list[Any]:
-    if spec.sla is None or spec.sla.should_end_in_seconds is None:
-        return []
-    from airflow.sdk.definitions.callback import AsyncCallback
-    from airflow.sdk.definitions.deadline import DeadlineAlert, DeadlineReference
-
-    return [DeadlineAlert(reference=DeadlineReference.DAGRUN_LOGICAL_DATE,
-                          interval=timedelta(seconds=spec.sla.should_end_in_seconds),
-                          callback=AsyncCallback("falcon_airflow.provider.scheduling.callbacks.sla_missed",
-                                                 kwargs={"entity": spec.source.name, "sla": "shouldEndIn",
-                                                         "limit": spec.sla.should_end_in_seconds}),
-                          name="falcon-shouldEndIn")]
-
-
 def build_process_dag(spec: ProcessDagSpec) -> DAG:
     falcon = {"entity": spec.source.name, "cluster": spec.cluster, "timezone": spec.schedule.timezone,
               "inputs": {item.name: item.model_dump(mode="json") for item in spec.inputs},
@@ -137,7 +126,7 @@ def build_process_dag(spec: ProcessDagSpec) -> DAG:
     dag = DAG(spec.dag_id, schedule=_timetable(spec, spec.source.name), start_date=_start_date(spec),
               catchup=spec.schedule.catchup, max_active_runs=spec.max_active_runs, default_args=_default_args(spec),
               tags=list(spec.tags), doc_md=spec.doc_md, user_defined_macros={"falcon": falcon},
-              deadline=_deadlines(spec) or None, render_template_as_native_obj=False,
+              render_template_as_native_obj=False,
               **_dag_options(spec))
     with dag:
         sensors = [
@@ -261,4 +250,9 @@ def build_dag(spec: DagSpec) -> DAG:
         return build_process_dag(spec)
     if isinstance(spec, RetentionDagSpec):
         return build_retention_dag(spec)
+    if isinstance(spec, SlaDagSpec):
+        from falcon_airflow.dags.sla import build_sla_dag
+
+        return build_sla_dag(spec, timetable=_timetable(spec, spec.source.name), start_date=_start_date(spec),
+                             default_args=_default_args(spec), options=_dag_options(spec))
     return build_replication_dag(spec)

@@ -41,6 +41,7 @@ ENTITY_ACTIONS = (
     _action("lookup", "which feed, cluster and instance a path belongs to (-type feed, -path)"),
     _action("updateClusterDependents", "re-create the DAGs of every feed and process on a cluster (-cluster), "
                                        "after the cluster changed"),
+    _action("slaAlert", "instances of a feed or process that missed their SLA (-type, -name, -start, -end)"),
 )
 
 INSTANCE_ACTIONS = (
@@ -165,7 +166,7 @@ COMMANDS: dict[str, tuple[tuple[Spec, ...], tuple[Spec, ...]]] = {
 
 SUPPORTED = {
     "entity": "submit, submitAndSchedule, schedule, suspend, resume, delete, update, touch, status, definition, "
-              "list, dependency, summary, validate, lookup, updateClusterDependents",
+              "list, dependency, summary, validate, lookup, updateClusterDependents, slaAlert",
     "instance": "running, list, status, summary, kill, suspend, resume, rerun, logs, params, listing, dependency, "
                 "triage, search",
     "admin": "status, version, setsafemode, stack, audit",

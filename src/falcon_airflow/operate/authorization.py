@@ -41,7 +41,8 @@ DEFAULT_ADMIN_GROUP = "Admin"
 
 # The actions that only read (Falcon's GET requests); every other action of a command changes something.
 READ_ACTIONS: dict[str, frozenset[str]] = {
-    "entity": frozenset({"status", "definition", "list", "dependency", "summary", "validate", "lookup"}),
+    "entity": frozenset({"status", "definition", "list", "dependency", "summary", "validate", "lookup",
+                         "slaAlert"}),
     "instance": frozenset({"running", "list", "status", "summary", "logs", "params", "listing", "dependency",
                            "search", "triage"}),
     "admin": frozenset({"status", "version", "stack", "audit"}),

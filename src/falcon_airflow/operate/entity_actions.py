@@ -46,6 +46,7 @@ from falcon_airflow.operate.options import Options
 from falcon_airflow.operate.outcomes import Outcome, Refused, Status, succeeded
 from falcon_airflow.operate.runs import collect, page
 from falcon_airflow.operate.safemode import check_entity_operation
+from falcon_airflow.operate.sla_alert import sla_alert
 from falcon_airflow.operate.states import EntityStatus, entity_status, marker_line, with_marker
 from falcon_airflow.parsing import ParsedFile, parse_bytes
 from falcon_airflow.timekeeping import format_falcon_date
@@ -881,7 +882,7 @@ HANDLERS = {
     "schedule": schedule, "suspend": suspend, "resume": resume, "delete": delete, "update": update,
     "touch": touch, "status": status, "definition": definition, "list": list_entities, "dependency": dependency,
     "summary": summary, "validate": validate, "lookup": lookup,
-    "updateClusterDependents": _update_dependents,
+    "updateClusterDependents": _update_dependents, "slaAlert": sla_alert,
 }
 MUTATING = frozenset({"submit", "submitAndSchedule", "schedule", "suspend", "resume", "delete", "update", "touch"})
 

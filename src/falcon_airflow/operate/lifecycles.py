@@ -20,7 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 
-from falcon_airflow.compiler.common import process_dag_id, replication_dag_id, retention_dag_id
+from falcon_airflow.compiler.common import process_dag_id, replication_dag_id, retention_dag_id, sla_dag_id
 from falcon_airflow.entities import Entity, EntityType, Feed, Process
 
 
@@ -64,7 +64,19 @@ def entity_dags(entity: Entity, lifecycles: frozenset[Lifecycle] | None = None) 
             found += [DagRef(replication_dag_id(entity.name, source.name, target.name), Lifecycle.REPLICATION,
                              target.name, source.name)
                       for target in entity.targets for source in entity.sources]
+    if lifecycles is None:  # the whole entity (schedule, suspend, delete ...): its SLA monitors too
+        found += _sla_dags(entity)
     return found
+
+
+def _sla_dags(entity: Entity) -> list[DagRef]:
+    if isinstance(entity, Feed):
+        return [DagRef(sla_dag_id("feed", entity.name, item.name), Lifecycle.EVICTION, item.name)
+                for item in entity.clusters if entity.sla_for(item) is not None]
+    if isinstance(entity, Process):
+        return [DagRef(sla_dag_id("process", entity.name, item.name), Lifecycle.EXECUTION, item.name)
+                for item in entity.clusters if (item.sla or entity.sla) is not None]
+    return []
 
 
 def dag_prefixes(entity_type: EntityType, name: str) -> list[str]:
@@ -72,7 +84,7 @@ def dag_prefixes(entity_type: EntityType, name: str) -> list[str]:
     if entity_type is EntityType.PROCESS:
         return [f"falcon.process.{name}."]
     if entity_type is EntityType.FEED:
-        return [f"falcon.feed.{name}.retention.", f"falcon.feed.{name}.replication."]
+        return [f"falcon.feed.{name}.retention.", f"falcon.feed.{name}.replication.", f"falcon.feed.{name}.sla."]
     return []
 
 

@@ -29,7 +29,7 @@ _KINDS: dict[type, tuple[str, str]] = {ProcessDagSpec: ("PROCESS", "GENERATE"),
 """Falcon's entity type and operation of each kind of DAG."""
 
 
-def _stomp_port() -> int:
+def stomp_port() -> int:
     try:
         from airflow.configuration import conf
 
@@ -100,7 +100,7 @@ class InstanceEndCallback:
         if self.spec.messaging is not None:
             try:
                 publish(end.broker_url, instance_messages(end, datetime.now(UTC)),
-                        ttl_minutes=end.broker_ttl_minutes, stomp_port=_stomp_port(), logger=log)
+                        ttl_minutes=end.broker_ttl_minutes, stomp_port=stomp_port(), logger=log)
             except Exception:
                 log.exception("Falcon messages of %s not sent", end.workflow_id)
         if self.spec.emails:
@@ -110,7 +110,7 @@ class InstanceEndCallback:
                 log.exception("the mail of %s was not sent to %s", end.workflow_id, ", ".join(self.spec.emails))
 
 
-def _run_url(context: Any) -> str:
+def run_url(context: Any) -> str:
     try:
         from urllib.parse import quote
 
@@ -127,7 +127,7 @@ def send_instance_mail(recipients: Sequence[str], end: InstanceEnd, context: Any
     """The instance's mail through Airflow's email backend (``[email]``, ``[smtp]`` and the SMTP connection)."""
     from airflow.utils.email import send_email
 
-    mail = instance_mail(end, run_url=_run_url(context), log_url=end.log_dir)
+    mail = instance_mail(end, run_url=run_url(context), log_url=end.log_dir)
     send_email(to=list(recipients), subject=mail.subject, html_content=mail.html)
     log.info("mail sent to %s: %s", ", ".join(recipients), mail.subject)
 

@@ -11,7 +11,7 @@ No Airflow import here: the plugin registers these functions, and tests call the
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 import pendulum
@@ -312,6 +312,11 @@ def lineage_path(run: Any, task_id: str) -> str:
     return str(lineage_file(getattr(run, "dag_id", "dag"), getattr(run, "run_id", "run"), task_id))
 
 
-MACROS = [instance, input_instances, input_markers, feed_marker, input_paths, output_instance, output_path, feed_path,
-          el, nominal_time, data_in, expand, property, workflow_property, table_part, partition_filter, run_time,
-          replicated_instance, report_path, lineage_path, oozie_configuration]
+def nominal_deadline(run: Any, seconds: int) -> str:
+    """The instance's nominal time + ``seconds``, as a Falcon date: an SLA's deadline."""
+    return format_falcon_date(instance(run) + timedelta(seconds=int(seconds)))
+
+
+MACROS = [instance, nominal_deadline, input_instances, input_markers, feed_marker, input_paths, output_instance,
+          output_path, feed_path, el, nominal_time, data_in, expand, property, workflow_property, table_part,
+          partition_filter, run_time, replicated_instance, report_path, lineage_path, oozie_configuration]

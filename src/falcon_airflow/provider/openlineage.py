@@ -17,7 +17,7 @@ from typing import Any
 from airflow.providers.openlineage.extractors.base import OperatorLineage
 from openlineage.client.serde import Serde
 
-from falcon_airflow.compiler.specs import DagSpec, ProcessDagSpec, RetentionDagSpec, TransferDagSpec
+from falcon_airflow.compiler.specs import DagSpec, ProcessDagSpec, RetentionDagSpec, SlaDagSpec, TransferDagSpec
 from falcon_airflow.core.naming import DatasetId
 from falcon_airflow.lineage.datasets import TaskLineage, process_lineage, replication_lineage, retention_lineage
 from falcon_airflow.lineage.events import KnownDataset, enrich, iter_lines
@@ -63,6 +63,8 @@ def task_lineage(spec: DagSpec, *, instance: datetime | None, report: dict[str, 
         from falcon_airflow.lineage.tables import transfer_lineage
 
         return transfer_lineage(spec, instance, report)
+    if isinstance(spec, SlaDagSpec):
+        return TaskLineage()  # an SLA monitor reads and writes no dataset
     return replication_lineage(spec, instance, report)
 
 

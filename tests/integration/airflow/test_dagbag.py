@@ -32,6 +32,7 @@ def test_example_entities(monkeypatch: pytest.MonkeyPatch) -> None:
         "falcon.feed.orders.retention.primary",
         "falcon.feed.raw-clicks.retention.primary",
         "falcon.process.count-clicks.primary",
+        "falcon.process.count-clicks.sla.primary",  # its shouldStartIn / shouldEndIn monitor
         "falcon.process.generate-clicks.primary",
         "falcon.process.report-clicks.primary",
     ]

@@ -20,7 +20,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.integration.ui.browser import browser_or_fail, chromium, clear_run, open_run, visit
+from tests.integration.ui.browser import (
+    browser_or_fail,
+    chromium,
+    clear_run,
+    open_clear_dialog,
+    open_run,
+    visit,
+)
 
 from falcon_airflow.operate.airflow_api import AirflowClient, AirflowError
 from falcon_airflow.operate.settings import Settings
@@ -176,9 +183,15 @@ def fab_sign_in(page: Any, url: str, user: str) -> None:
 def test_in_the_ui_the_acl_group_clears_the_entitys_runs_and_an_outsider_cannot(
         fab: AirflowServer, tmp_path: Path) -> None:
     """Two users who both see every DAG (FAB's Viewer role): una is also in the feed's ACL group (role users, whose
-    access_control on the feed's DAGs allows editing), val is not. On the run's page una's Clear makes the run
-    run again; val's is refused by Airflow and the run stays as it was."""
+    access_control on the feed's DAGs allows editing), val is not (role others). On the run's page una's Clear makes
+    the run run again; val's cannot be confirmed (Airflow refuses its dry run) and the run stays as it was."""
     browser_or_fail()
+    from playwright.sync_api import expect
+
+    # Changing a run needs can_edit on the DAG (the ACL group's, from access_control) and the global edit right on
+    # runs and task instances, which both roles hold: only the DAG-level right tells una and val apart.
+    fab.airflow("roles", "add-perms", "users", "others", "-r", "DAG Runs", "Task Instances",
+                "-a", "can_edit", "can_create")
     for user, group in (("una", "users"), ("val", "others")):
         PASSWORDS.setdefault(user, f"{user.title()}-pw-3c9e61d0")
         fab.airflow("users", "create", "--username", user, "--password", PASSWORDS[user], "--role", "Viewer",
@@ -186,7 +199,6 @@ def test_in_the_ui_the_acl_group_clears_the_entitys_runs_and_an_outsider_cannot(
         fab.airflow("users", "add-role", "--username", user, "--role", group)
     admin = AirflowClient(Settings(url=fab.url, entities=fab.store, user="root", password=PASSWORDS["root"]))
     run_id = "manual__ui-clear"
-    fab.reserialize()  # what the dag-processor would keep fresh: Airflow triggers only a current DAG
     admin.trigger(DAG, datetime(2026, 5, 1, tzinfo=UTC), run_id=run_id)
     fab.worker(DAG, run_id, run_state="success", tasks={"retention": ("success", 1)})
 
@@ -198,8 +210,9 @@ def test_in_the_ui_the_acl_group_clears_the_entitys_runs_and_an_outsider_cannot(
     with chromium(tmp_path / "val") as page:
         fab_sign_in(page, fab.url, "val")
         open_run(page, f"{fab.url}/dags/{DAG}/runs/{run_id}")  # val sees the run (Viewer) ...
-        clear_run(page, expect_closed=False)
-        page.wait_for_timeout(3000)  # the UI's request is answered 403
+        dialog = open_clear_dialog(page)
+        page.wait_for_timeout(5000)  # ... but Airflow answers the clear's dry run 403: nothing to confirm
+        expect(dialog.get_by_role("button", name="Confirm")).to_be_disabled()
         page.screenshot(path=str(tmp_path / "clear-refused.png"))
     assert state() == "success", "an outsider's Clear must not rerun the instance"
 

@@ -74,14 +74,17 @@ def open_run(page: Any, run_url: str) -> None:
     expect(page.get_by_role("button", name="Mark Dag Run as...")).to_be_visible()
 
 
-def clear_run(page: Any, *, expect_closed: bool = True) -> None:
-    """Falcon's rerun: the run's Clear button, then Confirm (Clear existing tasks). ``expect_closed=False``: the
-    dialog may stay open (a user whose Clear Airflow refuses)."""
+def open_clear_dialog(page: Any) -> Any:
+    """The run's Clear button: its dialog (Airflow lists there what a clear would rerun)."""
     page.get_by_role("button", name=re.compile(r"^(Clear Dag Run|Press shift\+c to clear)$")).click()
-    dialog = page.get_by_role("dialog").filter(has_text="Clear Dag Run")
+    return page.get_by_role("dialog").filter(has_text="Clear Dag Run")
+
+
+def clear_run(page: Any) -> None:
+    """Falcon's rerun: the run's Clear button, then Confirm (Clear existing tasks)."""
+    dialog = open_clear_dialog(page)
     dialog.get_by_role("button", name="Confirm").click()
-    if expect_closed:
-        dialog.wait_for(state="hidden")
+    dialog.wait_for(state="hidden")
 
 
 def mark_run_failed(page: Any) -> None:

@@ -83,7 +83,7 @@ def test_lineage_never_fails_the_task(specs: dict[str, Any]) -> None:
 
 def test_building_dags_does_not_load_lineage() -> None:
     script = ("import sys\nfrom falcon_airflow.dags.loader import load_dags\nfrom pathlib import Path\n"
-              f"dags = load_dags(folder=Path({str(REPOSITORY / 'entities')!r}))\nassert len(dags) == 10, dags\n"
+              f"dags = load_dags(folder=Path({str(REPOSITORY / 'entities')!r}))\nassert len(dags) == 11, dags\n"
               "print(sorted(m for m in sys.modules if m.startswith(('falcon_airflow.lineage.', "
               "'falcon_airflow.provider.openlineage')) and m != 'falcon_airflow.core.naming'))\n")
     result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120, check=False)

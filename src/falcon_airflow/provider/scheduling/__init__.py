@@ -1,2 +1,1 @@
-"""The scheduler's plug-ins: the Falcon-frequency timetable, instance-order priority strategies, retry policy, SLA
-callbacks."""
+"""The scheduler's plug-ins: the Falcon-frequency timetable, instance-order priority strategies, retry policy."""
