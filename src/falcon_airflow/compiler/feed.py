@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -26,7 +27,14 @@ from falcon_airflow.compiler.common import (
     throttle,
 )
 from falcon_airflow.compiler.messaging import messaging_of
-from falcon_airflow.compiler.specs import LineageSpec, ReplicationDagSpec, RetentionDagSpec, Schedule, SparkJob
+from falcon_airflow.compiler.specs import (
+    LateDataSpec,
+    LineageSpec,
+    ReplicationDagSpec,
+    RetentionDagSpec,
+    Schedule,
+    SparkJob,
+)
 from falcon_airflow.core.formats import SCHEMA_FORMATS
 from falcon_airflow.core.paths import join_storage
 from falcon_airflow.entities import (
@@ -38,12 +46,16 @@ from falcon_airflow.entities import (
     StorageKind,
 )
 from falcon_airflow.errors import FalconAirflowError
+from falcon_airflow.instances.bindings import InputBinding
 from falcon_airflow.instances.feeds import FeedOnCluster
 from falcon_airflow.instances.replication import Replication
 from falcon_airflow.timekeeping import Frequency, TimeUnit, format_falcon_date
 
 SIX_HOURS = Frequency(unit=TimeUnit.HOURS, count=6)
 ONE_DAY = Frequency(unit=TimeUnit.DAYS, count=1)
+LATE_REPLICATION_POLICY = "exp-backoff"
+LATE_REPLICATION_DELAY_SECONDS = 3 * 3600
+"""Falcon's runtime defaults for late data of feeds (feed.late.policy, feed.late.frequency = hours(3))."""
 ARCHIVE_PROPERTY = "retention.action"
 """Feed property: ``archive`` moves expired instances under ``<staging>/archive`` instead of deleting them."""
 
@@ -193,6 +205,13 @@ def compile_replication(workspace_clusters: Mapping[str, Cluster], feed: Feed, s
                                                        if replication.include_pattern else "") + ".",
                      "Data lands in a staging folder and is published by rename; the availability flag is "
                      "written after the copy is verified.", "", CLUSTER_INTERFACES_NOTE])
+    late = None
+    if feed.late_arrival is not None:  # Falcon re-replicated an instance that changed until the cut-off
+        watched = InputBinding(name="source", feed=source_binding, start=f"now(0,-{delay})", end=f"now(0,-{delay})")
+        late = LateDataSpec(policy=LATE_REPLICATION_POLICY, delay_seconds=LATE_REPLICATION_DELAY_SECONDS,
+                            inputs=(watched,), cut_off_seconds=(seconds(feed.late_arrival.cut_off),), rerun=job)
+    # Late-data watches keep a run open until the cut-off, beside the instances waiting for their source.
+    late_window = math.ceil(late.cut_off_seconds[0] / seconds(feed.frequency)) if late is not None else 0
     catchup_text = properties.get("airflow.catchup")
     return ReplicationDagSpec(
         dag_id=replication_dag_id(feed.name, source.name, target.name), source=source_of(feed), feed=feed.name,
@@ -203,8 +222,8 @@ def compile_replication(workspace_clusters: Mapping[str, Cluster], feed: Feed, s
         delay_minutes=delay, source_feed=source_binding, target_feed=target_binding,
         source_asset_location=source_side.binding().location,
         include=replication.include_pattern, parallel=parallel,
-        max_active_runs=max(parallel, throttle(timeout, feed.frequency)),
-        order=order, wait_timeout_seconds=timeout, job=job, retry=FEED_RETRY, owner=owner_of(feed.acl),
+        max_active_runs=max(parallel, throttle(timeout, feed.frequency)) + late_window,
+        order=order, wait_timeout_seconds=timeout, job=job, late=late, retry=FEED_RETRY, owner=owner_of(feed.acl),
         group_access=group_access_of(feed.acl),
         tags=_feed_tags(feed, "replication"), doc_md=doc,
         lineage=_lineage(feed, entities_dir, source_side.cluster, target_side.cluster),

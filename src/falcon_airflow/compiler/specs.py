@@ -223,6 +223,8 @@ class ReplicationDagSpec(Spec):
     order: Literal["FIFO", "LIFO", "LAST_ONLY"] = "FIFO"
     wait_timeout_seconds: int
     job: SparkJob
+    late: LateDataSpec | None = None
+    """Re-replication of an instance that changes at the source until the feed's late-arrival cut-off."""
     retry: RetrySpec | None = None
     owner: str = "falcon"
     tags: tuple[str, ...] = ()

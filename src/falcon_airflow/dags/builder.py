@@ -233,6 +233,12 @@ def build_replication_dag(spec: ReplicationDagSpec) -> DAG:
                                      update={"location": spec.source_asset_location or spec.source_feed.location})]),
                                  outlets=distinct_assets([spec.target_feed]),
                                  announced_feed=spec.target_feed.model_dump(mode="json")))
+        if spec.late is not None:  # the source instance changed before the cut-off: replicate it again
+            steps.append(LateDataOperator(
+                task_id="late_data", inputs=[item.model_dump(mode="json") for item in spec.late.inputs],
+                cut_off_seconds=list(spec.late.cut_off_seconds), policy=spec.late.policy,
+                delay_seconds=spec.late.delay_seconds, rerun_job=spec.late.rerun.model_dump(), outputs=[],
+                retries=0))
         for upstream, downstream in pairwise(steps):
             upstream >> downstream
     announce_instance_ends(dag, spec, "replicate")

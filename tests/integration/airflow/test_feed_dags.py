@@ -107,3 +107,46 @@ def test_replication_dag_copies_the_instance_and_writes_the_flag(entities: Calla
         name = session.scalar(select(AssetModel.name).where(AssetModel.id == event.asset_id))
         assert (name, event.partition_key) == ("falcon://west/logs", "2026-03-01T05:00Z")
         assert event.extra["operation"] == "REPLICATE" and event.extra["path"] == f"file://{target}"
+
+
+def test_replication_copies_an_instance_again_when_it_changes_before_the_cut_off(
+        entities: Callable[..., Path], tmp_path: Path) -> None:
+    """Falcon re-replicated late data: after the copy, the source instance is watched until the feed's late-arrival
+    cut-off, and a change (a file that arrived late) is replicated again."""
+    import threading
+    import time
+
+    east, west = tmp_path / "east", tmp_path / "west"
+    entities("east.xml", cluster_xml("east", east))
+    entities("west.xml", cluster_xml("west", west))
+    entities("logs.xml", FEED.replace("<frequency>hours(1)</frequency>",
+                                      '<frequency>hours(1)</frequency>\n  <late-arrival cut-off="hours(1)"/>'))
+    compiled = spec("falcon.feed.logs.replication.east.west")
+    assert compiled.late is not None and compiled.late.cut_off_seconds == (3600,)
+    now = pendulum.now("UTC")
+    moment = now.start_of("hour")
+    # A cut-off 150 s from now and a check every 5 s instead of Falcon's hours, so the test sees a re-replication.
+    late = compiled.late.model_copy(update={"policy": "periodic", "delay_seconds": 5,
+                                            "cut_off_seconds": (int((now - moment).total_seconds()) + 150,)})
+    source = instance_folder(east, moment)
+    source.mkdir(parents=True)
+    (source / "part-0").write_text("early\n")
+    (source / "_DONE").touch()
+    target = instance_folder(west, moment)
+
+    def arrive_late() -> None:
+        deadline = time.monotonic() + 120
+        while not (target / "_DONE").exists() and time.monotonic() < deadline:
+            time.sleep(0.5)
+        time.sleep(8)  # after the copy, once the watch has recorded what the source held
+        (source / "part-1").write_text("late\n")
+
+    writer = threading.Thread(target=arrive_late, daemon=True)
+    writer.start()
+    run = build_dag(compiled.model_copy(update={"late": late})).test(logical_date=moment)
+    writer.join(timeout=5)
+    states = {ti.task_id: str(ti.state) for ti in run.get_task_instances()}
+    assert str(run.state) == "success", states
+    assert (target / "part-1").read_text() == "late\n" and (target / "part-0").read_text() == "early\n"
+    late_ti = next(ti for ti in run.get_task_instances() if ti.task_id == "late_data")
+    assert late_ti.xcom_pull(task_ids="late_data")["reruns"] == 1
