@@ -133,12 +133,28 @@ class SlaSpec(Spec):
     should_end_in_seconds: int | None = None
 
 
-class ProcessDagSpec(Spec):
-    kind: Literal["process"] = "process"
+class DagSpecBase(Spec):
+    """What every DAG of an entity has: its id, where it comes from, its schedule, who owns it and who hears of its
+    instances."""
+
     dag_id: str
     source: EntitySource
-    cluster: str
     schedule: Schedule
+    owner: str = "falcon"
+    tags: tuple[str, ...] = ()
+    doc_md: str = ""
+    messaging: MessagingSpec | None = None
+    emails: tuple[str, ...] = ()
+    """The entity's ``<notification type="email" to="...">``: mailed at every instance end."""
+    paused_upon_creation: bool | None = None
+    """``False`` when the entity was scheduled (RUNNING), ``True`` when suspended; ``None``: Airflow's default."""
+    group_access: GroupAccess | None = None
+    """The ACL group's rights, for the DAG's access control."""
+
+
+class ProcessDagSpec(DagSpecBase):
+    kind: Literal["process"] = "process"
+    cluster: str
     parallel: int
     order: Literal["FIFO", "LIFO", "LAST_ONLY"]
     max_active_runs: int
@@ -160,27 +176,16 @@ class ProcessDagSpec(Spec):
     """Engine oozie: the cluster's settings (properties, ``nameNode``, ``jobTracker``), which win, as in Falcon."""
     late: LateDataSpec | None = None
     sla: SlaSpec | None = None
-    emails: tuple[str, ...] = ()
     email_on_attempt: bool = False
-    owner: str = "falcon"
-    tags: tuple[str, ...] = ()
-    doc_md: str = ""
     empty_dir: str | None = None
     """``<staging>/EMPTY_DIR_DONT_DELETE``: what an optional input with no instance resolves to."""
     lineage: LineageSpec | None = None
-    messaging: MessagingSpec | None = None
-    paused_upon_creation: bool | None = None
-    """``False`` when the entity was scheduled (RUNNING), ``True`` when suspended; ``None``: Airflow's default."""
-    group_access: GroupAccess | None = None
 
 
-class RetentionDagSpec(Spec):
+class RetentionDagSpec(DagSpecBase):
     kind: Literal["retention"] = "retention"
-    dag_id: str
-    source: EntitySource
     feed: str
     cluster: str
-    schedule: Schedule
     locations: dict[str, str]
     """Location type to full URI template (storage base joined); empty for table feeds."""
     table: str | None = None
@@ -191,26 +196,14 @@ class RetentionDagSpec(Spec):
     archive_root: str | None = None
     job: SparkJob
     retry: RetrySpec | None = None
-    owner: str = "falcon"
-    tags: tuple[str, ...] = ()
-    doc_md: str = ""
     lineage: LineageSpec | None = None
-    messaging: MessagingSpec | None = None
-    emails: tuple[str, ...] = ()
-    """The feed's ``<notification type="email" to="...">``: mailed at every instance end."""
-    paused_upon_creation: bool | None = None
-    """``False`` when the entity was scheduled (RUNNING), ``True`` when suspended; ``None``: Airflow's default."""
-    group_access: GroupAccess | None = None
 
 
-class ReplicationDagSpec(Spec):
+class ReplicationDagSpec(DagSpecBase):
     kind: Literal["replication"] = "replication"
-    dag_id: str
-    source: EntitySource
     feed: str
     source_cluster: str
     target_cluster: str
-    schedule: Schedule
     delay_minutes: int = 0
     source_feed: FeedBinding
     """The feed on the source cluster, located on its readonly storage."""
@@ -226,16 +219,7 @@ class ReplicationDagSpec(Spec):
     late: LateDataSpec | None = None
     """Re-replication of an instance that changes at the source until the feed's late-arrival cut-off."""
     retry: RetrySpec | None = None
-    owner: str = "falcon"
-    tags: tuple[str, ...] = ()
-    doc_md: str = ""
     lineage: LineageSpec | None = None
-    messaging: MessagingSpec | None = None
-    emails: tuple[str, ...] = ()
-    """The feed's ``<notification type="email" to="...">``: mailed at every instance end."""
-    paused_upon_creation: bool | None = None
-    """``False`` when the entity was scheduled (RUNNING), ``True`` when suspended; ``None``: Airflow's default."""
-    group_access: GroupAccess | None = None
 
 
 def _resolve_forward_references() -> None:
@@ -268,16 +252,13 @@ class DatabaseSpec(Spec):
     credential_provider: str | None = None
 
 
-class TransferDagSpec(Spec):
+class TransferDagSpec(DagSpecBase):
     """A feed instance imported from (``import``) or exported to (``export``) a database table, one run per
     instance; an export waits for the instance first."""
 
     kind: Literal["import", "export"]
-    dag_id: str
-    source: EntitySource
     feed: str
     cluster: str
-    schedule: Schedule
     database: DatabaseSpec
     feed_binding: FeedBinding
     columns: tuple[str, ...] = ()
@@ -290,28 +271,17 @@ class TransferDagSpec(Spec):
     wait_timeout_seconds: int = 0
     job: SparkJob
     retry: RetrySpec | None = None
-    owner: str = "falcon"
-    tags: tuple[str, ...] = ()
-    doc_md: str = ""
     lineage: LineageSpec | None = None
-    messaging: MessagingSpec | None = None
-    emails: tuple[str, ...] = ()
-    """The feed's ``<notification type="email" to="...">``: mailed at every instance end."""
-    paused_upon_creation: bool | None = None
-    group_access: GroupAccess | None = None
 
 
-class SlaDagSpec(Spec):
+class SlaDagSpec(DagSpecBase):
     """Falcon's SLA monitoring of a feed or a process on one cluster, one run per instance. Two checks, each by a
     deadline after the instance's nominal time: for a feed ``slaLow``/``slaHigh`` (the instance is available), for a
     process ``shouldStartIn`` (its run's work started) and ``shouldEndIn`` (its work ended). A check that does not
     hold by its deadline is a miss: mailed, sent as a Falcon message, logged, and kept as the run's record."""
 
     kind: Literal["sla"] = "sla"
-    dag_id: str
-    source: EntitySource
     cluster: str
-    schedule: Schedule
     low: str | None = None
     """The first check's Falcon name (``slaLow``, ``shouldStartIn``) and seconds; ``None``: not declared."""
     low_seconds: int | None = None
@@ -321,13 +291,6 @@ class SlaDagSpec(Spec):
     """A feed's instances (their availability marker)."""
     process_dag_id: str | None = None
     """A process's DAG, whose run of the same instance is watched."""
-    owner: str = "falcon"
-    tags: tuple[str, ...] = ()
-    doc_md: str = ""
-    messaging: MessagingSpec | None = None
-    emails: tuple[str, ...] = ()
-    paused_upon_creation: bool | None = None
-    group_access: GroupAccess | None = None
 
 
 DagSpec = ProcessDagSpec | RetentionDagSpec | ReplicationDagSpec | TransferDagSpec | SlaDagSpec
