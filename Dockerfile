@@ -26,6 +26,23 @@ RUN mkdir -p /usr/share/man/man1 \
     && install -d -o airflow -g 0 /opt/falcon-airflow
 ENV JAVA_HOME=/usr/lib/jvm/java-17
 
+# The JVM jars Spark jobs need beyond pyspark's, as `make install` resolves them (deps/maven, checksums enforced):
+# s3a:// (hadoop-aws and the AWS SDK modules it loads) and the JDBC drivers of feed imports and exports. Maven is
+# installed for this step only. A deployment that brings its own jars points FALCON_AIRFLOW_JARS elsewhere.
+COPY deps/maven/s3a.pom.xml deps/maven/jdbc.pom.xml /tmp/falcon-jars/
+RUN apt-get update \
+    && apt-get install -y --no-install-recommends maven \
+    && for group in s3a jdbc; do \
+         mvn --batch-mode --quiet -Dstyle.color=never --strict-checksums -f "/tmp/falcon-jars/${group}.pom.xml" \
+           dependency:copy-dependencies -DincludeScope=runtime -DoutputDirectory="/opt/falcon-airflow/jars/${group}" \
+         && touch "/opt/falcon-airflow/jars/${group}/.resolved"; \
+       done \
+    && apt-get purge -y --auto-remove maven \
+    && apt-get clean \
+    && rm -rf /var/lib/apt/lists/* /root/.m2 /tmp/falcon-jars \
+    && chown -R airflow:0 /opt/falcon-airflow/jars
+ENV FALCON_AIRFLOW_JARS=/opt/falcon-airflow/jars
+
 # The package, as the airflow user (the image installs Python packages for that user), with the versions of
 # constraints.txt: apache-airflow stays at the image's 3.3.2 and pyspark at the tested version.
 USER airflow

@@ -449,11 +449,18 @@ def test_dockerfile_builds_on_airflow_with_java_17_the_pinned_package_and_the_da
     assert any(re.search(r"\bsrc/", c) for c in copies)
     assert any(re.search(r"\bdags/ /opt/airflow/dags/?$", c) for c in copies)
     assert f"ENV FALCON_ENTITIES_DIR={default_values()['entities']['mountPath']}" in instructions
+    # the s3a and JDBC jars of the jar cache, resolved as root from the pinned poms, before the user switch
+    jars = index(lambda line: "dependency:copy-dependencies" in line)
+    assert java < jars < index(lambda line: line == "USER airflow")
+    assert "--strict-checksums" in instructions[jars] and "for group in s3a jdbc" in instructions[jars]
+    assert "apt-get purge -y --auto-remove maven" in instructions[jars]
+    assert any("deps/maven/s3a.pom.xml" in c and "deps/maven/jdbc.pom.xml" in c for c in copies)
+    assert "ENV FALCON_AIRFLOW_JARS=/opt/falcon-airflow/jars" in instructions
 
 
 def test_dockerignore_keeps_the_build_context_to_the_package() -> None:
     patterns = {line.strip() for line in (REPOSITORY / ".dockerignore").read_text(encoding="utf-8").splitlines()
                 if line.strip() and not line.startswith("#")}
-    assert {".venv", "airflow-home", "tests", ".git"} <= patterns
-    needed = {"src", "dags", "pyproject.toml", "constraints.txt", "README.md"}
+    assert {".venv", ".venv-s3", "airflow-home", "tests", ".git"} <= patterns
+    needed = {"src", "dags", "pyproject.toml", "constraints.txt", "README.md", "deps", "deps/maven"}
     assert not needed & {pattern.strip("/") for pattern in patterns}
