@@ -56,14 +56,18 @@ def chromium(profile: Path) -> Iterator[Any]:
             context.close()
 
 
-def visit(page: Any, url: str) -> None:
-    """Open a page of the UI; once more if a busy api-server let the first attempt time out."""
+def visit(page: Any, url: str, attempts: int = 3) -> None:
+    """Open a page of the UI. Navigation ends once the api-server answers (the UI is a single-page app whose
+    elements the callers wait for with their own timeouts); a busy api-server gets more than one chance."""
     from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
-    try:
-        page.goto(url, wait_until="domcontentloaded")
-    except PlaywrightTimeout:
-        page.goto(url, wait_until="domcontentloaded")
+    for attempt in range(1, attempts + 1):
+        try:
+            page.goto(url, wait_until="commit")
+            return
+        except PlaywrightTimeout:
+            if attempt == attempts:
+                raise
 
 
 def open_run(page: Any, run_url: str) -> None:
