@@ -6,11 +6,12 @@ STAMP := $(VENV)/.installed
 
 .PHONY: install test test-fast lint bench check-java jars run clean
 
-# The JVM jars the product and its tests need beyond pyspark's (s3a://, the in-process HDFS clusters, DistCp),
+# The JVM jars the product, its tests and benchmarks need beyond pyspark's (s3a://, the in-process HDFS clusters,
+# DistCp, JDBC drivers, openlineage-spark for the lineage comparison),
 # pinned in deps/maven/*.pom.xml and resolved once from Maven Central by Maven (checksums enforced) into this
 # cache, outside the repository. FALCON_AIRFLOW_JARS points the product at the same folder.
 JARS_DIR ?= $(or $(FALCON_AIRFLOW_JARS),$(HOME)/.cache/falcon-airflow/jars)
-JAR_GROUPS := s3a minicluster distcp jdbc
+JAR_GROUPS := s3a minicluster distcp jdbc openlineage-spark
 JAR_STAMPS := $(foreach group,$(JAR_GROUPS),$(JARS_DIR)/$(group)/.resolved)
 # The sandbox's S3-compatible server (moto) lives in a virtualenv of its own, see deps/s3-server.txt.
 S3_VENV := .venv-s3
