@@ -1,17 +1,21 @@
-"""One real Airflow api-server for every operate integration test (they share the xdist group "airflow-api")."""
+"""One real Airflow api-server for every operate integration test (they share the xdist group "airflow-api"), on
+PostgreSQL."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 
 import pytest
+from tests.integration.airflow_database import airflow_database
+from tests.integration.databases.servers import Server
 
 from .harness import AirflowServer, cluster_xml
 
 
 @pytest.fixture(scope="session")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[AirflowServer]:
-    airflow = AirflowServer.prepare(tmp_path_factory.mktemp("operate-airflow"))
+def server(tmp_path_factory: pytest.TempPathFactory, airflow_postgres: Server) -> Iterator[AirflowServer]:
+    airflow = AirflowServer.prepare(tmp_path_factory.mktemp("operate-airflow"),
+                                    airflow_database(airflow_postgres, "airflow_operate"))
     for name in ("east", "west"):
         (airflow.store / "clusters").mkdir(exist_ok=True)
         (airflow.store / "clusters" / f"{name}.xml").write_text(

@@ -1,4 +1,5 @@
-"""A real Airflow for the operate commands: a temporary AIRFLOW_HOME, a migrated SQLite database, the api-server
+"""A real Airflow for the operate commands: a temporary AIRFLOW_HOME, a migrated metadata database (PostgreSQL from
+the ``airflow_postgres`` fixture, as the tests' fixtures set it up; SQLite in the home otherwise), the api-server
 on a free port of 127.0.0.1 with SimpleAuthManager (admin/admin), dags/ reading a temporary entity store.
 
 No scheduler, dag-processor or worker runs: DAGs reach the database with ``airflow dags reserialize``, runs are
@@ -14,7 +15,6 @@ import json
 import os
 import signal
 import socket
-import sqlite3
 import subprocess
 import sys
 import textwrap
@@ -63,6 +63,7 @@ class AirflowServer:
     drafts: Path
     port: int
     env: dict[str, str]
+    database_url: str
     process: subprocess.Popen[bytes] | None = None
     credentials: dict[str, str] = field(default_factory=dict)
 
@@ -73,7 +74,8 @@ class AirflowServer:
     # -- life cycle -------------------------------------------------------------------------------------------------
 
     @classmethod
-    def prepare(cls, root: Path) -> AirflowServer:
+    def prepare(cls, root: Path, database_url: str | None = None) -> AirflowServer:
+        """An Airflow home under ``root``; its metadata database ``database_url`` (SQLite in the home if none)."""
         home, store, storage, drafts = (root / name for name in ("home", "store", "storage", "drafts"))
         for folder in (home, store, storage, drafts):
             folder.mkdir(parents=True)
@@ -89,7 +91,9 @@ class AirflowServer:
             "AIRFLOW__API__WORKERS": "1", "AIRFLOW__FALCON__CATCHUP": "False",
             "AIRFLOW__CORE__UNIT_TEST_MODE": "False", "PATH": f"{AIRFLOW.parent}:{os.environ.get('PATH', '')}",
         })
-        return cls(home, store, storage, drafts, port, env,
+        database_url = database_url or f"sqlite:///{home / 'airflow.db'}"
+        env["AIRFLOW__DATABASE__SQL_ALCHEMY_CONN"] = database_url
+        return cls(home, store, storage, drafts, port, env, database_url,
                    credentials={"FALCON_AIRFLOW_URL": f"http://127.0.0.1:{port}", "FALCON_AIRFLOW_USER": "admin",
                                 "FALCON_AIRFLOW_PASSWORD": "admin", "FALCON_STORE_DIR": str(root / "state")})
 
@@ -176,12 +180,21 @@ class AirflowServer:
     def worker(self, dag_id: str, run_id: str, *, run_state: str | None = None,
                tasks: Mapping[str, tuple[str, int]] | None = None) -> None:
         """Set a run's state and its tasks' (state, try number) as the scheduler and workers would."""
-        with contextlib.closing(sqlite3.connect(self.home / "airflow.db")) as db, db:
-            if run_state is not None:
-                db.execute("UPDATE dag_run SET state = ? WHERE dag_id = ? AND run_id = ?", (run_state, dag_id, run_id))
-            for task_id, (state, tries) in (tasks or {}).items():
-                db.execute("UPDATE task_instance SET state = ?, try_number = ? WHERE dag_id = ? AND run_id = ? "
-                           "AND task_id = ?", (state, tries, dag_id, run_id, task_id))
+        import sqlalchemy
+
+        engine = sqlalchemy.create_engine(self.database_url)
+        try:
+            with engine.begin() as db:
+                run = {"dag_id": dag_id, "run_id": run_id}
+                if run_state is not None:
+                    db.execute(sqlalchemy.text("UPDATE dag_run SET state = :state WHERE dag_id = :dag_id "
+                                               "AND run_id = :run_id"), {**run, "state": run_state})
+                for task_id, (state, tries) in (tasks or {}).items():
+                    db.execute(sqlalchemy.text("UPDATE task_instance SET state = :state, try_number = :tries "
+                                               "WHERE dag_id = :dag_id AND run_id = :run_id AND task_id = :task_id"),
+                               {**run, "state": state, "tries": tries, "task_id": task_id})
+        finally:
+            engine.dispose()
 
     def write_log(self, dag_id: str, run_id: str, task_id: str, try_number: int,
                   entries: list[dict[str, Any]]) -> None:

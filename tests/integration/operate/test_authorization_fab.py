@@ -20,6 +20,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.integration.airflow_database import airflow_database
+from tests.integration.databases.servers import Server
 from tests.integration.ui.browser import (
     browser_or_fail,
     chromium,
@@ -48,9 +50,9 @@ DAG = "falcon.feed.logs.retention.east"
 
 
 @pytest.fixture(scope="module")
-def fab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[AirflowServer]:
+def fab(tmp_path_factory: pytest.TempPathFactory, airflow_postgres: Server) -> Iterator[AirflowServer]:
     root = tmp_path_factory.mktemp("fab-airflow")
-    server = AirflowServer.prepare(root)
+    server = AirflowServer.prepare(root, airflow_database(airflow_postgres, "airflow_fab"))
     server.env.update({
         "AIRFLOW__CORE__AUTH_MANAGER": "airflow.providers.fab.auth_manager.fab_auth_manager.FabAuthManager",
         "AIRFLOW__FALCON__AUTHORIZATION_ENABLED": "True",

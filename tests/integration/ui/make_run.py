@@ -170,9 +170,10 @@ def api_get(airflow: RunningAirflow, path: str) -> dict[str, Any]:
 
 
 @contextlib.contextmanager
-def make_run(root: Path) -> Iterator[RunningAirflow]:
+def make_run(root: Path, database_url: str | None = None) -> Iterator[RunningAirflow]:
     """``make run`` with its home in ``root/airflow-home`` and the example entities copied to ``root/entities``
-    (their storage in ``root/storage``), up and answering; every process of it stopped at the end."""
+    (their storage in ``root/storage``), up and answering; every process of it stopped at the end. Its metadata
+    database is ``database_url`` when given, else make run's own default (SQLite in its home)."""
     if not (REPOSITORY / ".venv" / "bin" / "airflow").exists():
         pytest.fail("make run uses .venv/bin/airflow: run `make install` first", pytrace=False)
     example_entities(root / "entities", root / "storage")
@@ -182,6 +183,8 @@ def make_run(root: Path) -> Iterator[RunningAirflow]:
     # A busy 2-core CI machine answers a task's calls to the api-server slowly: a task that gives up after
     # Airflow's 5 s would fail the instance before its work starts.
     env["AIRFLOW__WORKERS__EXECUTION_API_TIMEOUT"] = "30"
+    if database_url:
+        env["AIRFLOW__DATABASE__SQL_ALCHEMY_CONN"] = database_url
     log = root / "make-run.log"
     with log.open("wb") as output:
         # `-o .venv/.installed`: the tests already run in the installed venv; make run must not reinstall it.

@@ -24,6 +24,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.integration.airflow_database import airflow_database
+from tests.integration.databases.servers import Server
 
 from .browser import (
     browser_or_fail,
@@ -57,9 +59,10 @@ RUN_TIMEOUT = 300  # a rerun or a triggered instance, to the state the test wait
 
 
 @pytest.fixture(scope="module")
-def airflow(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningAirflow]:
+def airflow(tmp_path_factory: pytest.TempPathFactory, airflow_postgres: Server) -> Iterator[RunningAirflow]:
+    """``make run`` on PostgreSQL, as a production Airflow runs (the README walk keeps make run's SQLite)."""
     browser_or_fail()
-    with make_run(tmp_path_factory.mktemp("airflow-ui")) as running:
+    with make_run(tmp_path_factory.mktemp("airflow-ui"), airflow_database(airflow_postgres, "airflow_ui")) as running:
         yield running
 
 # -- the browser -------------------------------------------------------------------------------------------------------
