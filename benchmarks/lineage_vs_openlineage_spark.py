@@ -45,6 +45,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from tests.integration.lineage.perturbation import column_names, column_types, perturb_value
+
 RESULTS = Path(__file__).resolve().parent / "results" / "lineage-vs-openlineage-spark.md"
 SIDES = ("none", "ours", "theirs")
 REPEAT = 3
@@ -252,31 +254,10 @@ def read_source(spark: Any, root: Path, name: str) -> Any:
         return spark.read.parquet(str(path))
     if source.kind == "csv":
         return spark.read.option("header", True).schema(source.schema).csv(str(path))
-    if source.kind == "table":
-        spark.sql(f"CREATE TABLE IF NOT EXISTS {name} USING parquet LOCATION '{path}'")
+    if source.kind == "table":  # registered once per application (register_tables)
         return spark.table(name)
     return (spark.read.format("jdbc").option("url", f"jdbc:sqlite:{path}").option("dbtable", name)
             .option("driver", "org.sqlite.JDBC").option("customSchema", source.schema).load())
-
-
-def _top_level(schema: str) -> list[str]:
-    parts, depth, current = [], 0, ""
-    for char in schema:
-        depth += {"<": 1, ">": -1}.get(char, 0)
-        if char == "," and depth == 0:
-            parts.append(current)
-            current = ""
-        else:
-            current += char
-    return [part.strip() for part in [*parts, current]]
-
-
-def column_types(schema: str) -> list[tuple[str, str]]:
-    return [(part.split(" ", 1)[0], part.split(" ", 1)[1]) for part in _top_level(schema)]
-
-
-def column_names(schema: str) -> list[str]:
-    return [name for name, _ in column_types(schema)]
 
 
 # -- one side: its own Spark application -------------------------------------------------------------------------------
@@ -306,6 +287,13 @@ def session(side: str, root: Path) -> Any:
     return spark
 
 
+def register_tables(spark: Any, root: Path) -> None:
+    """The catalog tables of the corpus, over their Parquet folders (each application has its own catalog)."""
+    for name, source in SOURCES.items():
+        if source.kind == "table":
+            spark.sql(f"CREATE TABLE IF NOT EXISTS {name} USING parquet LOCATION '{source_path(root, name)}'")
+
+
 def events_file(root: Path, side: str) -> Path:
     return root / f"events-{side}.jsonl"
 
@@ -333,6 +321,7 @@ def run_side(side: str, root: Path, repeat: int) -> dict[str, Any]:
     started = time.perf_counter()
     spark = session(side, root)
     functions = udfs(spark)
+    register_tables(spark, root)
     start_seconds = time.perf_counter() - started
     from falcon_airflow.jobs import lineage_driver
 
@@ -413,23 +402,6 @@ def read_lineage(root: Path, side: str) -> dict[str, Lineage]:
 
 
 # -- the oracle --------------------------------------------------------------------------------------------------------
-
-def perturb_value(value: Any) -> Any:
-    """A different value of the same type, not order-preserving (so sorts, ranks and joins notice)."""
-    if value is None:
-        return None
-    if isinstance(value, bool):
-        return not value
-    if isinstance(value, int):
-        return (value * 7 + 3) % 101
-    if isinstance(value, str):
-        return str(int(value) * 3 + 7) if value.isdigit() else value[::-1] + "~"
-    if isinstance(value, list):
-        return [perturb_value(item) for item in value] + ["zz"]
-    if isinstance(value, tuple):
-        return tuple(perturb_value(item) for item in value)
-    raise TypeError(f"cannot perturb {value!r}")
-
 
 def collapse(rows: list[tuple[Any, ...]], position: int) -> list[tuple[Any, ...]]:
     """Every row given the first row's value in ``position``: groups merge, filters and joins pick other rows
@@ -594,7 +566,7 @@ def report(comparisons: list[Comparison], sides: dict[str, dict[str, Any]], star
     lines = ["# Column lineage: our plan walker and openlineage-spark on the same jobs", "",
              f"Measured {started} with `.venv/bin/python -m benchmarks lineage_vs_openlineage_spark` in "
              f"{seconds:.0f} s; Spark {pyspark.__version__} (local[2]), Python {platform.python_version()}, "
-             f"openlineage-spark {OPENLINEAGE_VERSION} (`deps/maven/openlineage-spark.pom.xml`, file transport, "
+             f"openlineage-spark {openlineage_version()} (`deps/maven/openlineage-spark.pom.xml`, file transport, "
              "`columnLineage.datasetLineageEnabled=true`). Machine: "
              f"{os.cpu_count()} cores, load average {load[0]} at the start and {load[1]} at the end.", "",
              "Each job writes its result to Parquet in three Spark applications: no lineage, ours (the lineage "
@@ -605,37 +577,31 @@ def report(comparisons: list[Comparison], sides: dict[str, dict[str, Any]], star
              "groups): an output column whose values change depends on it. A dependency only one "
              "side names is *confirmed* when the change shows and *not observed* otherwise; an IDENTITY is checked "
              "by value.", ""]
-    totals = Totals(comparisons)
-    ours_only, theirs_only, missed_by_both = totals.ours_only, totals.theirs_only, totals.missed_by_both
-    confirmed, bad_identity, no_lineage = totals.confirmed, totals.bad_identity, totals.no_lineage
-    field_agree, field_ours, field_theirs = totals.field_agree, totals.field_ours, totals.field_theirs
-    dep_both, needed = totals.dep_both, totals.needed
-    found_ours, found_theirs = totals.found_ours, totals.found_theirs
+    t = Totals(comparisons)
+    ours_unobserved = len(t.ours_only) - t.confirmed(t.ours_only)
     lines += ["## Agreement", "",
               f"{len(comparisons)} jobs. Column lineage in the events: "
-              f"ours {len(comparisons) - len(no_lineage['ours'])}"
-              f", theirs {len(comparisons) - len(no_lineage['theirs'])}"
-              + (f" (theirs none for: {', '.join(no_lineage['theirs'])})" if no_lineage["theirs"] else "")
-              + (f" (ours none for: {', '.join(no_lineage['ours'])})" if no_lineage["ours"] else "") + ".", "",
+              f"ours {len(comparisons) - len(t.no_lineage['ours'])}"
+              f", theirs {len(comparisons) - len(t.no_lineage['theirs'])}"
+              + (f" (theirs none for: {', '.join(t.no_lineage['theirs'])})" if t.no_lineage["theirs"] else "")
+              + (f" (ours none for: {', '.join(t.no_lineage['ours'])})" if t.no_lineage["ours"] else "") + ".", "",
               "| | count |", "|---|---|",
-              f"| field edges (output, input field, subtype) named by both | {field_agree} |",
-              f"| field edges only ours | {field_ours} |",
-              f"| field edges only theirs | {field_theirs} |",
-              f"| dependencies (output, input field) named by both | {dep_both} |",
-              f"| dependencies only ours: confirmed / not observed | {confirmed(ours_only)} / "
-              f"{len(ours_only) - confirmed(ours_only)} |",
-              f"| dependencies only theirs: confirmed / not observed | {confirmed(theirs_only)} / "
-              f"{len(theirs_only) - confirmed(theirs_only)} |",
-              f"| dependencies the oracle shows | {needed} |",
-              f"| of which ours names / theirs names | {found_ours} / {found_theirs} |",
-              f"| of which neither names | {len(missed_by_both)} |",
-              f"| IDENTITY claims refuted by value: ours / theirs | {len(bad_identity['ours'])} / "
-              f"{len(bad_identity['theirs'])} |", ""]
-    goal = totals.goal_met
+              f"| field edges (output, input field, subtype) named by both | {t.field_agree} |",
+              f"| field edges only ours | {t.field_ours} |",
+              f"| field edges only theirs | {t.field_theirs} |",
+              f"| dependencies (output, input field) named by both | {t.dep_both} |",
+              f"| dependencies only ours: confirmed / not observed | {t.confirmed(t.ours_only)} / {ours_unobserved} |",
+              f"| dependencies only theirs: confirmed / not observed | {t.confirmed(t.theirs_only)} / "
+              f"{len(t.theirs_only) - t.confirmed(t.theirs_only)} |",
+              f"| dependencies the oracle shows | {t.needed} |",
+              f"| of which ours names / theirs names | {t.found_ours} / {t.found_theirs} |",
+              f"| of which neither names | {len(t.missed_by_both)} |",
+              f"| IDENTITY claims refuted by value: ours / theirs | {len(t.bad_identity['ours'])} / "
+              f"{len(t.bad_identity['theirs'])} |", ""]
     lines += [f"Goal: every dependency openlineage-spark gets right we get right, and where we differ the oracle "
-              f"sides with us: {'met' if goal else 'NOT met'} ({confirmed(theirs_only)} confirmed dependencies "
-              f"only theirs; {len(ours_only) - confirmed(ours_only)} of ours not observed; "
-              f"{len(bad_identity['ours'])} of our IDENTITY claims refuted).", ""]
+              f"sides with us: {'met' if t.goal_met else 'NOT met'} ({t.confirmed(t.theirs_only)} confirmed "
+              f"dependencies only theirs; {ours_unobserved} of ours not observed; "
+              f"{len(t.bad_identity['ours'])} of our IDENTITY claims refuted).", ""]
     # Per job.
     lines += ["## Per job", "", "| job | from | ours: field / dataset edges | theirs: field / dataset edges | "
               "same field edges | same dataset edges | dependencies the oracle shows: ours / theirs / shown |",
@@ -665,11 +631,10 @@ def report(comparisons: list[Comparison], sides: dict[str, dict[str, Any]], star
                 if dep not in deps_other:
                     verdict = ("confirmed: the output changes with it" if dep in item.verdicts.depends
                                else "not observed: no change when it changes")
-                elif subtype == "IDENTITY" and item.identity(
-                        item.ours if label == "only ours" else item.theirs, out) is not None:
-                    verdict = ("IDENTITY holds by value" if item.identity(
-                        item.ours if label == "only ours" else item.theirs, out)
-                        else "IDENTITY refuted: the output has values that are not input values")
+                elif subtype == "IDENTITY" and (holds := item.identity(
+                        item.ours if label == "only ours" else item.theirs, out)) is not None:
+                    verdict = ("IDENTITY holds by value" if holds
+                               else "IDENTITY refuted: the output has values that are not input values")
                 else:
                     kinds = sorted(s for o, so, f, s in other if (o, so, f) == (out, source, field))
                     verdict = (f"both name the dependency; the other side's subtype: {', '.join(kinds)}" if kinds
@@ -682,17 +647,17 @@ def report(comparisons: list[Comparison], sides: dict[str, dict[str, Any]], star
                              + ("the oracle shows outputs depending on it" if shows
                                 else "not observed: no output changes when it changes"))
         lines.append("")
-    if bad_identity["ours"] or bad_identity["theirs"]:
+    if t.bad_identity["ours"] or t.bad_identity["theirs"]:
         lines += ["## IDENTITY claims refuted by value", ""]
         for side in ("ours", "theirs"):
-            for item, output in bad_identity[side]:
+            for item, output in t.bad_identity[side]:
                 claimed = sorted(f"{source}.{field}" for out, source, field, subtype, _ in getattr(item, side).fields
                                  if out == output and subtype == "IDENTITY")
                 lines.append(f"- {side}, {item.job.name}: `{output}` is not a copy of {', '.join(claimed)}")
         lines.append("")
-    if missed_by_both:
+    if t.missed_by_both:
         lines += ["## Dependencies neither side names", ""]
-        lines += [f"- {item.job.name}: {fmt_dep(dep)}" for item, dep in missed_by_both]
+        lines += [f"- {item.job.name}: {fmt_dep(dep)}" for item, dep in t.missed_by_both]
         lines.append("")
     # Overheads.
     lines += ["## Time", "", f"Each job best of {repeat} run(s) after a warm-up run; the job reads its inputs, "
@@ -700,15 +665,13 @@ def report(comparisons: list[Comparison], sides: dict[str, dict[str, Any]], star
               "Spark's listener thread, so much of its cost is in the application's stop, when the queue drains).",
               "", "| | application start | jobs (sum of best times) | vs none | application stop |",
               "|---|---|---|---|---|"]
-    base = sum(min(values) for values in sides["none"]["times"].values())
+    total = {side: sum(min(values) for values in sides[side]["times"].values()) for side in SIDES}
+    overhead = {side: (total[side] - total["none"]) / total["none"] for side in SIDES}
     for side in SIDES:
-        total = sum(min(values) for values in sides[side]["times"].values())
-        lines.append(f"| {side} | {sides[side]['start']:.2f} s | {total:.2f} s | {(total - base) / base:+.1%} | "
+        lines.append(f"| {side} | {sides[side]['start']:.2f} s | {total[side]:.2f} s | {overhead[side]:+.1%} | "
                      f"{sides[side]['stop']:.2f} s |")
-    ours_total = sum(min(values) for values in sides["ours"]["times"].values())
-    theirs_total = sum(min(values) for values in sides["theirs"]["times"].values())
-    lines += ["", f"Goal: our overhead below theirs: {'met' if ours_total < theirs_total else 'NOT met'} "
-              f"({(ours_total - base) / base:+.1%} against {(theirs_total - base) / base:+.1%})."]
+    lines += ["", f"Goal: our overhead below theirs: {'met' if total['ours'] < total['theirs'] else 'NOT met'} "
+              f"({overhead['ours']:+.1%} against {overhead['theirs']:+.1%})."]
     lineage = sum(sides["ours"]["lineage"].values())
     lines += ["", f"Ours measured directly: computing the column lineage of the {len(comparisons)} outputs took "
               f"{lineage * 1000:.0f} ms in all (best run of each job).", "",
@@ -717,13 +680,17 @@ def report(comparisons: list[Comparison], sides: dict[str, dict[str, Any]], star
     return "\n".join(lines)
 
 
-OPENLINEAGE_VERSION = "1.53.0"
-
-
 def selected_jobs() -> list[Job]:
     """The corpus, or the jobs named in ``$LINEAGE_COMPARISON_JOBS`` (comma-separated) to look at a few."""
     wanted = {name for name in os.environ.get("LINEAGE_COMPARISON_JOBS", "").split(",") if name}
     return [job for job in JOBS if not wanted or job.name in wanted]
+
+
+def openlineage_version() -> str:
+    """The version of the cached jar (``openlineage-spark_2.13-<version>.jar``), as the pom pinned it."""
+    from falcon_airflow import jvm
+
+    return jvm.jar_group(OPENLINEAGE_GROUP)[0].name.removesuffix(".jar").rsplit("-", 1)[-1]
 
 
 def load_average() -> str:

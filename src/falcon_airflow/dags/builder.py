@@ -16,6 +16,7 @@ from airflow.sdk import DAG
 
 from falcon_airflow.compiler.specs import (
     DagSpec,
+    LateDataSpec,
     ProcessDagSpec,
     ReplicationDagSpec,
     RetentionDagSpec,
@@ -112,6 +113,14 @@ def _spark_task(task_id: str, job: SparkJob, **extra: Any) -> FalconSparkSubmitO
         env_vars=dict(job.env) or None, lineage_events=job.lineage_events, **extra)
 
 
+def _late_data_task(late: LateDataSpec, outputs: list[dict[str, Any]], **extra: Any) -> LateDataOperator:
+    """The ``late_data`` task: watches the inputs until the cut-off and reruns ``late.rerun`` when they change."""
+    return LateDataOperator(
+        task_id="late_data", inputs=[item.model_dump(mode="json") for item in late.inputs],
+        cut_off_seconds=list(late.cut_off_seconds), policy=late.policy, delay_seconds=late.delay_seconds,
+        rerun_job=late.rerun.model_dump(), outputs=outputs, retries=0, **extra)
+
+
 def _poke_seconds(timeout: int) -> int:
     return max(5, min(POKE_SECONDS_MAX, timeout // 20))
 
@@ -158,11 +167,7 @@ def build_process_dag(spec: ProcessDagSpec) -> DAG:
                 task_id="mark_outputs_available", outputs=outputs, entity=spec.source.name,
                 outlets=distinct_assets(item.feed for item in spec.outputs)))
         if spec.late is not None:
-            chain.append(LateDataOperator(
-                task_id="late_data", inputs=[item.model_dump(mode="json") for item in spec.late.inputs],
-                cut_off_seconds=list(spec.late.cut_off_seconds), policy=spec.late.policy,
-                delay_seconds=spec.late.delay_seconds, rerun_job=spec.late.rerun.model_dump(), outputs=outputs,
-                retries=0, falcon_lineage=spec))
+            chain.append(_late_data_task(spec.late, outputs, falcon_lineage=spec))
         for upstream, downstream in pairwise(chain):
             _ends(upstream)[1] >> _ends(downstream)[0]
         for sensor in sensors:
@@ -234,11 +239,7 @@ def build_replication_dag(spec: ReplicationDagSpec) -> DAG:
                                  outlets=distinct_assets([spec.target_feed]),
                                  announced_feed=spec.target_feed.model_dump(mode="json")))
         if spec.late is not None:  # the source instance changed before the cut-off: replicate it again
-            steps.append(LateDataOperator(
-                task_id="late_data", inputs=[item.model_dump(mode="json") for item in spec.late.inputs],
-                cut_off_seconds=list(spec.late.cut_off_seconds), policy=spec.late.policy,
-                delay_seconds=spec.late.delay_seconds, rerun_job=spec.late.rerun.model_dump(), outputs=[],
-                retries=0))
+            steps.append(_late_data_task(spec.late, []))
         for upstream, downstream in pairwise(steps):
             upstream >> downstream
     announce_instance_ends(dag, spec, "replicate")

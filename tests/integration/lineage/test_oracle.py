@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.integration.lineage.perturbation import column_names, perturb_value
 
 from falcon_airflow.jobs.lineage_plan import column_lineage
 
@@ -37,23 +38,6 @@ INPUTS: dict[str, tuple[str, list[tuple[Any, ...]]]] = {
                [(i, 1 + (i * 5) % 24, (i * 17) % 90, f"2026-03-{1 + i % 9:02d}", KINDS[i % 4])
                 for i in range(1, 41)]),
 }
-
-
-def perturb_value(value: Any) -> Any:
-    """A different value of the same type, not order-preserving (so sorts, ranks and joins notice)."""
-    if value is None:
-        return None
-    if isinstance(value, bool):
-        return not value
-    if isinstance(value, int):
-        return (value * 7 + 3) % 101
-    if isinstance(value, str):
-        return value[::-1] + "~"
-    if isinstance(value, list):
-        return [perturb_value(item) for item in value] + ["zz"]
-    if isinstance(value, tuple):
-        return tuple(perturb_value(item) for item in value)
-    raise TypeError(f"cannot perturb {value!r}")
 
 
 @dataclass(frozen=True)
@@ -136,7 +120,7 @@ class Oracle:
         return self.paths[table]
 
     def columns(self, table: str) -> list[str]:
-        return [part.strip().split(" ")[0] for part in _top_level(INPUTS[table][0])]
+        return column_names(INPUTS[table][0])
 
     def perturbed(self, table: str, column: str) -> Any:
         """``table`` with the values of ``column`` changed, as in-memory rows of the same schema."""
@@ -175,19 +159,6 @@ def columns_scanned(df: Any, tables: dict[str, str]) -> set[tuple[str, str]]:
             output = node.output()
             found.update((table, str(output.apply(i).name())) for i in range(output.size()) if table)
     return found
-
-
-def _top_level(schema: str) -> list[str]:
-    """The top-level ``name TYPE`` parts of a DDL string (commas inside ``<...>`` do not split)."""
-    parts, depth, current = [], 0, ""
-    for char in schema:
-        depth += {"<": 1, ">": -1}.get(char, 0)
-        if char == "," and depth == 0:
-            parts.append(current)
-            current = ""
-        else:
-            current += char
-    return [*parts, current]
 
 
 @pytest.fixture(scope="module")
