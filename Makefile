@@ -79,7 +79,7 @@ check-java:
 	  exit 1; }
 
 test: install
-	$(BIN)/python -m pytest -n 2 --dist loadgroup
+	$(BIN)/python -m pytest -n 2 --dist loadgroup --durations=30 --junitxml=.pytest-results.xml
 
 test-fast: install
 	$(BIN)/python -m pytest -n 2 -m "not slow and not sandbox"
