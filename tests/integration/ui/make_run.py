@@ -15,7 +15,7 @@ import subprocess
 import sys
 import time
 import urllib.request
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -146,9 +146,14 @@ def session_members(session: int) -> list[int]:
     return members
 
 
-def example_entities(target: Path, storage: Path) -> None:
-    """The example entities, their clusters' storage moved from /tmp/falcon-airflow to ``storage``."""
+def example_entities(target: Path, storage: Path, leave_out: Sequence[str] = ()) -> None:
+    """The example entities but ``leave_out`` (paths relative to entities/), their clusters' storage moved from
+    /tmp/falcon-airflow to ``storage``."""
     shutil.copytree(REPOSITORY / "entities", target)
+    for relative in leave_out:
+        left = target / relative
+        assert left.exists(), f"entities/{relative} is not in the example"
+        shutil.rmtree(left) if left.is_dir() else left.unlink()
     for path in [*target.rglob("*.xml"), *target.rglob("*.py")]:  # endpoints, and paths the example's jobs use
         text = path.read_text(encoding="utf-8")
         path.write_text(text.replace("/tmp/falcon-airflow/", f"{storage}/"), encoding="utf-8")
@@ -170,13 +175,13 @@ def api_get(airflow: RunningAirflow, path: str) -> dict[str, Any]:
 
 
 @contextlib.contextmanager
-def make_run(root: Path, database_url: str | None = None) -> Iterator[RunningAirflow]:
-    """``make run`` with its home in ``root/airflow-home`` and the example entities copied to ``root/entities``
-    (their storage in ``root/storage``), up and answering; every process of it stopped at the end. Its metadata
-    database is ``database_url`` when given, else make run's own default (SQLite in its home)."""
+def make_run(root: Path, database_url: str | None = None, leave_out: Sequence[str] = ()) -> Iterator[RunningAirflow]:
+    """``make run`` with its home in ``root/airflow-home`` and the example entities but ``leave_out`` copied to
+    ``root/entities`` (their storage in ``root/storage``), up and answering; every process of it stopped at the end.
+    Its metadata database is ``database_url`` when given, else make run's own default (SQLite in its home)."""
     if not (REPOSITORY / ".venv" / "bin" / "airflow").exists():
         pytest.fail("make run uses .venv/bin/airflow: run `make install` first", pytrace=False)
-    example_entities(root / "entities", root / "storage")
+    example_entities(root / "entities", root / "storage", leave_out)
     port = free_port()
     env = {key: value for key, value in os.environ.items()
            if not key.startswith(("AIRFLOW", "FALCON_", "MAKE", "MFLAGS"))}
