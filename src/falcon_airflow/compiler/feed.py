@@ -182,6 +182,11 @@ def compile_replication(workspace_clusters: Mapping[str, Cluster], feed: Feed, s
                  f"--target-{side}", f"{{{{ macros.falcon.feed_path(falcon.target, {instance}) }}}}",
                  "--max-maps", str(_int_property(feed, "maxMaps", 5)),
                  "--report", "{{ macros.falcon.report_path(dag_run, task.task_id) }}"]
+    if side == "table":  # a partition's source may be in another metastore; a missing target table is created
+        if source_side.metastore:
+            arguments += ["--source-metastore", source_side.metastore]
+        if target_side.storage_base:
+            arguments += ["--target-storage", target_side.storage_base]
     if replication.include_pattern:
         arguments += ["--include", replication.include_pattern]
     if feed.availability_flag:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime, tzinfo
+from urllib.parse import quote, unquote, urlsplit
 
 from falcon_airflow.core.errors import TableUriError
 from falcon_airflow.core.paths import Template, has_variable
@@ -96,3 +97,52 @@ class TableUri:
         if any(key not in partition for key in self.dated_keys):
             return False
         return tuple(partition[key] for key in self.dated_keys) < cutoff_values
+
+
+# -- availability of a partition ---------------------------------------------------------------------------------
+#
+# A file feed's instance is available when its flag file (or folder) exists; a table feed's when its partition is in
+# the cluster's metastore. Sensors and triggers only test strings for existence, so a partition is named by a URI
+# of its own: ``thrift://host:port/<database>/<table>/<key>=<value>/...`` (values percent-encoded), the metastore
+# being the cluster's ``registry`` interface.
+
+PARTITION_MARKER_SCHEME = "thrift"
+
+
+@dataclass(frozen=True)
+class PartitionMarker:
+    """One partition of a catalog table in one metastore (``thrift://host:port``)."""
+
+    metastore: str
+    table: TableUri
+
+    def __str__(self) -> str:
+        specs = "/".join(f"{quote(key, safe='')}={quote(value, safe='')}" for key, value in self.table.partitions)
+        return f"{self.metastore.rstrip('/')}/{quote(self.table.database, safe='')}/" \
+               f"{quote(self.table.table, safe='')}/{specs}"
+
+    @property
+    def host_port(self) -> tuple[str, int]:
+        parts = urlsplit(self.metastore)
+        if not parts.hostname or parts.port is None:
+            raise TableUriError(f"metastore '{self.metastore}' is not thrift://host:port")
+        return parts.hostname, parts.port
+
+    @classmethod
+    def parse(cls, text: str) -> PartitionMarker:
+        parts = urlsplit(text.strip())
+        pieces = [unquote(piece) for piece in parts.path.strip("/").split("/")] if parts.path.strip("/") else []
+        if parts.scheme != PARTITION_MARKER_SCHEME or not parts.netloc or len(pieces) < 3 \
+                or not all("=" in piece for piece in pieces[2:]):
+            raise TableUriError(f"'{text}' is not a partition thrift://host:port/<db>/<table>/<key>=<value>/...")
+        specs = tuple(tuple(piece.split("=", 1)) for piece in pieces[2:])
+        return cls(metastore=f"{parts.scheme}://{parts.netloc}",
+                   table=TableUri(database=pieces[0], table=pieces[1], partitions=specs))  # type: ignore[arg-type]
+
+
+def partition_marker(metastore: str | None, location: str) -> str:
+    """The existence marker of a resolved catalog URI (``catalog:db:t#ds=20260101``) in ``metastore``; the URI
+    itself when the cluster names no thrift metastore (storage then says it cannot be checked)."""
+    if not metastore or not metastore.strip().startswith(f"{PARTITION_MARKER_SCHEME}://"):
+        return location
+    return str(PartitionMarker(metastore.strip(), TableUri.parse(location)))

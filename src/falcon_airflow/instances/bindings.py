@@ -14,9 +14,10 @@ from functools import cached_property
 from typing import Literal
 
 import pendulum
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 from falcon_airflow.core.locations import availability_marker, instance_location
+from falcon_airflow.core.tables import partition_marker
 from falcon_airflow.el import ELContext, evaluate, parse
 from falcon_airflow.el.syntax import Node
 from falcon_airflow.errors import InstanceError
@@ -44,6 +45,8 @@ class FeedBinding(_Frozen):
     URI with its partition templates (``catalog:db:table#ds=${YEAR}${MONTH}${DAY}``)."""
     storage: Literal["filesystem", "table"] = "filesystem"
     availability_flag: str | None = None
+    metastore: str | None = Field(default=None, exclude_if=lambda value: value is None)
+    """Table feeds: the cluster's ``registry`` interface (``thrift://host:port``), where partitions are looked up."""
 
     @cached_property
     def grid(self) -> InstanceGrid:
@@ -59,7 +62,10 @@ class FeedBinding(_Frozen):
         return instance_location(self.location, instance, self.zone)
 
     def marker(self, instance: datetime) -> str:
-        """What must exist for the instance to be available: the flag file, else the folder."""
+        """What must exist for the instance to be available: the flag file, else the folder; for a table feed its
+        partition in the metastore (a catalog table has no flag file: the partition is added once complete)."""
+        if self.storage == "table":
+            return partition_marker(self.metastore, self.path(instance))
         return availability_marker(self.path(instance), self.availability_flag)
 
 

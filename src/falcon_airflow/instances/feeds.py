@@ -8,6 +8,7 @@ from functools import cached_property
 
 from falcon_airflow.core.locations import availability_marker, instance_location, is_table
 from falcon_airflow.core.paths import Template, join_storage
+from falcon_airflow.core.tables import partition_marker
 from falcon_airflow.entities import (
     Cluster,
     ClusterLocationName,
@@ -65,6 +66,13 @@ class FeedOnCluster:
         readonly = self.cluster.interface(InterfaceType.READONLY)
         return readonly.endpoint.strip() if readonly is not None else self.storage_base
 
+    @property
+    def metastore(self) -> str | None:
+        """The cluster's ``registry`` interface when it is a thrift metastore (where the table's partitions are)."""
+        registry = self.cluster.interface(InterfaceType.REGISTRY) if self.cluster is not None else None
+        endpoint = registry.endpoint.strip() if registry is not None else ""
+        return endpoint if endpoint.startswith("thrift://") else None
+
     def template(self, kind: LocationType = LocationType.DATA) -> Template | None:
         location = self.feed.location_for(self.placement, kind)
         return Template(location.path) if location is not None else None
@@ -102,9 +110,10 @@ class FeedOnCluster:
         return table.resolve(instance, self.feed.zone.zone) if table is not None else {}
 
     def availability_marker(self, instance: datetime) -> str | None:
-        """The path whose existence says the instance is complete: the flag file, else the folder itself."""
-        if self.storage is StorageKind.TABLE:
-            return None
+        """What says the instance is complete: the flag file, else the folder itself; for a table feed its partition
+        in the cluster's metastore (``None`` when the cluster names no thrift metastore)."""
+        if self.storage is StorageKind.TABLE:  # the partition in the metastore, when the cluster names one
+            return partition_marker(self.metastore, self.path(instance)) if self.metastore else None
         return availability_marker(self.path(instance), self.feed.availability_flag)
 
     def binding(self) -> FeedBinding:
@@ -115,7 +124,8 @@ class FeedOnCluster:
                            timezone=self.feed.timezone, start=format_falcon_date(validity.start),
                            end=format_falcon_date(validity.end), location=location,
                            storage="table" if is_table(location) else "filesystem",
-                           availability_flag=self.feed.availability_flag)
+                           availability_flag=self.feed.availability_flag,
+                           metastore=self.metastore if is_table(location) else None)
 
     def empty_dir(self) -> str | None:
         """Falcon's stand-in for an optional input with no instance: ``<staging>/EMPTY_DIR_DONT_DELETE``."""

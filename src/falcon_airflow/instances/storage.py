@@ -2,7 +2,8 @@
 output instance before a (re)run, write an availability flag, measure an input for late data.
 
 ``file://`` URIs and plain paths use the local file system; ``hdfs://`` goes through the namenode's WebHDFS
-(:mod:`falcon_airflow.instances.webhdfs`); other schemes (``s3a://`` ...) go through fsspec when a driver for them
+(:mod:`falcon_airflow.instances.webhdfs`), a table feed's partition marker ``thrift://…`` asks the metastore
+(:mod:`falcon_airflow.instances.metastore`); other schemes (``s3a://`` ...) go through fsspec when a driver for them
 is installed, else raise :class:`StorageError` saying what to install. Bulk work
 (retention, replication) never happens here: it runs as Spark jobs on the Hadoop FileSystem API.
 
@@ -20,7 +21,9 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
+from falcon_airflow.core.locations import is_table
 from falcon_airflow.core.paths import Template
+from falcon_airflow.core.tables import PARTITION_MARKER_SCHEME
 from falcon_airflow.errors import FalconAirflowError
 
 
@@ -62,6 +65,14 @@ def _webhdfs(authority: str) -> Any:
 
 
 def exists(location: str) -> bool:
+    """Whether a folder, a file or (``thrift://…``, a table feed's marker) a partition in a metastore exists."""
+    if location.startswith(f"{PARTITION_MARKER_SCHEME}://"):
+        from falcon_airflow.instances.metastore import partition_exists
+
+        return partition_exists(location)
+    if is_table(location):
+        raise StorageError(f"cannot check {location}: the table feed's cluster has no registry interface naming its "
+                           "metastore (thrift://host:port)")
     path = local_path(location)
     if path is not None:
         return path.exists()

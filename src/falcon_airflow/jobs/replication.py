@@ -7,6 +7,9 @@ Command line (``spark-submit --py-files common.py,<core zip> replication.py ARGS
     --source-path URI          repeatable: the instance folder(s) on the source's read-only storage
     --target-path URI          the instance folder on the target
     --source-table URI --target-table URI   table feeds: catalog:db:table#k=v;… with resolved values
+    --source-metastore thrift://HOST:PORT   table feeds: the source cluster's metastore, when it is not the one the
+                               job's session uses (the target's)
+    --target-storage URI       table feeds: the target cluster's file system, where a missing target table is created
     --include GLOB             relative include pattern (Falcon's FilteredCopyListing semantics: * crosses /,
                                a file is copied when its path or one of its folders matches); its leading
                                glob-free folders (US/* → US) are the unit copied and swapped, as Falcon appended
@@ -45,18 +48,22 @@ removes leftover staging folders (and puts back an old version a crash left asid
 target already identical to the sources is left as it is. One run per published folder at a time is assumed (as
 Falcon's coordinator ran one action per instance and source cluster).
 
-Table feeds: the source partition's location comes from the catalog (``DESCRIBE FORMATTED … PARTITION``), the
-target is ``--target-path`` or the target table's location plus ``k=v/…``; after publishing, the partition is
-registered with ``ALTER TABLE … ADD IF NOT EXISTS PARTITION (…) LOCATION …`` (re-pointed if it existed elsewhere).
+Table feeds: the source partition's location comes from the catalog (``DESCRIBE FORMATTED … PARTITION``, or the
+source metastore's thrift API when it is another metastore), the target is ``--target-path`` or the target table's
+location plus ``k=v/…``; after publishing, the partition is registered with ``ALTER TABLE … ADD IF NOT EXISTS
+PARTITION (…) LOCATION …`` (re-pointed if it existed elsewhere). A missing target table is created first as an
+external table shaped like the source (columns, partition keys, storage format; ``CREATE TABLE … LIKE``, or a copy
+of the source's metastore definition when the source is another metastore), at ``<target storage><target
+database's location path>/<table>`` — the Hive layout, on the target cluster. Its database must exist.
 
 Output: a one-line JSON summary on stdout (the report without ``manifest``). Report: ``{"job", "feed",
 "source_cluster", "target_cluster", "instance", "sources", "target", "include", "published_folder",
 "availability_flag", "recovered", "files", "bytes", "copied", "copied_bytes", "skipped", "skipped_bytes",
 "kept_extra", "removed", "published", "verified", "max_maps", "tasks", "seconds", "manifest": [{"path", "bytes",
-"crc32", "origin"}][, "partition"]}`` — ``files``/``bytes`` describe the published folder after the run,
-``copied`` the files written from the sources, ``skipped`` those already identical at the target (not rewritten),
-``kept_extra`` target files the sources lack that were kept, ``removed`` those dropped, ``published`` whether a
-new version was swapped in (false for an idempotent rerun).
+"crc32", "origin"}][, "partition"][, "created_table"]}`` — ``files``/``bytes`` describe the published folder after
+the run, ``copied`` the files written from the sources, ``skipped`` those already identical at the target (not
+rewritten), ``kept_extra`` target files the sources lack that were kept, ``removed`` those dropped, ``published``
+whether a new version was swapped in (false for an idempotent rerun).
 Exit 0 done, 1 failure (nothing published), 2 bad arguments.
 """
 
@@ -65,6 +72,7 @@ from __future__ import annotations
 import argparse
 import functools
 import os
+import re
 import sys
 import types
 import uuid
@@ -107,6 +115,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--target-path", metavar="URI")
     parser.add_argument("--source-table", metavar="CATALOG_URI")
     parser.add_argument("--target-table", metavar="CATALOG_URI")
+    parser.add_argument("--source-metastore", metavar="THRIFT_URI")
+    parser.add_argument("--target-storage", metavar="URI")
     parser.add_argument("--include", metavar="GLOB")
     parser.add_argument("--availability-flag", default="_SUCCESS", metavar="NAME")
     parser.add_argument("--max-maps", type=int, default=5, metavar="N")
@@ -131,6 +141,8 @@ class Options:
     target: common.Uri | None
     source_table: TableUri | None
     target_table: TableUri | None
+    source_metastore: str | None
+    target_storage: common.Uri | None
     include: str | None
     flag: str
     max_maps: int
@@ -155,6 +167,10 @@ def parse_options(args: argparse.Namespace) -> Options:
                                     f"(no ${{…}} variables left)")
     if source_table is None and not sources:
         raise common.UsageError("give --source-path (repeatable) or --source-table/--target-table")
+    source_metastore = (args.source_metastore or "").strip() or None
+    if source_metastore is not None and not re.fullmatch(r"thrift://[^/\s]+:\d+/?", source_metastore):
+        raise common.UsageError(f"--source-metastore {source_metastore!r} is not thrift://host:port")
+    target_storage = common.parse_location(args.target_storage, "--target-storage") if args.target_storage else None
     if source_table is None and target is None:
         raise common.UsageError("--target-path is required for filesystem feeds")
     if target is not None:
@@ -176,8 +192,8 @@ def parse_options(args: argparse.Namespace) -> Options:
     if args.max_maps < 1:
         raise common.UsageError("--max-maps must be at least 1")
     return Options(args.feed, args.source_cluster, args.target_cluster, instance, sources, target, source_table,
-                   target_table, include, flag, args.max_maps, args.overwrite, args.remove_deleted_files,
-                   args.preserve_times, args.preserve_permissions, args.executor_jvm)
+                   target_table, source_metastore, target_storage, include, flag, args.max_maps, args.overwrite,
+                   args.remove_deleted_files, args.preserve_times, args.preserve_permissions, args.executor_jvm)
 
 
 # --------------------------------------------------------------------------------------------------------------
@@ -653,6 +669,7 @@ class Replicator:
         # settings that differ from a fresh Configuration (two writeXml of about a thousand properties).
         self.conf = self.fs.configuration_overrides() if self.access["mode"] == "launch" else None
         self.tasks = 0
+        self.created_table: str | None = None  # the location of a target table this run created
 
     def run_tasks(self, op: str, items: list[dict[str, Any]]) -> list[dict[str, Any]]:
         if not items:
@@ -682,23 +699,82 @@ class Replicator:
         options = self.options
         sources, target = list(options.sources), options.target
         if options.source_table is not None and options.target_table is not None:
-            spec = dict(options.source_table.partitions)
-            if not sources:
-                details = common.partition_detail(self.spark, options.source_table, spec)
-                if details is None or not details.get("Location"):
-                    raise common.JobError(f"source partition {options.source_table.partition_path()} of "
-                                          f"{options.source_table.database}.{options.source_table.table} does not "
-                                          f"exist")
-                sources = [common.parse_location(details["Location"], "source partition location")]
-            if target is None:
-                location = common.table_detail(self.spark, options.target_table, "Location")
-                if not location:
-                    raise common.JobError(f"target table {options.target_table.database}."
-                                          f"{options.target_table.table} has no location")
-                target = common.parse_location(location.rstrip("/") + "/" + options.target_table.partition_path(),
-                                               "target partition location")
+            source_catalog = self.source_catalog()
+            try:
+                if not sources:
+                    sources = [self.source_partition_location(source_catalog)]
+                if target is None:
+                    location = self.target_table_location(source_catalog)
+                    target = common.parse_location(
+                        location.rstrip("/") + "/" + options.target_table.partition_path(), "target partition location")
+            finally:
+                if source_catalog is not None:
+                    source_catalog.close()
         assert target is not None
-        return [self.fs.qualify(str(source)) for source in sources], self.fs.qualify(str(target))
+        qualified_sources, qualified_target = [self.fs.qualify(str(source)) for source in sources], \
+            self.fs.qualify(str(target))
+        for source in qualified_sources:  # e.g. a table feed whose two clusters share one metastore and one table
+            if source.same_filesystem(qualified_target) and (
+                    source.path == qualified_target.path or common.is_under(qualified_target.path, source.path)
+                    or common.is_under(source.path, qualified_target.path)):
+                raise common.JobError(f"the target {qualified_target} and the source {source} overlap: an instance "
+                                      "cannot be replicated onto itself")
+        return qualified_sources, qualified_target
+
+    def source_catalog(self) -> ThriftMetastore | None:
+        """The source's metastore when it is not the session's (the session is on the target's)."""
+        wanted = self.options.source_metastore
+        if wanted is None or _same_metastore(wanted, session_metastore(self.spark)):
+            return None
+        return ThriftMetastore(self.spark, wanted)
+
+    def source_partition_location(self, catalog: ThriftMetastore | None) -> common.Uri:
+        table = self.options.source_table
+        assert table is not None
+        spec = dict(table.partitions)
+        if catalog is not None:
+            location = catalog.partition_location(table, spec)
+        else:
+            details = common.partition_detail(self.spark, table, spec)
+            location = (details or {}).get("Location")
+        if not location:
+            raise common.JobError(f"source partition {table.partition_path()} of {table.database}.{table.table} "
+                                  f"does not exist")
+        return common.parse_location(location, "source partition location")
+
+    def target_table_location(self, catalog: ThriftMetastore | None) -> str:
+        """The target table's location, the table created first when missing (Falcon's Hive import did)."""
+        source, target = self.options.source_table, self.options.target_table
+        assert source is not None and target is not None
+        if not self.spark.catalog.tableExists(f"`{target.database}`.`{target.table}`"):
+            self.created_table = self.create_target_table(catalog)
+        location = common.table_detail(self.spark, target, "Location")
+        if not location:
+            raise common.JobError(f"target table {target.database}.{target.table} has no location")
+        return location
+
+    def create_target_table(self, catalog: ThriftMetastore | None) -> str:
+        source, target = self.options.source_table, self.options.target_table
+        assert source is not None and target is not None
+        if not self.spark.catalog.databaseExists(target.database):
+            raise common.JobError(f"target database {target.database} does not exist in the target metastore: "
+                                  f"create it before replicating into {target.database}.{target.table}")
+        rows = self.spark.sql(f"DESCRIBE DATABASE `{target.database}`").collect()
+        database_location = next((str(row[1]) for row in rows if str(row[0]).strip() == "Location"), "")
+        if not database_location:
+            raise common.JobError(f"target database {target.database} has no location")
+        where = common.split_uri(database_location)
+        base = self.options.target_storage.root if self.options.target_storage is not None else where.root
+        location = f"{base}{common.checked_path(where.path.rstrip('/') + '/' + target.table.lower())}"
+        if catalog is None:
+            self.spark.sql(f"CREATE TABLE IF NOT EXISTS {common.qualified(target)} LIKE {common.qualified(source)} "
+                           f"LOCATION {common.sql_string(location)}")
+        else:
+            with ThriftMetastore(self.spark, session_metastore(self.spark) or "") as target_catalog:
+                target_catalog.create_like(catalog.table(source), target, location)
+        self.spark.catalog.refreshTable(f"`{target.database}`.`{target.table}`")
+        print(f"replication: created table {target.database}.{target.table} at {location}", file=sys.stderr)
+        return location
 
     def run(self) -> dict[str, Any]:
         options = self.options
@@ -839,6 +915,101 @@ class Replicator:
         }
 
 
+def session_metastore(spark: SparkSession) -> str | None:
+    """The ``thrift://`` metastore the session's Hive catalog uses, if any."""
+    for key in ("spark.hadoop.hive.metastore.uris", "spark.sql.hive.metastore.uris"):
+        with suppress(Exception):
+            value = spark.conf.get(key, None)
+            if value:
+                return str(value).split(",")[0].strip()
+    value = spark.sparkContext._jsc.hadoopConfiguration().get("hive.metastore.uris")
+    return str(value).split(",")[0].strip() if value else None
+
+
+def _same_metastore(one: str, other: str | None) -> bool:
+    return other is not None and one.rstrip("/") == other.rstrip("/")
+
+
+# Table parameters that describe one table's data, not its shape: a copy starts without them.
+_DATA_PARAMETERS = ("numFiles", "numRows", "rawDataSize", "totalSize", "COLUMN_STATS_ACCURATE", "transient_lastDdlTime",
+                    "numFilesErasureCoded", "spark.sql.statistics.totalSize", "spark.sql.statistics.numRows")
+
+
+class ThriftMetastore:
+    """A Hive metastore reached through its thrift API from the driver's JVM (Hive's own client, in Spark's jars),
+    for the source side of a table replication between two metastores: one Spark session has one Hive catalog."""
+
+    def __init__(self, spark: SparkSession, uri: str) -> None:
+        if not uri:
+            raise common.JobError("the target metastore is not known: the session has no hive.metastore.uris")
+        jvm = spark.sparkContext._jvm
+        assert jvm is not None
+        self.jvm = jvm
+        conf = jvm.org.apache.hadoop.hive.conf.HiveConf()
+        conf.set("hive.metastore.uris", uri)
+        self.uri = uri
+        try:
+            self.client = jvm.org.apache.hadoop.hive.metastore.HiveMetaStoreClient(conf)
+        except Exception as error:
+            raise common.JobError(f"metastore {uri} cannot be reached: {_first_line(error)}") from None
+
+    def __enter__(self) -> ThriftMetastore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        self.client.close()
+
+    def table(self, table: TableUri) -> Any:
+        try:
+            return self.client.getTable(table.database, table.table)
+        except Exception as error:
+            raise common.JobError(f"table {table.database}.{table.table} cannot be read from {self.uri}: "
+                                  f"{_first_line(error)}") from None
+
+    def partition_location(self, table: TableUri, spec: dict[str, str]) -> str | None:
+        keys = [column.getName() for column in self.table(table).getPartitionKeys()]
+        if sorted(keys) != sorted(spec):
+            raise common.JobError(f"table {table.database}.{table.table} is partitioned by {', '.join(keys)}; the "
+                                  f"feed names {', '.join(spec)}")
+        try:  # py4j turns the Python list of values into a java.util.List
+            partition = self.client.getPartition(table.database, table.table, [spec[key] for key in keys])
+        except Exception as error:
+            if "NoSuchObjectException" in str(error):
+                return None
+            raise common.JobError(f"partition {table.partition_path()} of {table.database}.{table.table} cannot be "
+                                  f"read from {self.uri}: {_first_line(error)}") from None
+        return str(partition.getSd().getLocation())
+
+    def create_like(self, source: Any, target: TableUri, location: str) -> None:
+        """Create ``target`` as an external table with ``source``'s columns, partition keys and storage."""
+        table = source.deepCopy()
+        table.setDbName(target.database)
+        table.setTableName(target.table)
+        table.setTableType("EXTERNAL_TABLE")
+        parameters = table.getParameters()
+        if parameters is None:
+            table.setParameters(self.jvm.java.util.HashMap())
+            parameters = table.getParameters()
+        for name in _DATA_PARAMETERS:
+            parameters.remove(name)
+        parameters.put("EXTERNAL", "TRUE")
+        storage = table.getSd()
+        storage.setLocation(location)
+        serde = storage.getSerdeInfo().getParameters()
+        if serde is not None and serde.containsKey("path"):  # a Spark data source table keeps its path here too
+            serde.put("path", location)
+        try:
+            self.client.createTable(table)
+        except Exception as error:
+            if "AlreadyExistsException" in str(error):
+                return  # created meanwhile by another run: the same shape
+            raise common.JobError(f"table {target.database}.{target.table} cannot be created in {self.uri}: "
+                                  f"{_first_line(error)}") from None
+
+
 def register_partition(spark: SparkSession, options: Options, target: str) -> str:
     """Add the target partition to the target catalog table (or point it at the replicated folder)."""
     table = options.target_table
@@ -882,6 +1053,8 @@ def main(argv: Sequence[str] | None = None, spark: SparkSession | None = None) -
                 report = replicator.run()
                 if tables:
                     report["partition"] = register_partition(session, options, report["target"])
+                    if replicator.created_table is not None:
+                        report["created_table"] = replicator.created_table
                 elif args.schema_format:
                     report["schema"] = copied_schema(session, args.schema_format, report["published_folder"])
             finally:

@@ -138,7 +138,7 @@ class Walk:
             for moment in item.instances:
                 marker = feed_on.availability_marker(moment)
                 if marker is None or self._available(marker):
-                    continue  # table feeds are not checked here; an available instance is no cause
+                    continue  # a table without a metastore cannot be checked; an available instance is no cause
                 found.append(self._missing(item.name, feed_on, moment, depth))
         return found
 

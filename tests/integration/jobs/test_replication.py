@@ -202,6 +202,46 @@ def test_table_partition_is_copied_and_registered(spark: Any, tmp_path: Path, ki
     assert any(row[0] == "Location" and row[1].endswith(str(copied)) for row in rows)
 
 
+def test_a_missing_target_table_is_created_like_the_source(spark: Any, tmp_path: Path, kit: Any) -> None:
+    spark.sql("CREATE DATABASE IF NOT EXISTS south_db")
+    spark.sql(f"CREATE DATABASE IF NOT EXISTS north_db LOCATION 'file://{tmp_path}/north/north_db.db'")
+    spark.sql(f"CREATE TABLE south_db.views (v STRING, n INT, ds STRING) USING parquet PARTITIONED BY (ds) "
+              f"LOCATION 'file://{tmp_path}/south/views'")
+    partition = tmp_path / "south" / "views" / "ds=20150101"
+    spark.range(5).selectExpr("cast(id as string) as v", "cast(id as int) as n").write.parquet(str(partition))
+    spark.sql(f"ALTER TABLE south_db.views ADD PARTITION (ds='20150101') LOCATION 'file://{partition}'")
+
+    code, report = run(spark, tmp_path, "--source-table", "catalog:south_db:views#ds=20150101",
+                       "--target-table", "catalog:north_db:views#ds=20150101", "--target-storage", "file:///")
+
+    assert code == 0, report
+    created = tmp_path / "north" / "north_db.db" / "views"
+    assert report["created_table"] == f"file://{created}"
+    assert spark.table("north_db.views").schema == spark.table("south_db.views").schema
+    assert sorted(spark.table("north_db.views").collect()) == sorted(spark.table("south_db.views").collect())
+    parts = {rel: crc for rel, crc in files(partition).items() if rel.startswith("part-")}
+    assert parts and {rel: crc for rel, crc in files(created / "ds=20150101").items() if rel in parts} == parts
+    # a second run finds the table: nothing created again, the copy already identical
+    code, again = run(spark, tmp_path, "--source-table", "catalog:south_db:views#ds=20150101",
+                      "--target-table", "catalog:north_db:views#ds=20150101", "--target-storage", "file:///")
+    assert code == 0 and "created_table" not in again and again["published"] is False
+
+
+def test_a_partition_is_never_replicated_onto_itself(spark: Any, tmp_path: Path, kit: Any) -> None:
+    spark.sql("CREATE DATABASE IF NOT EXISTS self_db")
+    spark.sql(f"CREATE TABLE self_db.t (v STRING, ds STRING) USING parquet PARTITIONED BY (ds) "
+              f"LOCATION 'file://{tmp_path}/self/t'")
+    partition = tmp_path / "self" / "t" / "ds=1"
+    kit.write(partition / "part-0", b"keep me")
+    spark.sql(f"ALTER TABLE self_db.t ADD PARTITION (ds='1') LOCATION 'file://{partition}'")
+
+    code, report = run(spark, tmp_path, "--source-table", "catalog:self_db:t#ds=1", "--target-table",
+                       "catalog:self_db:t#ds=1")
+
+    assert code == 1 and "onto itself" in report["error"]
+    assert (partition / "part-0").read_bytes() == b"keep me" and leftovers(partition.parent) == []
+
+
 def test_private_executor_jvm(spark: Any, tmp_path: Path, source: Path) -> None:
     """The path a cluster executor takes: the task starts its own gateway JVM instead of using the driver's."""
     target = tmp_path / "west" / "launched"

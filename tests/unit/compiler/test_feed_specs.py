@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -104,3 +105,39 @@ def test_retention_frequency_helper_matches_the_specs(tmp_path: Path) -> None:
     assert workspace_specs  # compiled
     feed = Workspace.load([str(tmp_path)]).feeds["f"]
     assert str(retention_frequency(feed, feed.clusters[0])) == "hours(6)"
+
+
+TABLE_FEED = """<feed name="t" xmlns="uri:falcon:feed:0.1">
+  <frequency>hours(1)</frequency>
+  <clusters>
+    <cluster name="src" type="source">
+      <validity start="2026-01-01T00:00Z" end="2027-01-01T00:00Z"/><retention limit="days(10)" action="delete"/>
+    </cluster>
+    <cluster name="trg" type="target">
+      <validity start="2026-01-01T00:00Z" end="2027-01-01T00:00Z"/><retention limit="days(10)" action="delete"/>
+      <table uri="catalog:dr:clicks#ds=${YEAR}${MONTH}${DAY}${HOUR}"/>
+    </cluster>
+  </clusters>
+  <table uri="catalog:web:clicks#ds=${YEAR}${MONTH}${DAY}${HOUR}"/>
+  <ACL owner="etl" group="g" permission="*"/>
+  <schema location="/s" provider="hcatalog"/>
+</feed>
+"""
+
+
+def test_a_table_replication_knows_both_metastores_and_the_target_storage(tmp_path: Path) -> None:
+    registry = '<interface type="registry" endpoint="thrift://{name}-meta:9083" version="1"/>\n  </interfaces>'
+    for name in ("src", "trg"):
+        (tmp_path / f"{name}.xml").write_text(CLUSTER.format(name=name).replace(
+            "</interfaces>", registry.format(name=name), 1))
+    (tmp_path / "t.xml").write_text(TABLE_FEED)
+    compilation = compile_workspace(Workspace.load([str(tmp_path)]))
+    assert compilation.report.valid, compilation.report.issues
+    (replication,) = [spec for spec in compilation.specs if isinstance(spec, ReplicationDagSpec)]
+    arguments = list(replication.job.arguments)
+    assert arguments[arguments.index("--source-metastore") + 1] == "thrift://src-meta:9083"
+    assert arguments[arguments.index("--target-storage") + 1] == "hdfs://trg:8020"
+    assert replication.job.conf["spark.hadoop.hive.metastore.uris"] == "thrift://trg-meta:9083"  # the session's
+    assert replication.source_feed.metastore == "thrift://src-meta:9083"  # what the sensor asks
+    assert replication.source_feed.marker(datetime(2026, 3, 1, 5, tzinfo=UTC)) == \
+        "thrift://src-meta:9083/web/clicks/ds=2026030105"

@@ -98,3 +98,31 @@ def test_lexicographic_partition_filter() -> None:
     assert table.dated_template().instance_time("ds=20150104/hr=07", utc) == parse_instant("2015-01-04T07:00Z")
     assert table.resolve(parse_instant("2015-01-04T07:00Z"), utc) == {"ds": "20150104", "hr": "07", "region": "us"}
     assert table.partition_path() == "ds=${YEAR}${MONTH}${DAY}/hr=${HOUR}/region=us"
+
+
+# -- partition markers: what a sensor asks the metastore ------------------------------------------------------------
+
+def test_a_partition_marker_names_metastore_table_and_values_and_reads_back() -> None:
+    from falcon_airflow.core.tables import PartitionMarker, partition_marker
+
+    marker = partition_marker("thrift://127.0.0.1:9083", "catalog:web:clicks#ds=2026030105;region=eu west")
+    assert marker == "thrift://127.0.0.1:9083/web/clicks/ds=2026030105/region=eu%20west"
+    parsed = PartitionMarker.parse(marker)
+    assert parsed.host_port == ("127.0.0.1", 9083)
+    assert parsed.table == TableUri("web", "clicks", (("ds", "2026030105"), ("region", "eu west")))
+
+
+def test_without_a_thrift_metastore_the_marker_is_the_catalog_uri() -> None:
+    from falcon_airflow.core.tables import partition_marker
+
+    assert partition_marker(None, "catalog:web:clicks#ds=1") == "catalog:web:clicks#ds=1"
+    assert partition_marker("hcat://host:1", "catalog:web:clicks#ds=1") == "catalog:web:clicks#ds=1"
+
+
+@pytest.mark.parametrize("text", ["thrift://host:1/web", "thrift://host:1/web/clicks/ds", "hdfs://n:1/web/t/ds=1",
+                                  "thrift:///web/t/ds=1"])
+def test_malformed_partition_markers_are_refused(text: str) -> None:
+    from falcon_airflow.core.tables import PartitionMarker
+
+    with pytest.raises(TableUriError):
+        PartitionMarker.parse(text)

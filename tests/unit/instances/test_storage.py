@@ -60,3 +60,30 @@ def test_flags_sizes_and_existence(tmp_path: Path) -> None:
     assert total_bytes(f"file://{tmp_path}/in/*") == 8
     with pytest.raises(StorageError, match="no file-system driver"):
         exists("nosuchscheme://host/path")
+
+
+def test_a_table_feed_binding_is_available_when_its_partition_is_in_the_metastore() -> None:
+    from falcon_airflow.instances.bindings import FeedBinding
+
+    binding = FeedBinding(feed="t", cluster="c", frequency="hours(1)", timezone="UTC", start="2026-01-01T00:00Z",
+                          end="2099-01-01T00:00Z", location="catalog:db:events#ds=${YEAR}${MONTH}${DAY};hr=${HOUR}",
+                          storage="table", availability_flag="_SUCCESS", metastore="thrift://meta:9083")
+    assert binding.marker(MOMENT) == "thrift://meta:9083/db/events/ds=20260301/hr=05"  # no flag file in a table
+    assert "metastore" not in binding.model_copy(update={"metastore": None}).model_dump()  # specs stay as they were
+
+
+def test_a_table_partition_without_a_metastore_cannot_be_checked() -> None:
+    with pytest.raises(StorageError, match="no registry interface"):
+        exists("catalog:db:events#ds=20260301")
+
+
+def test_an_unreachable_metastore_is_an_error_not_a_missing_partition() -> None:
+    import socket
+
+    from falcon_airflow.instances.metastore import MetastoreError
+
+    with socket.socket() as probe:  # a port nobody listens on
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    with pytest.raises(MetastoreError, match=r"cannot be reached|did not answer"):
+        exists(f"thrift://127.0.0.1:{port}/db/events/ds=20260301")
