@@ -770,7 +770,11 @@ class Replicator:
             self.spark.sql(f"CREATE TABLE IF NOT EXISTS {common.qualified(target)} LIKE {common.qualified(source)} "
                            f"LOCATION {common.sql_string(location)}")
         else:
-            with ThriftMetastore(self.spark, session_metastore(self.spark) or "") as target_catalog:
+            target_metastore = session_metastore(self.spark)
+            if target_metastore is None:
+                raise common.JobError(f"table {target.database}.{target.table} cannot be created from another "
+                                      "metastore's definition: the job's session names no hive.metastore.uris")
+            with ThriftMetastore(self.spark, target_metastore) as target_catalog:
                 target_catalog.create_like(catalog.table(source), target, location)
         self.spark.catalog.refreshTable(f"`{target.database}`.`{target.table}`")
         print(f"replication: created table {target.database}.{target.table} at {location}", file=sys.stderr)
@@ -937,11 +941,11 @@ _DATA_PARAMETERS = ("numFiles", "numRows", "rawDataSize", "totalSize", "COLUMN_S
 
 class ThriftMetastore:
     """A Hive metastore reached through its thrift API from the driver's JVM (Hive's own client, in Spark's jars),
-    for the source side of a table replication between two metastores: one Spark session has one Hive catalog."""
+    for a table replication between two metastores (one Spark session has one Hive catalog): the source table and
+    partition are read from the source's, and a missing target table is created in the target's from that
+    definition."""
 
     def __init__(self, spark: SparkSession, uri: str) -> None:
-        if not uri:
-            raise common.JobError("the target metastore is not known: the session has no hive.metastore.uris")
         jvm = spark.sparkContext._jvm
         assert jvm is not None
         self.jvm = jvm
