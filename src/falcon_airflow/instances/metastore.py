@@ -12,14 +12,15 @@ from __future__ import annotations
 from typing import Any
 
 from falcon_airflow.core.tables import PartitionMarker
-from falcon_airflow.errors import FalconAirflowError
+from falcon_airflow.instances.storage import StorageError
 
 TIMEOUT_MS = 30_000
-"""A metastore that does not answer within this fails the check (the sensor tries again later) instead of hanging."""
+"""A metastore that does not answer within this fails the check instead of hanging the triggerer's thread."""
 
 
-class MetastoreError(FalconAirflowError):
-    """The metastore cannot be reached, or does not know the table."""
+class MetastoreError(StorageError):
+    """The metastore cannot be reached, or does not know the table: the wait fails with this message (and is tried
+    again as the task's retries say), as for a file system that cannot be reached."""
 
 
 def _client(host: str, port: int) -> Any:
