@@ -153,6 +153,12 @@ class Options:
     executor_jvm: str
 
 
+def _overlap(source: common.Uri, target: common.Uri) -> bool:
+    """The same folder, or one inside the other, on the same file system."""
+    return source.same_filesystem(target) and (source.path == target.path or common.is_under(target.path, source.path)
+                                               or common.is_under(source.path, target.path))
+
+
 def parse_options(args: argparse.Namespace) -> Options:
     instance = format_instant(parse_instant(args.instance))
     sources = tuple(common.parse_location(text, "--source-path") for text in args.source_path)
@@ -177,9 +183,7 @@ def parse_options(args: argparse.Namespace) -> Options:
         if target.path == "/":
             raise common.UsageError("--target-path must not be a file system root")
         for source in sources:
-            overlap = (source.path == target.path or common.is_under(target.path, source.path)
-                       or common.is_under(source.path, target.path))
-            if overlap and source.same_filesystem(target):
+            if _overlap(source, target):
                 raise common.UsageError(f"--target-path {target} and --source-path {source} overlap")
     include = args.include
     if include is not None:
@@ -714,9 +718,7 @@ class Replicator:
         qualified_sources, qualified_target = [self.fs.qualify(str(source)) for source in sources], \
             self.fs.qualify(str(target))
         for source in qualified_sources:  # e.g. a table feed whose two clusters share one metastore and one table
-            if source.same_filesystem(qualified_target) and (
-                    source.path == qualified_target.path or common.is_under(qualified_target.path, source.path)
-                    or common.is_under(source.path, qualified_target.path)):
+            if _overlap(source, qualified_target):
                 raise common.JobError(f"the target {qualified_target} and the source {source} overlap: an instance "
                                       "cannot be replicated onto itself")
         return qualified_sources, qualified_target
