@@ -182,6 +182,12 @@ METADATA = _operate(
     "Falcon's metadata command: discovery and pipeline lineage over the entity graph of the entities folder "
     "(Falcon's vertex types and edge labels). Exactly one action option.")
 
+EXTENSION = _operate(
+    "extension", "Falcon's mirroring extensions: submit, schedule, list, instances ... of their jobs",
+    "Falcon's extension command: hdfs-mirroring, hdfs-snapshot-mirroring and hive-mirroring jobs, each a "
+    "properties file with Falcon's property names, kept in the store and run as DAG falcon.extension.<jobName>. "
+    "Exactly one action option.")
+
 _STATE = (option("--state", metavar="DIR", help="the sandbox's state folder: data, logs, process ids "
                                              "(default: ~/.cache/falcon-airflow/sandbox)"),)
 _SANDBOX_RUN = "falcon_airflow.cli.sandbox:run"
@@ -199,5 +205,5 @@ SANDBOX = Command(
     ))
 
 COMMANDS: tuple[Command, ...] = (VALIDATE, EL, EXPLAIN, LINEAGE, OOZIE, ENTITY, INSTANCE, ADMIN, METADATA,
-                                 SANDBOX)
+                                 EXTENSION, SANDBOX)
 """Every command, in the order ``falcon-airflow --help`` lists them."""

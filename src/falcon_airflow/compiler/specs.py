@@ -22,7 +22,7 @@ class Spec(BaseModel):
 
 
 class EntitySource(Spec):
-    type: Literal["cluster", "feed", "process", "datasource"]
+    type: Literal["cluster", "feed", "process", "datasource", "extension"]
     name: str
     file: str
     line: int | None = None
@@ -293,4 +293,25 @@ class SlaDagSpec(DagSpecBase):
     """A process's DAG, whose run of the same instance is watched."""
 
 
-DagSpec = ProcessDagSpec | RetentionDagSpec | ReplicationDagSpec | TransferDagSpec | SlaDagSpec
+class ExtensionDagSpec(DagSpecBase):
+    """A job of one of Falcon's mirroring extensions (``hdfs-mirroring``, ``hdfs-snapshot-mirroring``,
+    ``hive-mirroring``): one run per job instance, running ``jobs/mirroring.py``."""
+
+    kind: Literal["extension"] = "extension"
+    extension: Literal["hdfs-mirroring", "hdfs-snapshot-mirroring", "hive-mirroring"]
+    job_name: str
+    cluster: str
+    """Where the job runs (``jobClusterName``)."""
+    source_cluster: str
+    target_cluster: str
+    sources: tuple[str, ...] = ()
+    """The folders mirrored (full URIs); Hive mirroring: the databases."""
+    target: str | None = None
+    """The mirror's folder; Hive mirroring: the target metastore."""
+    tables: tuple[str, ...] = ()
+    job: SparkJob
+    retry: RetrySpec | None = None
+    lineage: LineageSpec | None = None
+
+
+DagSpec = ProcessDagSpec | RetentionDagSpec | ReplicationDagSpec | TransferDagSpec | SlaDagSpec | ExtensionDagSpec

@@ -4,6 +4,7 @@ Process DAG:   wait_for_<input>... -> [last_only] -> clear_outputs -> workflow -
 Retention DAG: retention
 Replication DAG: wait_for_source -> replicate
 Import DAG: import; export DAG: wait_for_instance -> export (see dags/transfer.py)
+Extension job DAG: mirror
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from airflow.sdk import DAG
 
 from falcon_airflow.compiler.specs import (
     DagSpec,
+    ExtensionDagSpec,
     LateDataSpec,
     ProcessDagSpec,
     ReplicationDagSpec,
@@ -96,9 +98,10 @@ def _default_args(spec: DagSpec) -> dict[str, Any]:
     if retry is not None:
         arguments.update(retries=retry.attempts, retry_delay=timedelta(seconds=retry.delay_seconds),
                          retry_policy=FalconRetryPolicy(retry.policy, retry.delay_seconds))
-    if isinstance(spec, ProcessDagSpec) and spec.emails:
+    if isinstance(spec, (ProcessDagSpec, ExtensionDagSpec)) and spec.emails:
         # The instance's own mail (provider.instance_end) tells of its failure; Airflow's mails only each retry.
-        arguments.update(email=list(spec.emails), email_on_failure=False, email_on_retry=spec.email_on_attempt)
+        on_retry = spec.email_on_attempt if isinstance(spec, ProcessDagSpec) else False
+        arguments.update(email=list(spec.emails), email_on_failure=False, email_on_retry=on_retry)
     return arguments
 
 
@@ -246,7 +249,22 @@ def build_replication_dag(spec: ReplicationDagSpec) -> DAG:
     return dag
 
 
+def build_extension_dag(spec: ExtensionDagSpec) -> DAG:
+    """One run per job instance, one at a time and in order: a mirror run builds on the one before (the last
+    replicated snapshot, the target's current state)."""
+    dag = DAG(spec.dag_id, schedule=_timetable(spec, spec.job_name), start_date=_start_date(spec),
+              catchup=spec.schedule.catchup, max_active_runs=1, default_args=_default_args(spec),
+              tags=list(spec.tags), doc_md=spec.doc_md, **_dag_options(spec))
+    with dag:
+        _spark_task("mirror", spec.job, falcon_lineage=spec, lineage_instance=PROCESS_INSTANCE,
+                    depends_on_past=spec.extension == "hdfs-snapshot-mirroring")
+    announce_instance_ends(dag, spec, "mirror")
+    return dag
+
+
 def build_dag(spec: DagSpec) -> DAG:
+    if isinstance(spec, ExtensionDagSpec):
+        return build_extension_dag(spec)
     if isinstance(spec, TransferDagSpec):
         from falcon_airflow.dags.transfer import build_transfer_dag
 

@@ -66,7 +66,8 @@ def _entity_files(folder: Path) -> list[Path]:
     files: list[Path] = []
     for root, directories, names in os.walk(folder):
         directories[:] = sorted(name for name in directories if not name.startswith("."))
-        files.extend(Path(root) / name for name in sorted(names) if name.endswith(".xml") and not name.startswith("."))
+        files.extend(Path(root) / name for name in sorted(names)
+                     if name.endswith((".xml", ".properties")) and not name.startswith("."))
     return files
 
 

@@ -15,6 +15,7 @@ Command line (``spark-submit --py-files common.py,<core zip> replication.py ARGS
                                glob-free folders (US/* → US) are the unit copied and swapped, as Falcon appended
                                them to both paths, so partitions from several sources can share one instance
     --availability-flag NAME   default _SUCCESS (NA means the default); never copied, written after publishing
+    --no-availability-flag     a mirror of a folder tree: every file is copied (a _SUCCESS too), no flag written
     --max-maps N               copy tasks (default 5)
     --overwrite                copy every file again (otherwise files already identical at the target are kept)
     --remove-deleted-files     drop target files that the sources no longer have (within the include pattern)
@@ -119,6 +120,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--target-storage", metavar="URI")
     parser.add_argument("--include", metavar="GLOB")
     parser.add_argument("--availability-flag", default="_SUCCESS", metavar="NAME")
+    parser.add_argument("--no-availability-flag", action="store_true")
     parser.add_argument("--max-maps", type=int, default=5, metavar="N")
     parser.add_argument("--overwrite", action="store_true")
     parser.add_argument("--remove-deleted-files", action="store_true")
@@ -191,7 +193,9 @@ def parse_options(args: argparse.Namespace) -> Options:
     flag = args.availability_flag.strip()
     if flag in ("", "NA"):
         flag = "_SUCCESS"
-    if "/" in flag or flag in (".", ".."):
+    if args.no_availability_flag:
+        flag = ""  # no file name is empty: nothing is skipped and nothing written
+    elif "/" in flag or flag in (".", ".."):
         raise common.UsageError(f"--availability-flag {flag!r} must be a file name")
     if args.max_maps < 1:
         raise common.UsageError("--max-maps must be at least 1")
@@ -787,7 +791,7 @@ class Replicator:
         sources, target = self.resolve_paths()
         if target.path == "/":
             raise common.JobError("the target resolves to a file system root")
-        flag = target.with_path(target.path + "/" + options.flag)
+        flag = target.with_path(target.path + "/" + options.flag) if options.flag else None
         # With an include pattern the unit copied and swapped is <target>/<its glob-free folders> (Falcon appended
         # them to both paths): replications of different partitions into one instance do not touch each other.
         prefix = common.include_prefix(options.include) if options.include else ""
@@ -834,7 +838,8 @@ class Replicator:
         }
         if current is not None and len(identical) == len(planned) and not (removable and options.remove_deleted):
             # Already complete: leave the instance as it is (an idempotent rerun), make sure the flag is there.
-            self.fs.touch(report["availability_flag"])
+            if flag is not None:
+                self.fs.touch(flag)
             kept = {rel: existing[rel] for rel in extras}
             report.update(self.counters(planned, identical, kept, [], published=False))
             manifest = [{"path": rel, "bytes": planned[rel].length, "crc32": f"{crcs[rel]:08x}", "origin": "target"}
@@ -865,7 +870,8 @@ class Replicator:
         except BaseException:
             self.fs.delete(staging, True)
             raise
-        self.fs.touch(report["availability_flag"])
+        if flag is not None:
+            self.fs.touch(flag)
         report.update(self.counters(planned, identical, kept, removed, published=True))
         report["manifest"] = sorted(({"path": result["rel"], "bytes": result["bytes"],
                                       "crc32": f"{result['dst_crc']:08x}", "origin": result["origin"]}

@@ -24,6 +24,7 @@ from typing import Any
 from openlineage.client.event_v2 import InputDataset, OutputDataset
 
 from falcon_airflow.compiler.specs import (
+    ExtensionDagSpec,
     FeedFacts,
     LineageSpec,
     ProcessDagSpec,
@@ -300,6 +301,39 @@ def replication_lineage(spec: ReplicationDagSpec, instance: datetime | None,
     if entry is not None and report and "bytes" in report:
         entry.extra_output_facets["outputStatistics"] = F.output_statistics_facet(
             _int(report.get("bytes")), _int(report.get("files")))
+    result.inputs, result.outputs = inputs.inputs(), outputs.outputs()
+    return result
+
+
+def extension_lineage(spec: ExtensionDagSpec, report: Mapping[str, Any] | None) -> TaskLineage:
+    """A mirror run: the folders (or tables) read on the source cluster and written on the target, as the job's
+    report names them; each written dataset with the bytes and files it holds after the run."""
+    result = _entity_facets(spec.lineage, "EXTENSION")
+    if not report:
+        return result
+    inputs, outputs = _Datasets(), _Datasets()
+    run = {"extension": spec.extension, "job": spec.job_name, "instance": str(report.get("instance") or "")}
+    if spec.extension == "hive-mirroring":
+        source_ns = table_namespace(spec.lineage, spec.source_cluster)
+        target_ns = table_namespace(spec.lineage, spec.target_cluster)
+        for table in report.get("tables") or []:
+            name = str(table.get("table") or "")
+            if not name:
+                continue
+            inputs.add(DatasetId(source_ns, name), {}, {**run, "cluster": spec.source_cluster})
+            entry = outputs.add(DatasetId(target_ns, name), {}, {**run, "cluster": spec.target_cluster})
+            if entry is not None:
+                entry.extra_output_facets["outputStatistics"] = F.output_statistics_facet(
+                    _int(table.get("bytes")), _int(table.get("files")))
+    else:
+        copies = report.get("copies") or [report]
+        for source, target, copy in zip(report.get("sources") or [], report.get("targets") or [], copies,
+                                        strict=False):
+            inputs.add(location_dataset(str(source)), {}, {**run, "cluster": spec.source_cluster})
+            entry = outputs.add(location_dataset(str(target)), {}, {**run, "cluster": spec.target_cluster})
+            if entry is not None:
+                entry.extra_output_facets["outputStatistics"] = F.output_statistics_facet(
+                    _int(copy.get("bytes")), _int(copy.get("files")))
     result.inputs, result.outputs = inputs.inputs(), outputs.outputs()
     return result
 

@@ -93,6 +93,35 @@ METADATA_OPTIONS = (
     Spec("-pipeline", "pipeline", "-lineage: the pipeline", "PIPELINE"),
 )
 
+EXTENSION_ACTIONS = (
+    _action("enumerate", "the extensions there are"),
+    _action("describe", "an extension's properties (-extensionName)"),
+    _action("definition", "an extension's properties as JSON (-extensionName), or a job's file (-jobName)"),
+    _action("detail", "a job: its extension, state, DAG and archived versions (-jobName)"),
+    _action("list", "the submitted jobs (-extensionName optional)"),
+    _action("instances", "a job's runs with Falcon's instance states (-jobName; -start, -end, -instanceStatus)"),
+    _action("validate", "validate a job's properties against the store (-extensionName, -file)"),
+    _action("submit", "submit a job (-extensionName, -file): validated, then written to the store"),
+    _action("submitAndSchedule", "submit and schedule a job in one atomic action (-extensionName, -file)"),
+    _action("update", "replace a job's properties (-extensionName, -file); runs from now on use them"),
+    _action("schedule", "schedule a submitted job (-jobName): its DAG is unpaused"),
+    _action("suspend", "suspend a running job (-jobName): its DAG is paused"),
+    _action("resume", "resume a suspended job (-jobName)"),
+    _action("delete", "delete a job (-jobName): its DAG deleted, its properties archived"),
+)
+
+EXTENSION_OPTIONS = (
+    Spec("-extensionName", "extension_name", "hdfs-mirroring, hdfs-snapshot-mirroring or hive-mirroring",
+         "NAME"),
+    Spec("-jobName", "job_name", "the job's name (its jobName property)", "NAME"),
+    Spec("-file", "file", "the job's properties file", "FILE"),
+    Spec("-start", "start", "-instances: first instance time, yyyy-MM-ddTHH:mmZ", "TIME"),
+    Spec("-end", "end", "-instances: last instance time, yyyy-MM-ddTHH:mmZ (inclusive)", "TIME"),
+    Spec("-instanceStatus", "instance_status", "-instances: only these states (comma-separated)", "STATES"),
+    Spec("-offset", "offset", "-instances: skip this many instances", "N"),
+    Spec("-numResults", "num_results", "-instances: at most this many instances", "N"),
+)
+
 COMMON = (
     Spec("-url", "url", "Airflow's URL (default: FALCON_AIRFLOW_URL, else http://127.0.0.1:8080)", "URL"),
     Spec("-doAs", "do_as", "act on behalf of this user; recorded as Spark's proxy user of the entity's jobs",
@@ -162,6 +191,7 @@ COMMANDS: dict[str, tuple[tuple[Spec, ...], tuple[Spec, ...]]] = {
     "instance": (INSTANCE_ACTIONS, INSTANCE_OPTIONS),
     "admin": (ADMIN_ACTIONS, ADMIN_OPTIONS),
     "metadata": (METADATA_ACTIONS, METADATA_OPTIONS),
+    "extension": (EXTENSION_ACTIONS, EXTENSION_OPTIONS),
 }
 
 SUPPORTED = {
@@ -171,6 +201,8 @@ SUPPORTED = {
                 "triage, search",
     "admin": "status, version, setsafemode, stack, audit",
     "metadata": "list, relations, lineage, dimensions",
+    "extension": "enumerate, describe, definition, detail, list, instances, validate, submit, submitAndSchedule, "
+                 "update, schedule, suspend, resume, delete",
 }
 
 

@@ -47,7 +47,7 @@ READ_ACTIONS: dict[str, frozenset[str]] = {
                            "search", "triage"}),
     "admin": frozenset({"status", "version", "stack", "audit"}),
     "metadata": frozenset({"list", "relations", "lineage", "dimensions"}),
-    "extension": frozenset({"enumerate", "definition", "describe", "list", "instances"}),
+    "extension": frozenset({"enumerate", "definition", "describe", "detail", "list", "instances", "validate"}),
 }
 
 OPEN_ADMIN_ACTIONS = frozenset({"version"})

@@ -53,6 +53,7 @@ def run_command(command: str, namespace: argparse.Namespace,
     """Run one ``entity``/``instance``/``admin`` command; returns the exit code."""
     from falcon_airflow.operate import admin_actions as admin
     from falcon_airflow.operate import entity_actions as entity
+    from falcon_airflow.operate import extension_actions as extension
     from falcon_airflow.operate import instance_actions as instance
     from falcon_airflow.operate import metadata
     from falcon_airflow.operate.airflow_api import AirflowError
@@ -80,17 +81,19 @@ def run_command(command: str, namespace: argparse.Namespace,
         gate = Gate.open(context, command, action, options, airflow_config)
         gate.check()
         changes_store = (command == "entity" and action in entity.MUTATING) or (
-            command == "admin" and action == "setsafemode")
+            command == "admin" and action == "setsafemode") or (
+            command == "extension" and action in extension.MUTATING)
         with _maybe_lock(context, changes_store or bool(context.book.pending())):
             if context.book.pending():
                 context.recovering = True
-                notes, _ = recover(context.book, entity.ACTIONS, context, failures=(AirflowError, Refused, OSError))
+                notes, _ = recover(context.book, {**entity.ACTIONS, **extension.ACTIONS}, context,
+                                   failures=(AirflowError, Refused, OSError))
                 context.recovering = False
                 context.store.forget_cache()
                 for note in notes:
                     print(f"falcon-airflow: {note}", file=sys.stderr)
             handler = {"entity": entity.handle, "instance": instance.handle, "admin": admin.handle,
-                       "metadata": metadata.handle}[command]
+                       "metadata": metadata.handle, "extension": extension.handle}[command]
             outcome = handler(context, options)
     except Refused as refusal:
         if gate is not None:
@@ -130,6 +133,10 @@ def run_admin(args: argparse.Namespace) -> int:
 
 def run_metadata(args: argparse.Namespace) -> int:
     return run_command("metadata", args, _front_end_config(args))
+
+
+def run_extension(args: argparse.Namespace) -> int:
+    return run_command("extension", args, _front_end_config(args))
 
 
 def _front_end_config(args: argparse.Namespace) -> Callable[[str, str], str] | None:

@@ -62,8 +62,21 @@ def iso(moment: datetime | None = None) -> str:
     return (moment or datetime.now(UTC)).astimezone(UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
 
 
+EXTENSION_KIND = "extension"
+"""Extension jobs are kept beside the entities: their records under this kind, their history as properties."""
+
+
+def kind_of(entity_type: EntityType | str) -> str:
+    """The record kind of an entity type, or of an extension job."""
+    return EXTENSION_KIND if entity_type == EXTENSION_KIND else EntityType(entity_type).value
+
+
+def _suffix(kind: str) -> str:
+    return ".properties" if kind == EXTENSION_KIND else ".xml"
+
+
 def entity_key(entity_type: EntityType | str, name: str) -> str:
-    return f"{EntityType(entity_type).value}/{name}"
+    return f"{kind_of(entity_type)}/{name}"
 
 
 def write_atomic(path: Path, data: bytes) -> None:
@@ -180,34 +193,36 @@ class Store:
 
     # -- archive --------------------------------------------------------------------------------------------------
 
-    def archive(self, entity_type: EntityType, name: str, data: bytes, *, reason: str, user: str,
+    def archive(self, entity_type: EntityType | str, name: str, data: bytes, *, reason: str, user: str,
                 source: Path | None = None, moment: datetime | None = None) -> Path:
         """Keep a definition (the one being replaced or deleted) under ``archive/<type>/<name>/<stamp>.xml``.
 
         Idempotent: when the newest archived version is these bytes, archived for the same reason (a step repeated
         after a crash), that version is returned instead of a second copy."""
-        folder = self.archive_root / entity_type.value / name
+        kind = kind_of(entity_type)
+        folder = self.archive_root / kind / name
         previous = self.history(entity_type, name)
         if previous and previous[-1].read_bytes() == data:
             with contextlib.suppress(OSError, ValueError):
                 if json.loads(previous[-1].with_suffix(".json").read_text(encoding="utf-8")).get("reason") == reason:
                     return previous[-1]
         moment = moment or datetime.now(UTC)
-        target = folder / f"{stamp(moment)}.xml"
+        target = folder / f"{stamp(moment)}{_suffix(kind)}"
         while target.exists():  # two versions in the same microsecond: keep both
             moment = moment.replace(microsecond=(moment.microsecond + 1) % 1_000_000)
-            target = folder / f"{stamp(moment)}.xml"
+            target = folder / f"{stamp(moment)}{_suffix(kind)}"
         write_atomic(target, data)
-        info = {"type": entity_type.value, "name": name, "reason": reason, "user": user, "archived": iso(moment),
+        info = {"type": kind, "name": name, "reason": reason, "user": user, "archived": iso(moment),
                 "source": str(source.relative_to(self.root)) if source is not None and source.is_relative_to(
                     self.root) else (str(source) if source is not None else None)}
         write_atomic(target.with_suffix(".json"), (json.dumps(info, indent=2) + "\n").encode())
         return target
 
-    def history(self, entity_type: EntityType, name: str) -> list[Path]:
-        """Archived definitions of an entity, oldest first."""
-        folder = self.archive_root / entity_type.value / name
-        return sorted(folder.glob("*.xml")) if folder.is_dir() else []
+    def history(self, entity_type: EntityType | str, name: str) -> list[Path]:
+        """Archived definitions of an entity (or an extension job), oldest first."""
+        kind = kind_of(entity_type)
+        folder = self.archive_root / kind / name
+        return sorted(folder.glob(f"*{_suffix(kind)}")) if folder.is_dir() else []
 
     # -- small documents in the state folder ---------------------------------------------------------------------------
 
@@ -233,12 +248,12 @@ class Store:
     def set_safemode(self, value: bool, *, user: str) -> None:
         self.write_doc(SAFEMODE_DOC, {"safemode": value, "since": iso(), "by": user})
 
-    def schedule_state(self, entity_type: EntityType, name: str) -> str | None:
+    def schedule_state(self, entity_type: EntityType | str, name: str) -> str | None:
         """``RUNNING`` or ``SUSPENDED`` once the entity was scheduled; ``None`` while it is only submitted."""
         entry = self.read_doc(SCHEDULE_DOC).get(entity_key(entity_type, name))
         return str(entry["state"]) if isinstance(entry, dict) and "state" in entry else None
 
-    def set_schedule_state(self, entity_type: EntityType, name: str, state: str | None, *, user: str) -> None:
+    def set_schedule_state(self, entity_type: EntityType | str, name: str, state: str | None, *, user: str) -> None:
         document = self.read_doc(SCHEDULE_DOC)
         key = entity_key(entity_type, name)
         if state is None:
@@ -252,11 +267,11 @@ class Store:
             document[key] = {"state": state, "since": iso(), "by": user}
         self.write_doc(SCHEDULE_DOC, document)
 
-    def proxy_user(self, entity_type: EntityType, name: str) -> str | None:
+    def proxy_user(self, entity_type: EntityType | str, name: str) -> str | None:
         entry = self.read_doc(DOAS_DOC).get(entity_key(entity_type, name))
         return str(entry["user"]) if isinstance(entry, dict) and entry.get("user") else None
 
-    def set_proxy_user(self, entity_type: EntityType, name: str, user: str | None, *, action: str) -> None:
+    def set_proxy_user(self, entity_type: EntityType | str, name: str, user: str | None, *, action: str) -> None:
         document = self.read_doc(DOAS_DOC)
         key = entity_key(entity_type, name)
         if user is None:

@@ -15,15 +15,22 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from falcon_airflow.compiler.specs import ProcessDagSpec, ReplicationDagSpec, RetentionDagSpec, TransferDagSpec
+from falcon_airflow.compiler.specs import (
+    ExtensionDagSpec,
+    ProcessDagSpec,
+    ReplicationDagSpec,
+    RetentionDagSpec,
+    TransferDagSpec,
+)
 from falcon_airflow.notifications.broker import DEFAULT_STOMP_PORT, publish
 from falcon_airflow.notifications.mail import instance_mail
 from falcon_airflow.notifications.messages import DEFAULT_TTL_MINUTES, FeedInstance, InstanceEnd, instance_messages
 from falcon_airflow.provider.macros import instance, replicated_instance
 
 log = logging.getLogger(__name__)
-AnnouncedSpec = ProcessDagSpec | ReplicationDagSpec | RetentionDagSpec | TransferDagSpec
+AnnouncedSpec = ProcessDagSpec | ReplicationDagSpec | RetentionDagSpec | TransferDagSpec | ExtensionDagSpec
 _KINDS: dict[type, tuple[str, str]] = {ProcessDagSpec: ("PROCESS", "GENERATE"),
+                                       ExtensionDagSpec: ("PROCESS", "GENERATE"),  # as Falcon's generated process
                                        ReplicationDagSpec: ("FEED", "REPLICATE"),
                                        RetentionDagSpec: ("FEED", "DELETE")}
 """Falcon's entity type and operation of each kind of DAG."""
@@ -45,6 +52,8 @@ def _outputs(spec: AnnouncedSpec, moment: datetime, context: Any, succeeded: boo
     if isinstance(spec, ReplicationDagSpec):
         replica = instance(replicated_instance(spec.source_feed, context["dag_run"], spec.delay_minutes))
         return [FeedInstance(spec.feed, spec.target_feed.path(replica))]
+    if isinstance(spec, ExtensionDagSpec):  # the mirror it wrote
+        return [FeedInstance(spec.job_name, spec.target)] if succeeded and spec.target else []
     if isinstance(spec, TransferDagSpec):  # the instance imported or exported
         moved = instance(replicated_instance(spec.feed_binding, context["dag_run"], 0))
         return [FeedInstance(spec.feed, spec.feed_binding.path(moved))]

@@ -17,9 +17,22 @@ from typing import Any
 from airflow.providers.openlineage.extractors.base import OperatorLineage
 from openlineage.client.serde import Serde
 
-from falcon_airflow.compiler.specs import DagSpec, ProcessDagSpec, RetentionDagSpec, SlaDagSpec, TransferDagSpec
+from falcon_airflow.compiler.specs import (
+    DagSpec,
+    ExtensionDagSpec,
+    ProcessDagSpec,
+    RetentionDagSpec,
+    SlaDagSpec,
+    TransferDagSpec,
+)
 from falcon_airflow.core.naming import DatasetId
-from falcon_airflow.lineage.datasets import TaskLineage, process_lineage, replication_lineage, retention_lineage
+from falcon_airflow.lineage.datasets import (
+    TaskLineage,
+    extension_lineage,
+    process_lineage,
+    replication_lineage,
+    retention_lineage,
+)
 from falcon_airflow.lineage.events import KnownDataset, enrich, iter_lines
 
 log = logging.getLogger(__name__)
@@ -65,6 +78,8 @@ def task_lineage(spec: DagSpec, *, instance: datetime | None, report: dict[str, 
         return transfer_lineage(spec, instance, report)
     if isinstance(spec, SlaDagSpec):
         return TaskLineage()  # an SLA monitor reads and writes no dataset
+    if isinstance(spec, ExtensionDagSpec):
+        return extension_lineage(spec, report)
     return replication_lineage(spec, instance, report)
 
 
