@@ -23,62 +23,29 @@ from falcon_airflow.compiler.store_state import StoreState, apply_store_state
 from falcon_airflow.compiler.transfer import compile_export, compile_import
 from falcon_airflow.entities import Entity, EntityType, Process
 from falcon_airflow.entities.extension import ENTITY_TYPE as EXTENSION
-from falcon_airflow.entities.extension import ExtensionName, read_job
 from falcon_airflow.errors import FalconAirflowError
 from falcon_airflow.issues import Issue, Level
 from falcon_airflow.validation import Report, validate_workspace
-from falcon_airflow.validation.extensions import validate_job
+from falcon_airflow.validation.extensions import read_jobs
 from falcon_airflow.workspace import Workspace
 
-__all__ = ["Compilation", "StoreState", "compile_workspace", "extension_files"]
+__all__ = ["Compilation", "StoreState", "compile_workspace"]
 
 COMPILE_RULE = "FA100"
-EXTENSIONS_FOLDER = "extensions"
-"""``<entities>/extensions/<extension name>/<jobName>.properties``: the extension jobs submitted to the store."""
-
-
-def extension_files(entities_dir: Path) -> list[tuple[ExtensionName, Path]]:
-    """The extension jobs' properties files in the store, by extension, in name order."""
-    found = []
-    for extension in ExtensionName:
-        folder = entities_dir / EXTENSIONS_FOLDER / extension.value
-        if folder.is_dir():
-            found += [(extension, path) for path in sorted(folder.glob("*.properties"))
-                      if not path.name.startswith(".")]
-    return found
 
 
 def _compile_extensions(workspace: Workspace, entities_dir: Path, issues: list[Issue],
                         store_state: StoreState | None) -> list[DagSpec]:
+    jobs, found = read_jobs(entities_dir, workspace.clusters)
+    issues.extend(found)
     specs: list[DagSpec] = []
-    names: dict[str, Path] = {}
-    for extension, path in extension_files(entities_dir):
-        display = str(path)
-        try:
-            text = path.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as problem:
-            issues.append(Issue(Level.ERROR, "EXT1", f"cannot read the extension job: {problem}", display, None,
-                                path.stem, EXTENSION))
-            continue
-        job, found = read_job(extension.value, text, display)
-        if job is not None:
-            found = validate_job(job, workspace.clusters)
-            if job.name != path.stem:
-                found.append(Issue(Level.ERROR, "EXT1", f"jobName {job.name} differs from the file's name "
-                                   f"{path.name}", display, job.line, job.name, EXTENSION))
-            elif job.name in names:
-                found.append(Issue(Level.ERROR, "EXT1", f"job {job.name} is also defined in {names[job.name]}",
-                                   display, job.line, job.name, EXTENSION))
-            names.setdefault(job.name, path)
-        issues.extend(found)
-        if job is None or any(issue.is_error for issue in found):
-            continue
+    for job in jobs:
         try:
             spec: DagSpec = compile_extension(workspace.clusters, job)
         except (FalconAirflowError, ValueError) as problem:
             message = problem.message if isinstance(problem, FalconAirflowError) else str(problem)
             issues.append(Issue(Level.ERROR, COMPILE_RULE, f"cannot compile extension job {job.name}: {message}",
-                                display, job.line, job.name, EXTENSION))
+                                job.file, job.line, job.name, EXTENSION))
             continue
         specs.append(apply_store_state(spec, store_state) if store_state is not None else spec)
     return specs

@@ -14,7 +14,6 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from falcon_airflow.compiler import EXTENSIONS_FOLDER, extension_files
 from falcon_airflow.compiler.extension import extension_dag_id
 from falcon_airflow.entities.extension import (
     DEFINITIONS,
@@ -32,7 +31,7 @@ from falcon_airflow.operate.options import Options
 from falcon_airflow.operate.outcomes import Outcome, Refused, succeeded
 from falcon_airflow.operate.runs import collect, page
 from falcon_airflow.timekeeping import parse_falcon_date
-from falcon_airflow.validation.extensions import validate_job
+from falcon_airflow.validation.extensions import EXTENSIONS_FOLDER, extension_files, validate_job
 
 UNENFORCED = ("distcpMapBandwidth",)
 """Accepted from Falcon's files, not applied: a submit says so."""

@@ -26,6 +26,7 @@ from falcon_airflow.validation import (  # noqa: F401  (importing a rule module 
     process_rules,
     sharing_rules,
 )
+from falcon_airflow.validation.extensions import read_jobs
 from falcon_airflow.validation.oozie_workflows import with_workflow_files, workflow_issues
 from falcon_airflow.validation.registry import RULES, Rule, RuleContext
 from falcon_airflow.workspace import Workspace
@@ -96,7 +97,12 @@ def validate_paths(paths: Sequence[str], *, schema_only: bool = False, now: date
                    for issue in parse_workflow_file(parsed.path, parsed.path).issues]
         return Report(workspace.files, tuple(sorted(issues, key=Issue.sort_key)))
     folders = [Path(path).resolve() for path in paths if Path(path).is_dir()]
-    return validate_workspace(workspace, now=now, check_environment=check_environment, entities_dirs=folders)
+    report = validate_workspace(workspace, now=now, check_environment=check_environment, entities_dirs=folders)
+    # the extension jobs kept in the folders, judged against the same clusters
+    extra = [issue for folder in folders for issue in read_jobs(folder, workspace.clusters)[1]]
+    if not extra:
+        return report
+    return Report(report.files, tuple(sorted((*report.issues, *extra), key=Issue.sort_key)))
 
 
 def _run_rule(rule: Rule, context: RuleContext, entity: object) -> list[Issue]:

@@ -7,11 +7,56 @@ the job would copy a folder onto itself or into its own source.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from pathlib import Path
 
 from falcon_airflow.entities import Cluster
 from falcon_airflow.entities.cluster import InterfaceType
-from falcon_airflow.entities.extension import ENTITY_TYPE, ExtensionJob, ExtensionName
+from falcon_airflow.entities.extension import ENTITY_TYPE, ExtensionJob, ExtensionName, read_job
 from falcon_airflow.issues import Issue, Level
+
+EXTENSIONS_FOLDER = "extensions"
+"""``<entities>/extensions/<extension name>/<jobName>.properties``: the extension jobs submitted to the store."""
+
+
+def extension_files(entities_dir: Path) -> list[tuple[ExtensionName, Path]]:
+    """The extension jobs' properties files in an entities folder, by extension, in name order."""
+    found = []
+    for extension in ExtensionName:
+        folder = entities_dir / EXTENSIONS_FOLDER / extension.value
+        if folder.is_dir():
+            found += [(extension, path) for path in sorted(folder.glob("*.properties"))
+                      if not path.name.startswith(".")]
+    return found
+
+
+def read_jobs(entities_dir: Path, clusters: Mapping[str, Cluster]) -> tuple[list[ExtensionJob], list[Issue]]:
+    """Every extension job of an entities folder that reads and validates, and the issues of all of them (a job
+    with an error is left out)."""
+    jobs: list[ExtensionJob] = []
+    issues: list[Issue] = []
+    names: dict[str, Path] = {}
+    for extension, path in extension_files(entities_dir):
+        display = str(path)
+        try:
+            text = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as problem:
+            issues.append(Issue(Level.ERROR, "EXT1", f"cannot read the extension job: {problem}", display, None,
+                                path.stem, ENTITY_TYPE))
+            continue
+        job, found = read_job(extension.value, text, display)
+        if job is not None:
+            found = validate_job(job, clusters)
+            if job.name != path.stem:
+                found.append(Issue(Level.ERROR, "EXT1", f"jobName {job.name} differs from the file's name "
+                                   f"{path.name}", display, job.line, job.name, ENTITY_TYPE))
+            elif job.name in names:
+                found.append(Issue(Level.ERROR, "EXT1", f"job {job.name} is also defined in {names[job.name]}",
+                                   display, job.line, job.name, ENTITY_TYPE))
+            names.setdefault(job.name, path)
+        issues.extend(found)
+        if job is not None and not any(issue.is_error for issue in found):
+            jobs.append(job)
+    return jobs, issues
 
 
 def _endpoint(cluster: Cluster, *kinds: InterfaceType) -> str | None:

@@ -3,13 +3,18 @@ mistake reported with its file, line and rule."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from tests.builders import cluster
 
+from falcon_airflow.compiler import compile_workspace
 from falcon_airflow.compiler.extension import compile_extension
 from falcon_airflow.entities import Cluster
 from falcon_airflow.entities.extension import ExtensionName, read_job, read_properties
 from falcon_airflow.parsing import parse_bytes
+from falcon_airflow.validation import validate_paths
 from falcon_airflow.validation.extensions import validate_job
+from falcon_airflow.workspace import Workspace
 
 HDFS_JOB = """\
 # the monthly sales mirror
@@ -92,3 +97,19 @@ def test_clusters_are_checked_against_the_workspace_and_the_job_compiles() -> No
     assert arguments[0] == "hdfs" and arguments[arguments.index("--max-maps") + 1] == "4"
     onto_itself = job.model_copy(update={"target_cluster": "primary", "target_dir": "/data/sales/copy"})
     assert [issue.rule for issue in validate_job(onto_itself, clusters)] == ["EXT6"]
+
+
+def test_validate_and_the_compiler_read_the_jobs_of_an_entities_folder(tmp_path: Path) -> None:
+    for name in ("primary", "backup"):
+        (tmp_path / f"{name}.xml").write_text(cluster(name, storage=f"hdfs://{name}:8020"), encoding="utf-8")
+    jobs = tmp_path / "extensions" / "hdfs-mirroring"
+    jobs.mkdir(parents=True)
+    (jobs / "sales-dr.properties").write_text(HDFS_JOB, encoding="utf-8")
+    (jobs / "broken.properties").write_text(HDFS_JOB.replace("sales-dr", "broken")
+                                            .replace("targetCluster=backup", "targetCluster=nowhere"))
+    report = validate_paths([str(tmp_path)])
+    assert [(issue.rule, issue.file, issue.line, issue.entity) for issue in report.issues] == [
+        ("EXT4", str(jobs / "broken.properties"), 11, "broken")]
+    compilation = compile_workspace(Workspace.load([str(tmp_path)]), entities_dir=tmp_path)
+    assert [spec.dag_id for spec in compilation.specs] == ["falcon.extension.sales-dr"]
+    assert [issue.rule for issue in compilation.report.issues] == ["EXT4"]
