@@ -62,6 +62,8 @@ def compile_extension(clusters: Mapping[str, Cluster], job: ExtensionJob) -> Ext
     arguments = [SUBCOMMANDS[job.extension], "--job", job.name, "--source-cluster", source.name,
                  "--target-cluster", target.name, "--instance", INSTANCE, "--max-maps", str(job.max_maps),
                  "--report", "{{ macros.falcon.report_path(dag_run, task.task_id) }}"]
+    if job.map_bandwidth_mb:
+        arguments += ["--map-bandwidth", str(job.map_bandwidth_mb)]
     sources: tuple[str, ...] = ()
     mirror: str | None = None
     if job.extension is ExtensionName.HIVE_MIRRORING:

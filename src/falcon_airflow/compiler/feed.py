@@ -187,6 +187,9 @@ def compile_replication(workspace_clusters: Mapping[str, Cluster], feed: Feed, s
             arguments += ["--source-metastore", source_side.metastore]
         if target_side.storage_base:
             arguments += ["--target-storage", target_side.storage_base]
+    bandwidth = _int_property(feed, "mapBandwidth", 0)
+    if bandwidth > 0:  # MB/s per copy task, as Falcon passed it to DistCp
+        arguments += ["--map-bandwidth", str(bandwidth)]
     if replication.include_pattern:
         arguments += ["--include", replication.include_pattern]
     if feed.availability_flag:

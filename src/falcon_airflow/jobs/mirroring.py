@@ -4,13 +4,14 @@
 Command line (``spark-submit --py-files common.py,replication.py,<core zip> mirroring.py SUBCOMMAND ARGS``)::
 
     hdfs      --job NAME --source-cluster C --target-cluster C --instance T
-              --source-dir URI (repeatable) --target-dir URI [--max-maps N] [--report PATH]
+              --source-dir URI (repeatable) --target-dir URI [--max-maps N] [--map-bandwidth MB] [--report PATH]
     snapshot  --job NAME --source-cluster C --target-cluster C --instance T --source-dir URI --target-dir URI
               --source-keep N --source-age-seconds S --target-keep N --target-age-seconds S
-              [--max-maps N] [--length-only] [--now T] [--report PATH]
+              [--max-maps N] [--map-bandwidth MB] [--length-only] [--now T] [--report PATH]
     hive      --job NAME --source-cluster C --target-cluster C --instance T
               --source-metastore thrift://H:P --target-metastore thrift://H:P --target-storage URI
-              --database DB (repeatable) [--table T (repeatable)] [--max-maps N] [--report PATH]
+              --database DB (repeatable) [--table T (repeatable)] [--max-maps N] [--map-bandwidth MB]
+              [--report PATH]
 
 ``hdfs`` (hdfs-mirroring): each source folder is mirrored as replication publishes a feed instance: copied into a
 staging folder beside the target, verified file by file (CRC32 of what was read and of the copy read back), and
@@ -73,6 +74,7 @@ def build_parser() -> argparse.ArgumentParser:
         sub.add_argument("--target-cluster", required=True)
         sub.add_argument("--instance", required=True, metavar="yyyy-MM-ddTHH:mmZ")
         sub.add_argument("--max-maps", type=int, default=1)
+        sub.add_argument("--map-bandwidth", type=float, default=0.0, metavar="MB")
         sub.add_argument("--executor-jvm", choices=("auto", "driver", "launch"), default="auto")
         sub.add_argument("--report", metavar="PATH")
         if name in ("hdfs", "snapshot"):
@@ -122,7 +124,8 @@ def _replication_options(args: argparse.Namespace, source: str, target: str) -> 
     """Replication's options for one folder of a mirror: no availability flag, deleted files removed."""
     argv = ["--feed", args.job, "--source-cluster", args.source_cluster, "--target-cluster", args.target_cluster,
             "--instance", args.instance, "--source-path", source, "--target-path", target,
-            "--max-maps", str(args.max_maps), "--no-availability-flag", "--remove-deleted-files",
+            "--max-maps", str(args.max_maps), "--map-bandwidth", str(args.map_bandwidth),
+            "--no-availability-flag", "--remove-deleted-files",
             "--executor-jvm", args.executor_jvm]
     return replication.parse_options(replication.build_parser().parse_args(argv))
 

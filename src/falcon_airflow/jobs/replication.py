@@ -17,6 +17,7 @@ Command line (``spark-submit --py-files common.py,<core zip> replication.py ARGS
     --availability-flag NAME   default _SUCCESS (NA means the default); never copied, written after publishing
     --no-availability-flag     a mirror of a folder tree: every file is copied (a _SUCCESS too), no flag written
     --max-maps N               copy tasks (default 5)
+    --map-bandwidth MB         at most MB megabytes per second written by each copy task (default: unlimited)
     --overwrite                copy every file again (otherwise files already identical at the target are kept)
     --remove-deleted-files     drop target files that the sources no longer have (within the include pattern)
     --preserve-times --preserve-permissions
@@ -120,6 +121,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--target-storage", metavar="URI")
     parser.add_argument("--include", metavar="GLOB")
     parser.add_argument("--availability-flag", default="_SUCCESS", metavar="NAME")
+    parser.add_argument("--map-bandwidth", type=float, default=0.0, metavar="MB")
     parser.add_argument("--no-availability-flag", action="store_true")
     parser.add_argument("--max-maps", type=int, default=5, metavar="N")
     parser.add_argument("--overwrite", action="store_true")
@@ -148,6 +150,8 @@ class Options:
     include: str | None
     flag: str
     max_maps: int
+    bandwidth: int
+    """Bytes per second per copy task; 0: unlimited."""
     overwrite: bool
     remove_deleted: bool
     preserve_times: bool
@@ -199,8 +203,11 @@ def parse_options(args: argparse.Namespace) -> Options:
         raise common.UsageError(f"--availability-flag {flag!r} must be a file name")
     if args.max_maps < 1:
         raise common.UsageError("--max-maps must be at least 1")
+    if args.map_bandwidth < 0:
+        raise common.UsageError("--map-bandwidth must not be negative")
     return Options(args.feed, args.source_cluster, args.target_cluster, instance, sources, target, source_table,
-                   target_table, source_metastore, target_storage, include, flag, args.max_maps, args.overwrite,
+                   target_table, source_metastore, target_storage, include, flag, args.max_maps,
+                   int(args.map_bandwidth * (1 << 20)), args.overwrite,
                    args.remove_deleted_files, args.preserve_times, args.preserve_permissions, args.executor_jvm)
 
 
@@ -288,6 +295,33 @@ public class FalconReplicationCopier {
         use(fresh, buffer);
     }
 
+    /** At most this many bytes per second written by this copier (one copy task), all its threads together; 0 or
+     *  less: unlimited. DistCp's -bandwidth, per map. */
+    public void limit(long bytesPerSecond) {
+        bandwidth = bytesPerSecond;
+    }
+
+    private long bandwidth = 0;
+    private long paceStart = 0;
+    private long paced = 0;
+
+    private void pace(int count) throws InterruptedException {
+        if (bandwidth <= 0) {
+            return;
+        }
+        long wait;
+        synchronized (this) {
+            if (paceStart == 0) {
+                paceStart = System.nanoTime();
+            }
+            paced += count;
+            wait = paceStart + (long) (paced * 1e9 / bandwidth) - System.nanoTime();
+        }
+        if (wait > 0) {
+            Thread.sleep(wait / 1000000L, (int) (wait % 1000000L));
+        }
+    }
+
     /** A copy of the driver's own Hadoop configuration (the task runs in the driver's JVM). */
     public void share(Configuration driver, int buffer) {
         use(new Configuration(driver), buffer);
@@ -357,6 +391,7 @@ public class FalconReplicationCopier {
                             sent.update(bytes, 0, count);
                             out.write(bytes, 0, count);
                             copied += count;
+                            pace(count);
                         }
                     } finally {
                         out.close();
@@ -507,6 +542,8 @@ class _Copier:
             self.copier.share(jvm.org.apache.spark.SparkContext.getOrCreate().hadoopConfiguration(), BUFFER_BYTES)
         else:
             self.copier.configure("\0".join(part for pair in task["conf"].items() for part in pair), BUFFER_BYTES)
+        if task.get("bandwidth"):
+            self.copier.limit(int(task["bandwidth"]))
 
     def run(self, batch: list[dict[str, Any]]) -> list[dict[str, Any]]:
         triples = "\0".join(f"{item['src']}\0{item['dst']}\0{int(item['length'])}" for item in batch)
@@ -684,7 +721,8 @@ class Replicator:
             return []
         slices = balance(items, self.options.max_maps)
         self.tasks += len(slices)
-        task = {"op": op, "conf": self.conf, "jvm": self.access, "preserve_times": self.options.preserve_times,
+        task = {"op": op, "conf": self.conf, "jvm": self.access, "bandwidth": self.options.bandwidth,
+                "preserve_times": self.options.preserve_times,
                 "preserve_permissions": self.options.preserve_permissions}
         context = self.spark.sparkContext
         _ship_by_value()

@@ -33,9 +33,6 @@ from falcon_airflow.operate.runs import collect, page
 from falcon_airflow.timekeeping import parse_falcon_date
 from falcon_airflow.validation.extensions import EXTENSIONS_FOLDER, extension_files, validate_job
 
-UNENFORCED = ("distcpMapBandwidth",)
-"""Accepted from Falcon's files, not applied: a submit says so."""
-
 
 def _extension(options: Options) -> ExtensionName:
     name = options.required("extension_name", "extensionName")
@@ -149,10 +146,8 @@ def _journaled(context: Context, action: str, name: str, steps: Sequence[str], c
     return None
 
 
-def _finish(message: str, pending: str | None, warnings: Sequence[str] = ()) -> Outcome:
-    outcome = succeeded(message if pending is None else f"{message}; {pending}")
-    outcome.warnings.extend(warnings)
-    return outcome
+def _finish(message: str, pending: str | None) -> Outcome:
+    return succeeded(message if pending is None else f"{message}; {pending}")
 
 
 # -- actions ---------------------------------------------------------------------------------------------------------
@@ -207,10 +202,8 @@ def submit(context: Context, options: Options, *, and_schedule: bool = False) ->
                              "write", {**data, "state": "RUNNING"})
     else:
         pending = _journaled(context, "submit", job.name, ("write", "reparse"), "write", data)
-    warnings = [f"{key} is accepted but not enforced: copies run at full speed" for key in UNENFORCED
-                if key in job.properties]
     what = "submitted and scheduled" if and_schedule else "submitted"
-    return _finish(f"{extension.value} job {job.name} {what}", pending, warnings)
+    return _finish(f"{extension.value} job {job.name} {what}", pending)
 
 
 def update(context: Context, options: Options) -> Outcome:

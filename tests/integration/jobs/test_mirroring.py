@@ -56,3 +56,17 @@ def test_what_it_refuses(spark: Any, tmp_path: Path) -> None:
     assert code == 2  # two sources named x would collide under the target
     code, _ = run(spark, tmp_path, "--source-dir", f"file://{tmp_path}/a", "--target-dir", f"file://{tmp_path}/a/in")
     assert code == 2  # the mirror inside its source
+
+
+def test_map_bandwidth_paces_each_copy_task(spark: Any, tmp_path: Path) -> None:
+    import time
+
+    source = tmp_path / "big"
+    source.mkdir()
+    (source / "blob").write_bytes(bytes(range(256)) * (3 << 12))  # 3 MiB
+    started = time.monotonic()
+    code, report = run(spark, tmp_path, "--source-dir", f"file://{source}", "--target-dir", f"file://{tmp_path}/t",
+                       "--map-bandwidth", "1")
+    # one task writing 3 MiB at 1 MiB/s cannot be done in less than about 3 s (a lower bound: never too fast)
+    assert code == 0 and report["copied_bytes"] == 3 << 20 and time.monotonic() - started >= 2.5
+    assert (tmp_path / "t" / "blob").read_bytes() == (source / "blob").read_bytes()

@@ -95,6 +95,9 @@ def test_clusters_are_checked_against_the_workspace_and_the_job_compiles() -> No
     assert spec.sources == ("hdfs://primary:8020/data/sales", "hdfs://primary:8020/data/returns")
     arguments = list(spec.job.arguments)
     assert arguments[0] == "hdfs" and arguments[arguments.index("--max-maps") + 1] == "4"
+    assert "--map-bandwidth" not in arguments
+    paced = compile_extension(clusters, job.model_copy(update={"map_bandwidth_mb": 100})).job.arguments
+    assert paced[paced.index("--map-bandwidth") + 1] == "100"
     onto_itself = job.model_copy(update={"target_cluster": "primary", "target_dir": "/data/sales/copy"})
     assert [issue.rule for issue in validate_job(onto_itself, clusters)] == ["EXT6"]
 
