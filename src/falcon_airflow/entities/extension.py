@@ -120,7 +120,8 @@ DEFINITIONS: dict[ExtensionName, tuple[str, tuple[PropertyDefinition, ...]]] = {
             "/apps/hive/dr"),
          _p("maxEvents", False, "accepted for Falcon's files (each run mirrors the current state, not events)",
             "-1"),
-         _p("replicationMaxMaps", False, "tables mirrored in parallel (default 1)", "2"),
+         _p("replicationMaxMaps", False, "accepted for Falcon's files: tables are mirrored one after another, "
+                                         "each with distcpMaxMaps copy tasks", "1"),
          *_COPY)),
 }
 
@@ -173,7 +174,6 @@ class ExtensionJob(Model):
     encrypted: bool = False
     databases: tuple[str, ...] = ()
     tables: tuple[str, ...] = ()
-    parallel_tables: int = 1
 
     @property
     def tag_pairs(self) -> tuple[tuple[str, str], ...]:
@@ -421,8 +421,8 @@ def read_job(extension_name: str, text: str, file: str) -> tuple[ExtensionJob | 
                     reader.issue("EXT3", f"{key} '{value}' is not a Hive name", key)
         if tables and len(databases) > 1:
             reader.issue("EXT3", "sourceTables needs exactly one database in sourceDatabases", "sourceTables")
-        fields.update(databases=databases, tables=tuple(item for item in tables if item != "*"),
-                      parallel_tables=reader.integer("replicationMaxMaps", 1, minimum=1))
+        fields.update(databases=databases, tables=tuple(item for item in tables if item != "*"))
+        reader.integer("replicationMaxMaps", 1, minimum=1)
         reader.integer("maxEvents", -1, minimum=-1)
     max_maps = reader.integer("distcpMaxMaps", 1, minimum=1)
     bandwidth_text = reader.text("distcpMapBandwidth")

@@ -140,6 +140,7 @@ def second_metastore(sandbox: Endpoints, tmp_path: Path) -> Iterator[str]:
 
 
 def tables(metastore: str, tmp_path: Path, *argv: str) -> str:
+    """The test's own Spark script (apps/tables.py) on the sandbox's metastore: creates the source table."""
     submit_script = Path(sys.executable).parent / "spark-submit"
     command = [str(submit_script), "--master", "local[1]", "--driver-memory", "512m",
                "--conf", f"spark.hadoop.hive.metastore.uris={metastore}",
@@ -151,6 +152,24 @@ def tables(metastore: str, tmp_path: Path, *argv: str) -> str:
                             check=False)
     assert result.returncode == 0, result.stderr[-4000:]
     return result.stdout
+
+
+def hive_table(metastore: str, database: str, name: str) -> dict[str, Any] | None:
+    """What a metastore holds of a table, read over thrift (hmsclient), independently of the product's code."""
+    from hmsclient import hmsclient
+    from hmsclient.genthrift.hive_metastore.ttypes import NoSuchObjectException
+
+    host, port = metastore.removeprefix("thrift://").rstrip("/").rsplit(":", 1)
+    with hmsclient.HMSClient(host=host, port=int(port)) as client:
+        try:
+            table = client.get_table(database, name)
+        except NoSuchObjectException:
+            return None
+        keys = [column.name for column in table.partitionKeys]
+        partitions = {"/".join(f"{key}={value}" for key, value in zip(keys, item.values, strict=True)):
+                      item.sd.location for item in client.get_partitions(database, name, -1)}
+        return {"type": table.tableType, "location": table.sd.location, "keys": keys,
+                "columns": [column.name for column in table.sd.cols], "partitions": partitions}
 
 
 def test_hdfs_and_snapshot_mirroring(entities: Callable[..., Path], sandbox: Endpoints, event_log: EventLog,
@@ -215,14 +234,17 @@ def test_hive_mirroring_onto_a_second_metastore(entities: Callable[..., Path], s
            "falcon_hm.visits", location, "2026030100/eu", "2026030101/us")
     submit(tmp_path, "visits-dr", "hive-mirroring", "sourceDatabases=falcon_hm\nsourceTables=visits\n"
                                                     "sourceHiveServer2Uri=hive2://a:10000\n")
+    assert hive_table(second_metastore, "falcon_hm", "visits") is None
     run_dag("falcon.extension.visits-dr", FIRST, event_log)
-    line = next(line for line in tables(second_metastore, tmp_path, "show", "falcon_hm.visits").splitlines()
-                if line.startswith("TABLES "))
-    mirrored = json.loads(line.removeprefix("TABLES "))["falcon_hm.visits"]
-    assert mirrored is not None and mirrored["type"] == "EXTERNAL"
-    assert mirrored["location"] == f"{sandbox.namenode('b')}/warehouse/falcon_hm.db/visits"
-    assert {name: item["rows"] for name, item in mirrored["partitions"].items()} == {
-        "ds=2026030100/region=eu": 10, "ds=2026030101/region=us": 10}
+    mirrored, original = (hive_table(second_metastore, "falcon_hm", "visits"),
+                          hive_table(sandbox.metastore, "falcon_hm", "visits"))
+    assert mirrored is not None and original is not None and mirrored["type"] == "EXTERNAL_TABLE"
+    target = f"{sandbox.namenode('b')}/warehouse/falcon_hm.db/visits"
+    assert mirrored["location"] == target
+    assert (mirrored["columns"], mirrored["keys"]) == (original["columns"], original["keys"]) == (
+        ["id", "page"], ["ds", "region"])
+    assert mirrored["partitions"] == {name: f"{target}/{name}" for name in
+                                      ("ds=2026030100/region=eu", "ds=2026030101/region=us")}
     a, b = WebHdfs(sandbox.webhdfs("a")), WebHdfs(sandbox.webhdfs("b"))
     assert b.files("/warehouse/falcon_hm.db/visits") == a.files("/warehouse/falcon_hm.db/visits")
     validate(shared, event_log.path)
