@@ -8,6 +8,7 @@ Rendered Template tab shows the real paths.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from datetime import datetime
 from pathlib import Path
 
@@ -36,7 +37,7 @@ from falcon_airflow.compiler.spark_options import parse_spark_options
 from falcon_airflow.compiler.specs import LateDataSpec, LineageSpec, ProcessDagSpec, Schedule, SlaSpec, SparkJob
 from falcon_airflow.core.naming import TABLE_NAMESPACE_CONF, metastore_namespace
 from falcon_airflow.entities import InterfaceType, Process, ProcessCluster, WorkflowEngine
-from falcon_airflow.instances.bindings import InputBinding
+from falcon_airflow.instances.bindings import InputBinding, OutputBinding
 from falcon_airflow.instances.process import ProcessOnCluster
 from falcon_airflow.timekeeping import format_falcon_date
 from falcon_airflow.workspace import Workspace
@@ -168,7 +169,10 @@ def _late_spec(runner: ProcessOnCluster, entities_dir: Path | None,
                         cut_off_seconds=tuple(cut_offs), rerun=job)
 
 
-def _doc(runner: ProcessOnCluster, placement: ProcessCluster, now: datetime) -> str:
+def _doc(runner: ProcessOnCluster, placement: ProcessCluster, now: datetime, bindings: Sequence[InputBinding],
+         outputs: Sequence[OutputBinding]) -> str:
+    """The DAG's documentation: its schedule and what its next instance reads and writes (resolved through the
+    bindings the spec is compiled from, so each feed is bound once)."""
     process = runner.process
     lines = [doc_header(process, f"instances on cluster `{placement.name}`"),
              f"Every {process.frequency} ({process.timezone}) from {format_falcon_date(placement.validity.start)} "
@@ -179,11 +183,11 @@ def _doc(runner: ProcessOnCluster, placement: ProcessCluster, now: datetime) -> 
         if not runner.grid.contains(upcoming):
             upcoming = runner.grid.start
         lines.append(f"Next instance {format_falcon_date(upcoming)} resolves to:")
-        for item in runner.resolve_inputs(upcoming):
+        for item in (binding.resolve(upcoming) for binding in bindings):
             flag = " (optional)" if item.optional else ""
             lines.append(f"- input `{item.name}` ← feed `{item.feed}`{flag}: "
                          + (", ".join(f"`{path}`" for path in item.paths) or "no instance"))
-        for output in runner.resolve_outputs(upcoming):
+        for output in (binding.resolve(upcoming) for binding in outputs):
             lines.append(f"- output `{output.name}` → feed `{output.feed}`: `{output.path}`")
     except Exception as problem:  # documentation must never stop a DAG from loading
         lines.append(f"(next instance not resolved: {problem})")
@@ -247,7 +251,7 @@ def compile_process(workspace: Workspace, process: Process, placement: ProcessCl
         email_on_attempt=bool(notification and notification.level and notification.level.value == "attempt"),
         owner=owner_of(process.acl), group_access=group_access_of(process.acl),
         tags=tags_of(process.tag_pairs, "process", *(f"pipeline={name}" for name in process.pipelines)),
-        doc_md=_doc(runner, placement, now),
+        doc_md=_doc(runner, placement, now, bindings, outputs),
         messaging=messaging_of(cluster, process.property_map),
         empty_dir=runner.feed(process.inputs[0].feed).empty_dir() if process.inputs and cluster else None,
         lineage=LineageSpec(owner=process.acl.owner if process.acl is not None and process.acl.owner else None,

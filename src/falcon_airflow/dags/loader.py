@@ -1,9 +1,12 @@
 """What the dags/ file calls: the entities folder compiled into Airflow DAGs, fast and fault-isolated.
 
 * The folder: ``FALCON_ENTITIES_DIR``, else ``[falcon] entities_dir``, else ``entities/`` beside the dags folder.
-* Compilation is cached by content: the key is a hash of every entity file's bytes (and the package version and
-  the day, since rule P10 depends on "now"); a re-parse with unchanged XML reads the compiled specs back instead
-  of parsing, validating and compiling again.
+* Compilation is cached by content: the key is a hash of every entity file's bytes (and the package version, the
+  specs' schema and the day, since rule P10 depends on "now"); a re-parse with unchanged XML reads the compiled
+  specs back instead of parsing, validating and compiling again. The cache holds the spec models pickled:
+  validating them again from JSON cost more than building their DAGs. It lives under ``AIRFLOW_HOME``, which
+  only the deployment writes (whoever can write there can already change ``airflow.cfg``); entries an hour old
+  that nothing read for an hour are removed when a new one is written.
 * A worker that runs one task builds only that task's DAG (``get_parsing_context().dag_id``).
 * Invalid entities never hide the valid ones: they are left out, their problems (file:line, rule) are logged and
   shown in the Airflow UI as the ``falcon.invalid-entities`` DAG (its docs list them; running it fails with
@@ -15,10 +18,14 @@
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import json
 import logging
 import os
+import pickle
+import shutil
+import time
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -71,8 +78,16 @@ def _entity_files(folder: Path) -> list[Path]:
     return files
 
 
+@functools.cache
+def spec_schema_fingerprint() -> str:
+    """A hash of the specs' JSON schema: a cache written by code whose models differ is never unpickled."""
+    schema = json.dumps(_SPECS.json_schema(mode="serialization"), sort_keys=True)
+    return hashlib.sha256(schema.encode()).hexdigest()[:16]
+
+
 def content_key(folder: Path, files: list[Path], catchup_default: bool) -> str:
-    digest = hashlib.sha256(f"{__version__}|{datetime.now(UTC).date()}|{catchup_default}|{folder}".encode())
+    digest = hashlib.sha256(f"{__version__}|{spec_schema_fingerprint()}|{datetime.now(UTC).date()}|"
+                            f"{catchup_default}|{folder}".encode())
     for path in files:
         digest.update(str(path.relative_to(folder)).encode())
         digest.update(b"\0")
@@ -91,6 +106,54 @@ def content_key(folder: Path, files: list[Path], catchup_default: bool) -> str:
 def _cache_folder() -> Path:
     home = Path(os.environ.get("AIRFLOW_HOME", str(Path.home() / "airflow")))
     return home / "falcon" / "compiled"
+
+
+STALE_ENTRY_SECONDS = 3600
+
+
+def mark_used(entry: Path) -> None:
+    """Keep an entry from :func:`prune_cache`: a dag-processor re-reads its entry every refresh."""
+    with contextlib.suppress(OSError):
+        os.utime(entry)
+
+
+def prune_cache(current: Path) -> None:
+    """Remove the cache entries (files and shard folders) other than ``current`` that nothing has read or written
+    for an hour: every change and every new day writes a new entry. A parse still reading a removed one falls
+    back to compiling for itself."""
+    threshold = time.time() - STALE_ENTRY_SECONDS
+    with contextlib.suppress(OSError):
+        for entry in current.parent.iterdir():
+            if entry == current or entry.stem == current.name:  # the current entry and its lock
+                continue
+            with contextlib.suppress(OSError):
+                if entry.stat().st_mtime >= threshold:
+                    continue
+                if entry.is_dir():
+                    shutil.rmtree(entry)
+                else:
+                    entry.unlink()
+
+
+def write_atomically(path: Path, data: bytes) -> None:
+    temporary = path.with_suffix(f".{os.getpid()}.tmp")
+    temporary.write_bytes(data)
+    temporary.replace(path)  # a concurrent parse never reads half a file
+
+
+def read_pickled(path: Path) -> Any:
+    """What :func:`write_pickled` wrote; ``None`` (logged) when the file is missing or unreadable."""
+    try:
+        return pickle.loads(path.read_bytes())
+    except FileNotFoundError:
+        return None
+    except Exception as problem:  # a truncated or foreign file: compile instead
+        log.warning("falcon-airflow: ignoring unreadable compiled cache %s: %s", path, problem)
+        return None
+
+
+def write_pickled(path: Path, value: Any) -> None:
+    write_atomically(path, pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL))
 
 
 def compile_folder(folder: Path, *, catchup_default: bool) -> tuple[list[DagSpec], list[Issue]]:
@@ -113,21 +176,17 @@ def load_specs(folder: Path, *, catchup_default: bool = True) -> tuple[list[DagS
     """Specs and issues of a folder, from the content cache when the files did not change."""
     files = _entity_files(folder)
     key = content_key(folder, files, catchup_default)
-    cached = _cache_folder() / f"{key}.json"
-    if cached.exists():
-        try:
-            data = json.loads(cached.read_text(encoding="utf-8"))
-            return _SPECS.validate_python(data["specs"]), data["issues"]
-        except (OSError, ValueError, KeyError) as problem:
-            log.warning("ignoring unreadable compiled cache %s: %s", cached, problem)
+    cached = _cache_folder() / f"{key}.pickle"
+    data = read_pickled(cached)
+    if isinstance(data, dict) and isinstance(data.get("specs"), list) and isinstance(data.get("issues"), list):
+        mark_used(cached)
+        return data["specs"], data["issues"]
     specs, issues = compile_folder(folder, catchup_default=catchup_default)
     issue_dicts = [_issue_dict(issue) for issue in issues]
     try:
         cached.parent.mkdir(parents=True, exist_ok=True)
-        temporary = cached.with_suffix(f".{os.getpid()}.tmp")
-        temporary.write_text(json.dumps({"specs": _SPECS.dump_python(specs, mode="json"), "issues": issue_dicts}),
-                             encoding="utf-8")
-        temporary.replace(cached)  # atomic: a concurrent parse never reads half a cache file
+        write_pickled(cached, {"specs": specs, "issues": issue_dicts})
+        prune_cache(cached)
     except OSError as problem:
         log.warning("cannot write the compiled cache %s: %s", cached, problem)
     return specs, issue_dicts

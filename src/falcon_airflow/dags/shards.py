@@ -14,7 +14,6 @@ from __future__ import annotations
 import fcntl
 import json
 import logging
-import os
 import re
 import zlib
 from pathlib import Path
@@ -72,14 +71,8 @@ def _entry_folder(key: str, count: int) -> Path:
     return _cache_folder() / f"{key}-{count}"
 
 
-def _write_atomically(path: Path, text: str) -> None:
-    temporary = path.with_suffix(f".{os.getpid()}.tmp")
-    temporary.write_text(text, encoding="utf-8")
-    temporary.replace(path)  # a concurrent parse never reads half a file
-
-
 def _compile_into(entry: Path, folder: Path, *, catchup_default: bool, count: int) -> None:
-    from falcon_airflow.dags.loader import _SPECS, _issue_dict, compile_folder
+    from falcon_airflow.dags.loader import _issue_dict, compile_folder, prune_cache, write_atomically, write_pickled
 
     specs, issues = compile_folder(folder, catchup_default=catchup_default)
     parts: list[list[DagSpec]] = [[] for _ in range(count)]
@@ -87,19 +80,21 @@ def _compile_into(entry: Path, folder: Path, *, catchup_default: bool, count: in
         parts[shard_of(spec.source.type, spec.source.name, count)].append(spec)
     entry.mkdir(parents=True, exist_ok=True)
     for index, part in enumerate(parts):
-        _write_atomically(entry / f"shard-{index}.json", json.dumps(_SPECS.dump_python(part, mode="json")))
+        write_pickled(entry / f"shard-{index}.pickle", part)
     # written last: its presence says every shard file is there
-    _write_atomically(entry / "issues.json", json.dumps([_issue_dict(issue) for issue in issues]))
+    write_atomically(entry / "issues.json", json.dumps([_issue_dict(issue) for issue in issues]).encode())
+    prune_cache(entry)
 
 
 def _ensure_compiled(folder: Path, *, catchup_default: bool, count: int) -> Path | None:
     """The cache entry of the folder's current content, compiled by this process if no other did; ``None`` when
     the cache cannot be written (the caller compiles for itself)."""
-    from falcon_airflow.dags.loader import _entity_files, content_key
+    from falcon_airflow.dags.loader import _entity_files, content_key, mark_used
 
     key = content_key(folder, _entity_files(folder), catchup_default)
     entry = _entry_folder(key, count)
     if (entry / "issues.json").exists():
+        mark_used(entry)
         return entry
     try:
         entry.parent.mkdir(parents=True, exist_ok=True)
@@ -116,16 +111,16 @@ def _ensure_compiled(folder: Path, *, catchup_default: bool, count: int) -> Path
 def load_shard(folder: Path, *, catchup_default: bool, count: int,
                shard: int | None) -> tuple[list[DagSpec], list[dict[str, Any]]]:
     """The specs of one shard (every shard's with ``shard=None``) and the issues of the whole folder."""
-    from falcon_airflow.dags.loader import _SPECS, _issue_dict, compile_folder
+    from falcon_airflow.dags.loader import _issue_dict, compile_folder, read_pickled
 
     entry = _ensure_compiled(folder, catchup_default=catchup_default, count=count)
     if entry is not None:
         try:
-            wanted = range(count) if shard is None else [shard]
-            specs = [spec for index in wanted
-                     for spec in _SPECS.validate_json((entry / f"shard-{index}.json").read_bytes())]
+            parts = [read_pickled(entry / f"shard-{index}.pickle")
+                     for index in (range(count) if shard is None else [shard])]
             issues = json.loads((entry / "issues.json").read_text(encoding="utf-8"))
-            return specs, issues
+            if all(isinstance(part, list) for part in parts) and isinstance(issues, list):
+                return [spec for part in parts for spec in part], issues
         except (OSError, ValueError) as problem:
             log.warning("falcon-airflow: ignoring unreadable compiled cache %s: %s", entry, problem)
     compiled, found = compile_folder(folder, catchup_default=catchup_default)
