@@ -51,7 +51,7 @@ def freeze_compile_time(monkeypatch: pytest.MonkeyPatch) -> None:
         def now(cls, tz: Any = None) -> Any:  # type: ignore[override]
             return moment.astimezone(tz) if tz is not None else moment.replace(tzinfo=None)
 
-    monkeypatch.setattr("falcon_airflow.compiler.datetime", Frozen)
+    monkeypatch.setattr("falcon_airflow.compiler.compilation.datetime", Frozen)
 
 
 def assert_same_dags(folder: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, count: int = 4) -> list[str]:
