@@ -171,18 +171,19 @@ def _late_spec(runner: ProcessOnCluster, entities_dir: Path | None,
 
 def _doc(runner: ProcessOnCluster, placement: ProcessCluster, now: datetime, bindings: Sequence[InputBinding],
          outputs: Sequence[OutputBinding]) -> str:
-    """The DAG's documentation: its schedule and what its next instance reads and writes (resolved through the
-    bindings the spec is compiled from, so each feed is bound once)."""
+    """The DAG's documentation: its schedule and what the instance due at compile time reads and writes (resolved
+    through the bindings the spec is compiled from, so each feed is bound once)."""
     process = runner.process
     lines = [doc_header(process, f"instances on cluster `{placement.name}`"),
              f"Every {process.frequency} ({process.timezone}) from {format_falcon_date(placement.validity.start)} "
              f"until {format_falcon_date(placement.validity.end)} (exclusive); order {process.order.value}, "
              f"{process.parallel} in parallel.", ""]
     try:
-        upcoming = runner.grid.next_at_or_after(now)
+        # The docs are compiled once a day (the loader's cache), so the example says when it was the next one.
+        upcoming, which = runner.grid.next_at_or_after(now), "the next one when these docs were compiled"
         if not runner.grid.contains(upcoming):
-            upcoming = runner.grid.start
-        lines.append(f"Next instance {format_falcon_date(upcoming)} resolves to:")
+            upcoming, which = runner.grid.start, "the first one"
+        lines.append(f"For example, instance {format_falcon_date(upcoming)} ({which}) resolves to:")
         for item in (binding.resolve(upcoming) for binding in bindings):
             flag = " (optional)" if item.optional else ""
             lines.append(f"- input `{item.name}` ← feed `{item.feed}`{flag}: "
@@ -190,7 +191,7 @@ def _doc(runner: ProcessOnCluster, placement: ProcessCluster, now: datetime, bin
         for output in (binding.resolve(upcoming) for binding in outputs):
             lines.append(f"- output `{output.name}` → feed `{output.feed}`: `{output.path}`")
     except Exception as problem:  # documentation must never stop a DAG from loading
-        lines.append(f"(next instance not resolved: {problem})")
+        lines.append(f"(example instance not resolved: {problem})")
     lines += ["", CLUSTER_INTERFACES_NOTE]
     return "\n".join(lines)
 
