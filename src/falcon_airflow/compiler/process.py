@@ -169,11 +169,11 @@ def _late_spec(runner: ProcessOnCluster, entities_dir: Path | None,
                         cut_off_seconds=tuple(cut_offs), rerun=job)
 
 
-def _doc(runner: ProcessOnCluster, placement: ProcessCluster, now: datetime, bindings: Sequence[InputBinding],
+def _doc(runner: ProcessOnCluster, now: datetime, bindings: Sequence[InputBinding],
          outputs: Sequence[OutputBinding]) -> str:
     """The DAG's documentation: its schedule and what the instance due at compile time reads and writes (resolved
     through the bindings the spec is compiled from, so each feed is bound once)."""
-    process = runner.process
+    process, placement = runner.process, runner.placement
     lines = [doc_header(process, f"instances on cluster `{placement.name}`"),
              f"Every {process.frequency} ({process.timezone}) from {format_falcon_date(placement.validity.start)} "
              f"until {format_falcon_date(placement.validity.end)} (exclusive); order {process.order.value}, "
@@ -252,7 +252,7 @@ def compile_process(workspace: Workspace, process: Process, placement: ProcessCl
         email_on_attempt=bool(notification and notification.level and notification.level.value == "attempt"),
         owner=owner_of(process.acl), group_access=group_access_of(process.acl),
         tags=tags_of(process.tag_pairs, "process", *(f"pipeline={name}" for name in process.pipelines)),
-        doc_md=_doc(runner, placement, now, bindings, outputs),
+        doc_md=_doc(runner, now, bindings, outputs),
         messaging=messaging_of(cluster, process.property_map),
         empty_dir=runner.feed(process.inputs[0].feed).empty_dir() if process.inputs and cluster else None,
         lineage=LineageSpec(owner=process.acl.owner if process.acl is not None and process.acl.owner else None,

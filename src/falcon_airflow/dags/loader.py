@@ -3,10 +3,7 @@
 * The folder: ``FALCON_ENTITIES_DIR``, else ``[falcon] entities_dir``, else ``entities/`` beside the dags folder.
 * Compilation is cached by content: the key is a hash of every entity file's bytes (and the package version, the
   specs' schema and the day, since rule P10 depends on "now"); a re-parse with unchanged XML reads the compiled
-  specs back instead of parsing, validating and compiling again. The cache holds the spec models pickled:
-  validating them again from JSON cost more than building their DAGs. It lives under ``AIRFLOW_HOME``, which
-  only the deployment writes (whoever can write there can already change ``airflow.cfg``); entries an hour old
-  that nothing read for an hour are removed when a new one is written.
+  specs back instead of parsing, validating and compiling again (the cache's files: ``compiled_cache``).
 * A worker that runs one task builds only that task's DAG (``get_parsing_context().dag_id``).
 * Invalid entities never hide the valid ones: they are left out, their problems (file:line, rule) are logged and
   shown in the Airflow UI as the ``falcon.invalid-entities`` DAG (its docs list them; running it fails with
@@ -23,9 +20,6 @@ import hashlib
 import json
 import logging
 import os
-import pickle
-import shutil
-import time
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -35,6 +29,7 @@ from pydantic import TypeAdapter
 from falcon_airflow import __version__
 from falcon_airflow.compiler.specs import DagSpec
 from falcon_airflow.compiler.store_state import recorded_store_state, state_files, state_folder
+from falcon_airflow.dags.compiled_cache import cache_folder, mark_used, prune_cache, read_pickled, write_pickled
 from falcon_airflow.issues import Issue
 
 log = logging.getLogger("falcon_airflow.dags")
@@ -103,59 +98,6 @@ def content_key(folder: Path, files: list[Path], catchup_default: bool) -> str:
     return digest.hexdigest()[:32]
 
 
-def _cache_folder() -> Path:
-    home = Path(os.environ.get("AIRFLOW_HOME", str(Path.home() / "airflow")))
-    return home / "falcon" / "compiled"
-
-
-STALE_ENTRY_SECONDS = 3600
-
-
-def mark_used(entry: Path) -> None:
-    """Keep an entry from :func:`prune_cache`: a dag-processor re-reads its entry every refresh."""
-    with contextlib.suppress(OSError):
-        os.utime(entry)
-
-
-def prune_cache(current: Path) -> None:
-    """Remove the cache entries (files and shard folders) other than ``current`` that nothing has read or written
-    for an hour: every change and every new day writes a new entry. A parse still reading a removed one falls
-    back to compiling for itself."""
-    threshold = time.time() - STALE_ENTRY_SECONDS
-    with contextlib.suppress(OSError):
-        for entry in current.parent.iterdir():
-            if entry == current or entry.stem == current.name:  # the current entry and its lock
-                continue
-            with contextlib.suppress(OSError):
-                if entry.stat().st_mtime >= threshold:
-                    continue
-                if entry.is_dir():
-                    shutil.rmtree(entry)
-                else:
-                    entry.unlink()
-
-
-def write_atomically(path: Path, data: bytes) -> None:
-    temporary = path.with_suffix(f".{os.getpid()}.tmp")
-    temporary.write_bytes(data)
-    temporary.replace(path)  # a concurrent parse never reads half a file
-
-
-def read_pickled(path: Path) -> Any:
-    """What :func:`write_pickled` wrote; ``None`` (logged) when the file is missing or unreadable."""
-    try:
-        return pickle.loads(path.read_bytes())
-    except FileNotFoundError:
-        return None
-    except Exception as problem:  # a truncated or foreign file: compile instead
-        log.warning("falcon-airflow: ignoring unreadable compiled cache %s: %s", path, problem)
-        return None
-
-
-def write_pickled(path: Path, value: Any) -> None:
-    write_atomically(path, pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL))
-
-
 def compile_folder(folder: Path, *, catchup_default: bool) -> tuple[list[DagSpec], list[Issue]]:
     """Parse, validate and compile (the cold path); the result as specs plus every issue."""
     from falcon_airflow.compiler import compile_workspace
@@ -176,7 +118,7 @@ def load_specs(folder: Path, *, catchup_default: bool = True) -> tuple[list[DagS
     """Specs and issues of a folder, from the content cache when the files did not change."""
     files = _entity_files(folder)
     key = content_key(folder, files, catchup_default)
-    cached = _cache_folder() / f"{key}.pickle"
+    cached = cache_folder() / f"{key}.pickle"
     data = read_pickled(cached)
     if isinstance(data, dict) and isinstance(data.get("specs"), list) and isinstance(data.get("issues"), list):
         mark_used(cached)

@@ -20,6 +20,14 @@ from pathlib import Path
 from typing import Any
 
 from falcon_airflow.compiler.specs import DagSpec
+from falcon_airflow.dags.compiled_cache import (
+    cache_folder,
+    mark_used,
+    prune_cache,
+    read_pickled,
+    write_atomically,
+    write_pickled,
+)
 
 log = logging.getLogger("falcon_airflow.dags")
 
@@ -66,13 +74,11 @@ def shard_of(entity_type: str, name: str, count: int) -> int:
 
 
 def _entry_folder(key: str, count: int) -> Path:
-    from falcon_airflow.dags.loader import _cache_folder
-
-    return _cache_folder() / f"{key}-{count}"
+    return cache_folder() / f"{key}-{count}"
 
 
 def _compile_into(entry: Path, folder: Path, *, catchup_default: bool, count: int) -> None:
-    from falcon_airflow.dags.loader import _issue_dict, compile_folder, prune_cache, write_atomically, write_pickled
+    from falcon_airflow.dags.loader import _issue_dict, compile_folder
 
     specs, issues = compile_folder(folder, catchup_default=catchup_default)
     parts: list[list[DagSpec]] = [[] for _ in range(count)]
@@ -89,7 +95,7 @@ def _compile_into(entry: Path, folder: Path, *, catchup_default: bool, count: in
 def _ensure_compiled(folder: Path, *, catchup_default: bool, count: int) -> Path | None:
     """The cache entry of the folder's current content, compiled by this process if no other did; ``None`` when
     the cache cannot be written (the caller compiles for itself)."""
-    from falcon_airflow.dags.loader import _entity_files, content_key, mark_used
+    from falcon_airflow.dags.loader import _entity_files, content_key
 
     key = content_key(folder, _entity_files(folder), catchup_default)
     entry = _entry_folder(key, count)
@@ -111,7 +117,7 @@ def _ensure_compiled(folder: Path, *, catchup_default: bool, count: int) -> Path
 def load_shard(folder: Path, *, catchup_default: bool, count: int,
                shard: int | None) -> tuple[list[DagSpec], list[dict[str, Any]]]:
     """The specs of one shard (every shard's with ``shard=None``) and the issues of the whole folder."""
-    from falcon_airflow.dags.loader import _issue_dict, compile_folder, read_pickled
+    from falcon_airflow.dags.loader import _issue_dict, compile_folder
 
     entry = _ensure_compiled(folder, catchup_default=catchup_default, count=count)
     if entry is not None:

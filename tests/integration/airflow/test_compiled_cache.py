@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 from falcon_airflow.dags import loader
-from falcon_airflow.dags.loader import STALE_ENTRY_SECONDS, load_specs, prune_cache
+from falcon_airflow.dags.compiled_cache import STALE_ENTRY_SECONDS, prune_cache
+from falcon_airflow.dags.loader import load_specs
 
 REPOSITORY = Path(__file__).resolve().parents[3]
 pytestmark = pytest.mark.xdist_group("airflow")
