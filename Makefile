@@ -27,7 +27,13 @@ RUN_ENTITIES ?= $(CURDIR)/entities
 RUN_CATCHUP ?= False
 # Running tasks' logs are served to the api-server from 127.0.0.1 only, on a port that follows RUN_PORT.
 RUN_LOG_PORT ?= $(shell echo $$(( $(RUN_PORT) + 713 )))
+# The embedded metadata database, unless the environment names another: SQLite in Airflow's home, in write-ahead
+# log mode and with a long busy wait, so five processes writing to it queue instead of failing (see
+# falcon_airflow/provider/embedded_database.py).
+RUN_SQLITE := $(if $(AIRFLOW__DATABASE__SQL_ALCHEMY_CONN),,$(RUN_HOME)/airflow.db)
 RUN_ENV := AIRFLOW_HOME=$(RUN_HOME) \
+	$(if $(RUN_SQLITE),AIRFLOW__DATABASE__SQL_ALCHEMY_CONNECT_ARGS=falcon_airflow.provider.embedded_database.CONNECT_ARGS \
+	  AIRFLOW__DATABASE__SQL_ALCHEMY_CONNECT_ARGS_ASYNC=falcon_airflow.provider.embedded_database.CONNECT_ARGS) \
 	AIRFLOW__CORE__DAGS_FOLDER=$(CURDIR)/dags \
 	FALCON_ENTITIES_DIR=$(RUN_ENTITIES) \
 	AIRFLOW__CORE__LOAD_EXAMPLES=False \
@@ -107,6 +113,7 @@ run: install
 	@$(RUN_ENV) $(BIN)/python -m falcon_airflow.validation.prepare $(RUN_ENTITIES)
 	@echo "airflow db migrate (output in $(RUN_HOME)/db-migrate.log)"
 	@$(RUN_ENV) $(BIN)/airflow db migrate > $(RUN_HOME)/db-migrate.log
+	$(if $(RUN_SQLITE),@$(BIN)/python -m falcon_airflow.provider.embedded_database $(RUN_SQLITE))
 	@echo "Airflow UI: http://127.0.0.1:$(RUN_PORT)  (login admin / admin); stop with Ctrl-C"
 	@$(RUN_ENV) bash -c 'trap "trap - TERM; kill 0" INT TERM EXIT; \
 	  airflow api-server --host 127.0.0.1 --port $(RUN_PORT) & \

@@ -100,6 +100,11 @@ class EventLog:
         self.listener.before_stopping(None)  # the DAG-run events are sent from a process pool: wait for them
         return [json.loads(line) for line in self.path.read_text(encoding="utf-8").splitlines() if line.strip()]
 
+    def validate(self, shared: Path) -> str:
+        """The strict OpenLineage check of every event so far, once the DAG-run events still in the pool are out."""
+        self.listener.before_stopping(None)
+        return validate(shared, self.path)
+
 
 @pytest.fixture
 def event_log(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[EventLog]:
@@ -172,7 +177,7 @@ def test_process_instances_report_column_lineage_through_the_driver(
         event_log.dag_run_started(run, dag)
 
     events = event_log.events()
-    validate(shared, event_log.path)
+    event_log.validate(shared)
     workflow = [event for event in events if event["job"]["name"] == "falcon.process.totals.local.workflow"]
     assert sorted(event["eventType"] for event in workflow) == ["COMPLETE", "COMPLETE", "START", "START"]
     complete = next(event for event in workflow if event["eventType"] == "COMPLETE")
@@ -243,7 +248,7 @@ def test_retention_drops_and_replication_copies_columns(
     event_log.dag_run_started(run, replication)
 
     events = event_log.events()
-    validate(shared, event_log.path)
+    event_log.validate(shared)
     (evicting,) = [event for event in events if event["job"]["name"] == "falcon.feed.audit.retention.east.retention"
                    and event["eventType"] == "COMPLETE"]
     dropped = {output["name"]: output["facets"]["lifecycleStateChange"]["lifecycleStateChange"]

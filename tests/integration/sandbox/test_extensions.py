@@ -24,7 +24,7 @@ from typing import Any
 
 import pendulum
 import pytest
-from tests.integration.airflow.test_lineage import EventLog, validate
+from tests.integration.airflow.test_lineage import EventLog
 from tests.integration.sandbox.conftest import APPS, WebHdfs
 from tests.integration.sandbox.test_lifecycle import run_dag
 
@@ -219,7 +219,7 @@ def test_hdfs_and_snapshot_mirroring(entities: Callable[..., Path], sandbox: End
 
     code, output = extension("-list")
     assert code == 0 and "orders-snap (hdfs-snapshot-mirroring) SUBMITTED" in output
-    validate(shared, event_log.path)
+    event_log.validate(shared)
     datasets = {(dataset["namespace"], dataset["name"]) for event in event_log.events()
                 for dataset in event.get("outputs") or []}
     assert (sandbox.namenode("b"), "/backup/sales") in datasets and (sandbox.namenode("b"), "/dr/orders") in datasets
@@ -247,7 +247,7 @@ def test_hive_mirroring_onto_a_second_metastore(entities: Callable[..., Path], s
                                       ("ds=2026030100/region=eu", "ds=2026030101/region=us")}
     a, b = WebHdfs(sandbox.webhdfs("a")), WebHdfs(sandbox.webhdfs("b"))
     assert b.files("/warehouse/falcon_hm.db/visits") == a.files("/warehouse/falcon_hm.db/visits")
-    validate(shared, event_log.path)
+    event_log.validate(shared)
     outputs = {(dataset["namespace"], dataset["name"]) for event in event_log.events()
                for dataset in event.get("outputs") or []}
     assert (f"hive://127.0.0.1:{second_metastore.rsplit(':', 1)[1]}", "falcon_hm.visits") in outputs

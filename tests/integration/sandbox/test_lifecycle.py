@@ -11,7 +11,7 @@ from typing import Any
 
 import pendulum
 import pytest
-from tests.integration.airflow.test_lineage import EventLog, validate
+from tests.integration.airflow.test_lineage import EventLog
 from tests.integration.sandbox.conftest import APPS, S3, WebHdfs
 
 from falcon_airflow.dags.builder import build_dag
@@ -165,7 +165,7 @@ def test_process_replication_and_retention_on_hdfs_and_s3(entities: Callable[...
 
     # OpenLineage names the datasets as the naming spec says: hdfs://host:port and s3://bucket.
     events = event_log.events()
-    validate(shared, event_log.path)
+    event_log.validate(shared)
     namespaces = {dataset["namespace"] for event in events
                   for dataset in [*(event.get("inputs") or []), *(event.get("outputs") or [])]}
     assert {sandbox.namenode("a"), sandbox.namenode("b"), f"s3://{sandbox.s3.bucket}"} <= namespaces, namespaces

@@ -16,7 +16,7 @@ from typing import Any
 
 import pendulum
 import pytest
-from tests.integration.airflow.test_lineage import EventLog, validate
+from tests.integration.airflow.test_lineage import EventLog
 from tests.integration.sandbox.conftest import APPS, WebHdfs
 from tests.integration.sandbox.test_lifecycle import CLUSTER, run_dag
 
@@ -134,7 +134,7 @@ def test_table_feed_replication_and_retention_on_the_metastore(
     assert a.read("/warehouse/falcon_a.db/page_views/README") == b"keep me\n"
 
     # Lineage names the tables in the metastore's namespace, as the OpenLineage naming spec says.
-    validate(shared, event_log.path)
+    event_log.validate(shared)
     datasets = {(dataset["namespace"], dataset["name"]) for event in event_log.events()
                 for dataset in [*(event.get("inputs") or []), *(event.get("outputs") or [])]}
     source_namespace, target_namespace = (
