@@ -22,4 +22,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    return run_parsed(build_parser().parse_args(argv))
+    """Run a command line; without ``argv`` it is the program's own (``sys.argv``) and the process ends with the
+    command, which a command may use to skip clean-up that only a long-lived caller needs."""
+    args = build_parser().parse_args(argv)
+    args.process_ends_after = argv is None
+    return run_parsed(args)

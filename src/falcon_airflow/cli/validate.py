@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import gc
 import sys
 
 from falcon_airflow.cli.exits import EXIT_INVALID, EXIT_OK, EXIT_USAGE
@@ -30,4 +31,9 @@ def run(args: argparse.Namespace) -> int:
         if args.strict:
             report = report.strict()
         print(render(report, args.format))
+        if getattr(args, "process_ends_after", False):
+            # The process ends with the command. Left to the collector, the estate's objects would be walked once
+            # more when it resumes or the interpreter exits (a fifth of the run at 10,000 entities); frozen, they
+            # are not. A caller that lives on keeps its collector as it was.
+            gc.freeze()
         return EXIT_OK if report.valid else EXIT_INVALID

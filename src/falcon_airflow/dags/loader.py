@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import gc
 import hashlib
 import json
 import logging
@@ -134,6 +135,21 @@ def load_specs(folder: Path, *, catchup_default: bool = True) -> tuple[list[DagS
     return specs, issue_dicts
 
 
+@contextlib.contextmanager
+def garbage_collection_paused() -> Any:
+    """Python's cycle collector off while a parse builds its DAGs. Building thousands of DAGs and operators
+    allocates millions of objects that all stay alive, and every collection the allocations trigger walks the
+    growing heap again for nothing: a quarter to a third of a warm parse's CPU. Cycles made meanwhile are collected
+    once it is back on."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
 def _describe(issue: dict[str, Any]) -> str:
     where = f"{issue['file']}:{issue['line']}" if issue.get("line") else str(issue.get("file") or "<workspace>")
     entity = f" {issue['entity']}:" if issue.get("entity") else ""
@@ -200,11 +216,6 @@ def load_dags(dags_file: str | None = None, *, folder: Path | None = None,
               strict: bool | None = None) -> dict[str, Any]:
     """Every DAG of the entities folder by dag id (only the requested one on a worker); from a shard DAG file,
     only that shard's DAGs (the invalid-entities DAG is in shard 0)."""
-    from airflow.sdk import get_parsing_context
-
-    from falcon_airflow.dags.builder import build_dag
-    from falcon_airflow.dags.shards import load_shard
-
     folder = folder or entities_folder(dags_file)
     if strict is None:
         strict = _config("strict", "False").strip().lower() == "true"
@@ -218,6 +229,18 @@ def load_dags(dags_file: str | None = None, *, folder: Path | None = None,
     count, shard = _sharding(dags_file)
     if shard is not None and shard >= count:
         return {}  # a shard file beyond [falcon] dag_shards: its entities are in the other files
+    with garbage_collection_paused():
+        return _load_and_build(folder, dags_file, strict=strict, catchup_default=catchup_default, count=count,
+                               shard=shard)
+
+
+def _load_and_build(folder: Path, dags_file: str | None, *, strict: bool, catchup_default: bool, count: int,
+                    shard: int | None) -> dict[str, Any]:
+    from airflow.sdk import get_parsing_context
+
+    from falcon_airflow.dags.builder import DeploymentSettings, build_dag
+    from falcon_airflow.dags.shards import load_shard
+
     if count > 1:
         specs, issues = load_shard(folder, catchup_default=catchup_default, count=count, shard=shard)
     else:
@@ -232,11 +255,12 @@ def load_dags(dags_file: str | None = None, *, folder: Path | None = None,
         raise InvalidEntitiesError("invalid Falcon entities:\n" + "\n".join(_describe(issue) for issue in errors))
     wanted = get_parsing_context().dag_id
     dags: dict[str, Any] = {}
+    settings = DeploymentSettings.from_config()
     for spec in specs:
         if wanted is not None and spec.dag_id != wanted:
             continue
         try:
-            dags[spec.dag_id] = build_dag(spec)
+            dags[spec.dag_id] = build_dag(spec, settings)
         except Exception as problem:  # one DAG that cannot be built must not hide the others
             log.exception("falcon-airflow: cannot build DAG %s from %s:%s", spec.dag_id, spec.source.file,
                           spec.source.line)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import datetime
-from functools import cached_property
+from functools import cached_property, lru_cache
 from typing import Literal
 
 import pendulum
@@ -50,9 +50,7 @@ class FeedBinding(_Frozen):
 
     @cached_property
     def grid(self) -> InstanceGrid:
-        zone = resolve_zone(self.timezone).zone
-        return InstanceGrid.of(parse_falcon_date(self.start), Frequency.parse(self.frequency), zone,
-                               parse_falcon_date(self.end))
+        return _feed_grid(self.start, self.frequency, self.timezone, self.end)
 
     @property
     def zone(self) -> pendulum.Timezone | pendulum.FixedTimezone:
@@ -67,6 +65,14 @@ class FeedBinding(_Frozen):
         if self.storage == "table":
             return partition_marker(self.metastore, self.path(instance))
         return availability_marker(self.path(instance), self.availability_flag)
+
+
+@lru_cache(maxsize=16_384)
+def _feed_grid(start: str, frequency: str, timezone: str, end: str) -> InstanceGrid:
+    """A feed's grid on a cluster, built once for the bindings of every process that reads or writes the feed
+    (grids are immutable)."""
+    zone = resolve_zone(timezone).zone
+    return InstanceGrid.of(parse_falcon_date(start), Frequency.parse(frequency), zone, parse_falcon_date(end))
 
 
 def _time(node: Node, text: str, context: ELContext) -> pendulum.DateTime | None:

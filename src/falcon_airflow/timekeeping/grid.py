@@ -6,15 +6,24 @@ Feb 28/29, Mar 31, Apr 30 ... without drifting to the 28th. Validity is start-in
 
 from __future__ import annotations
 
+import calendar
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import datetime, tzinfo
 
 import pendulum
 
-from falcon_airflow.timekeeping.frequency import Frequency
+from falcon_airflow.timekeeping.frequency import Frequency, TimeUnit
 
 _MAX_ADJUST_STEPS = 10_000
+# Minutes and hours are elapsed time (pendulum adds them on the time line, whatever the zone's offsets do), so
+# instance k of such a grid is exactly start + k * length; days and months follow the zone's calendar.
+_ELAPSED_UNITS = frozenset({TimeUnit.MINUTES, TimeUnit.HOURS})
+
+
+def _epoch_micros(moment: datetime) -> int:
+    """Microseconds since the epoch, exactly (integer arithmetic on the UTC fields, no float, no pendulum diff)."""
+    return calendar.timegm(moment.utctimetuple()) * 1_000_000 + moment.microsecond
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,8 +49,11 @@ class InstanceGrid:
     def index_at_or_before(self, moment: datetime) -> int:
         """Largest k with instance(k) <= moment (negative when ``moment`` precedes the start)."""
         target = pendulum.instance(moment)
-        approx = int((target - self.start).total_seconds() // (self.frequency.millis / 1000))
-        index = approx
+        elapsed = _epoch_micros(target) - _epoch_micros(self.start)
+        length = self.frequency.millis * 1000
+        if self.frequency.unit in _ELAPSED_UNITS:
+            return elapsed // length
+        index = elapsed // length  # an estimate on the calendar: months are not all 31 days, days not all 24 h
         steps = 0
         while self.instance(index) > target:
             index -= 1

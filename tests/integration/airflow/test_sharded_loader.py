@@ -4,6 +4,7 @@ entity hides nothing in any shard and is listed once, by shard 0's falcon.invali
 
 from __future__ import annotations
 
+import gc
 import json
 import shutil
 from datetime import UTC, datetime
@@ -77,6 +78,19 @@ def test_shard_files_are_named_and_numbered() -> None:
 def test_example_entities(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     ids = assert_same_dags(REPOSITORY / "entities", tmp_path, monkeypatch)
     assert "falcon.process.count-clicks.primary" in ids
+
+
+def test_a_parse_leaves_the_garbage_collector_as_it_found_it(tmp_path: Path) -> None:
+    """The loader pauses the collector while it builds (see garbage_collection_paused) and resumes it after."""
+    assert gc.isenabled()
+    assert load_dags(folder=REPOSITORY / "entities")
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        assert load_dags(folder=REPOSITORY / "entities")
+        assert not gc.isenabled()  # a caller that had it off keeps it off
+    finally:
+        gc.enable()
 
 
 @pytest.mark.parametrize("scenario", sorted(path.name for path in SCENARIOS.iterdir() if path.is_dir())

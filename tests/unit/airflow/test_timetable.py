@@ -147,3 +147,26 @@ def test_retention_stops_at_the_validity_end_unless_instances_beyond_it_must_go(
     assert build_retention_dag(target).timetable == evicting
     monkeypatch.delenv("AIRFLOW__FALCON__RETENTION_KEEP_INSTANCES_BEYOND_VALIDITY")
     assert build_retention_dag(target).timetable == kept
+
+
+def test_dags_carry_the_deployments_defaults_read_once_per_parse(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The defaults Airflow's DAG would read itself ([core] max_active_tasks_per_dag, ...) are read once by the
+    parse and passed: the DAGs get the configured values, and a build with settings given reads none again."""
+    from tests.unit.compiler.test_feed_specs import specs
+
+    from falcon_airflow.compiler.specs import RetentionDagSpec
+    from falcon_airflow.dags.builder import DeploymentSettings, build_dag
+
+    (target,) = [spec for spec in specs(tmp_path, frequency="days(1)")
+                 if isinstance(spec, RetentionDagSpec) and spec.cluster == "trg"]
+    monkeypatch.setenv("AIRFLOW__CORE__MAX_ACTIVE_TASKS_PER_DAG", "7")
+    monkeypatch.setenv("AIRFLOW__CORE__MAX_CONSECUTIVE_FAILED_DAG_RUNS_PER_DAG", "3")
+    monkeypatch.setenv("AIRFLOW__DAG_PROCESSOR__DISABLE_BUNDLE_VERSIONING", "true")
+    settings = DeploymentSettings.from_config()
+    dag = build_dag(target)
+    assert (dag.max_active_tasks, dag.max_consecutive_failed_dag_runs, dag.disable_bundle_versioning) == (7, 3, True)
+
+    monkeypatch.setenv("AIRFLOW__CORE__MAX_ACTIVE_TASKS_PER_DAG", "9")
+    assert build_dag(target, settings).max_active_tasks == 7  # the parse's reading, not a new one
+    assert build_dag(target).max_active_tasks == 9

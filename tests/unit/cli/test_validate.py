@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import gc
 import json
 import re
 import subprocess
+import sys
 import xml.etree.ElementTree as ElementTree
 from collections.abc import Callable
 from pathlib import Path
@@ -35,6 +37,21 @@ def test_repository_entities_are_valid(kit: Any, run_script: RunScript) -> None:
     assert result.returncode == 0, result.stdout + result.stderr
     assert result.stdout.strip().splitlines()[-1].startswith("valid:")
     assert result.stderr == ""
+
+
+def test_the_program_freezes_its_objects_at_the_end_and_an_in_process_caller_keeps_its_collector(
+        kit: Any, capsys: pytest.CaptureFixture[str]) -> None:
+    entities = str(kit.repository / "entities")
+    program = subprocess.run(
+        [sys.executable, "-c", "import gc, sys\nfrom falcon_airflow.cli import main\n"
+         f"sys.argv = ['falcon-airflow', 'validate', {entities!r}]\ncode = main()\n"
+         "print(code, gc.get_freeze_count() > 0, gc.isenabled())"],
+        capture_output=True, text=True, timeout=60, check=False)
+    assert program.stdout.strip().splitlines()[-1] == "0 True True", program.stdout + program.stderr
+
+    frozen = gc.get_freeze_count()
+    code, _, _ = validate(capsys, entities)
+    assert (code, gc.get_freeze_count(), gc.isenabled()) == (0, frozen, True)
 
 
 def test_default_path_is_entities_folder(kit: Any, run_script: RunScript) -> None:

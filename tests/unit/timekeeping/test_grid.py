@@ -6,6 +6,8 @@ from datetime import UTC, datetime
 
 import pendulum
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from falcon_airflow.errors import FrequencyError
 from falcon_airflow.timekeeping import Frequency, TimeUnit
@@ -236,3 +238,22 @@ def test_frequency_parse(text: str, unit: TimeUnit, count: int, minutes: int) ->
 def test_frequency_parse_rejects(text: str) -> None:
     with pytest.raises(FrequencyError):
         Frequency.parse(text)
+
+
+@settings(max_examples=300, deadline=None)
+@given(unit=st.sampled_from(list(TimeUnit)), count=st.integers(1, 50),
+       zone=st.sampled_from(["UTC", "Europe/Berlin", "America/New_York", "Australia/Lord_Howe", "Asia/Kolkata"]),
+       start_minutes=st.integers(0, 60 * 24 * 400), offset_seconds=st.integers(-86_400 * 800, 86_400 * 800),
+       micros=st.integers(0, 999_999))
+def test_the_index_at_or_before_a_moment_is_the_one_a_search_of_the_grid_finds(
+        unit: TimeUnit, count: int, zone: str, start_minutes: int, offset_seconds: int, micros: int) -> None:
+    """Minutes and hours are computed from the elapsed time alone, days and months searched on the calendar: both
+    agree with the definition, instance(k) <= moment < instance(k + 1), across DST and odd offsets."""
+    start = pendulum.datetime(2025, 1, 1, tz="UTC").add(minutes=start_minutes)
+    grid = InstanceGrid.of(start, Frequency(unit=unit, count=count), pendulum.timezone(zone))
+    moment = grid.start.add(seconds=offset_seconds, microseconds=micros)
+    index = grid.index_at_or_before(moment)
+    assert grid.instance(index) <= moment < grid.instance(index + 1)
+    on_the_grid = grid.instance(index)
+    assert grid.index_at_or_before(on_the_grid) == index  # an instance itself is "at"
+    assert grid.index_at_or_before(on_the_grid.subtract(microseconds=1)) == index - 1
