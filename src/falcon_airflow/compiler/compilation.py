@@ -7,11 +7,13 @@ file and line of the entity), so the loader can show it in the Airflow UI.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
+import hashlib
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from functools import partial
 from pathlib import Path
+from typing import Any
 
 from falcon_airflow.compiler.extension import compile_extension
 from falcon_airflow.compiler.feed import compile_replication, compile_retention
@@ -21,7 +23,7 @@ from falcon_airflow.compiler.spark_options import SparkOptionsError
 from falcon_airflow.compiler.specs import DagSpec
 from falcon_airflow.compiler.store_state import StoreState, apply_store_state
 from falcon_airflow.compiler.transfer import compile_export, compile_import
-from falcon_airflow.entities import Entity, EntityType, Process
+from falcon_airflow.entities import Entity, EntityType, Feed, Process
 from falcon_airflow.entities.extension import ENTITY_TYPE as EXTENSION
 from falcon_airflow.errors import FalconAirflowError
 from falcon_airflow.issues import Issue, Level
@@ -49,6 +51,63 @@ def _compile_extensions(workspace: Workspace, entities_dir: Path, issues: list[I
     return specs
 
 
+EntityOutcome = tuple[tuple[DagSpec, ...], tuple[Issue, ...]]
+"""What compiling one entity gave: its specs (before the store's records are applied) and its compile issues."""
+
+
+@dataclass
+class CompileMemo:
+    """The outcomes of an earlier compilation, reused for every entity whose inputs are byte for byte the same.
+
+    An entity's inputs are the files of the entity itself, of every cluster and datasource, of the Oozie workflows
+    beside the entities, and, for a process, of the feeds it names: a process compiles against a workspace holding
+    only those (see :func:`_process_view`), so nothing else can change its outcome. The caller keeps a memo for one
+    moment's inputs that are not files (package version, day, catch-up default, folder)."""
+
+    digests: Mapping[str, str]
+    """Content hash of each file, by the name the workspace gives it (an entity's ``source.file``)."""
+    previous: Mapping[str, EntityOutcome] = field(default_factory=dict)
+    recorded: dict[str, EntityOutcome] = field(default_factory=dict)
+    reused: int = 0
+
+    _shared: tuple[int, str | None] | None = field(default=None, repr=False)
+
+    def _shared_files(self, workspace: Workspace) -> str | None:
+        """The hash of the files every entity compiles from (clusters, datasources, Oozie workflows), once per
+        workspace."""
+        if self._shared is None or self._shared[0] != id(workspace):
+            names = sorted([*(item.source.file for item in workspace.clusters.values()),
+                            *(item.source.file for item in workspace.datasources.values()),
+                            *(parsed.path for parsed in workspace.files if parsed.oozie_workflow)])
+            self._shared = (id(workspace), self._hash(names, hashlib.sha256(b"shared")))
+        return self._shared[1]
+
+    def _hash(self, names: list[str], digest: Any) -> str | None:
+        for name in names:
+            known = self.digests.get(name)
+            if known is None:
+                return None
+            digest.update(f"\0{name}\0{known}".encode())
+        return str(digest.hexdigest())
+
+    def key(self, workspace: Workspace, entity: Entity) -> str | None:
+        """The entity's inputs as one hash; ``None`` when a file of them has no digest (nothing to reuse)."""
+        shared = self._shared_files(workspace)
+        if shared is None:
+            return None
+        named = [workspace.feeds[name].source.file for name in entity.feed_names if name in workspace.feeds] \
+            if isinstance(entity, Process) else []
+        return self._hash([entity.source.file, *named],
+                          hashlib.sha256(f"{entity.entity_type.value}:{entity.name}:{shared}".encode()))
+
+
+def _process_view(workspace: Workspace, process: Process) -> Workspace:
+    """What a process compiles against: the clusters, the datasources and the feeds it names, nothing else."""
+    return Workspace(files=(), clusters=workspace.clusters, datasources=workspace.datasources,
+                     feeds={name: workspace.feeds[name] for name in process.feed_names if name in workspace.feeds},
+                     processes={process.name: process})
+
+
 @dataclass(frozen=True)
 class Compilation:
     specs: tuple[DagSpec, ...]
@@ -62,7 +121,10 @@ def _issue(entity: Entity, rule: str, message: str) -> Issue:
 
 
 def compile_workspace(workspace: Workspace, *, entities_dir: Path | None = None, catchup_default: bool = True,
-                      now: datetime | None = None, store_state: StoreState | None = None) -> Compilation:
+                      now: datetime | None = None, store_state: StoreState | None = None,
+                      memo: CompileMemo | None = None) -> Compilation:
+    """Validate, then compile every entity without errors. With ``memo``, an entity whose inputs are unchanged
+    since the memo's compilation gets that compilation's outcome instead of compiling again."""
     moment = now or datetime.now(UTC)
     report = validate_workspace(workspace, now=moment)
     broken: set[tuple[str | None, str | None]] = {(issue.entity_type, issue.entity) for issue in report.issues
@@ -83,41 +145,66 @@ def compile_workspace(workspace: Workspace, *, entities_dir: Path | None = None,
                 return True
         return False
 
-    def attempt(entity: Entity, build: Callable[[], DagSpec | None]) -> None:
+    def attempt(entity: Entity, build: Callable[[], DagSpec | None], made: list[DagSpec],
+                found: list[Issue]) -> None:
         try:
             spec = build()
-            if spec is None:
-                return
-            specs.append(apply_store_state(spec, store_state) if store_state is not None else spec)
+            if spec is not None:
+                made.append(spec)
         except (FalconAirflowError, SparkOptionsError, ValueError) as problem:
             message = problem.message if isinstance(problem, FalconAirflowError) else str(problem)
-            issues.append(_issue(entity, COMPILE_RULE, f"cannot compile {entity.describe()}: {message}"))
+            found.append(_issue(entity, COMPILE_RULE, f"cannot compile {entity.describe()}: {message}"))
 
-    for feed in workspace.feeds.values():
-        if left_out(feed):
-            continue
-        for placement in feed.clusters:
-            attempt(feed, partial(compile_retention, workspace.clusters, feed, placement, entities_dir=entities_dir))
+    def compile_entity(entity: Entity, builds: Callable[[], list[Callable[[], DagSpec | None]]]) -> None:
+        key = memo.key(workspace, entity) if memo is not None else None
+        outcome = memo.previous.get(key) if memo is not None and key is not None else None
+        if outcome is None:
+            made: list[DagSpec] = []
+            found: list[Issue] = []
+            for build in builds():
+                attempt(entity, build, made, found)
+            outcome = (tuple(made), tuple(found))
+        elif memo is not None:
+            memo.reused += 1
+        if memo is not None and key is not None:
+            memo.recorded[key] = outcome
+        made_specs, found_issues = outcome
+        specs.extend(apply_store_state(spec, store_state) if store_state is not None else spec for spec in made_specs)
+        issues.extend(found_issues)
+
+    def feed_builds(feed: Feed) -> list[Callable[[], DagSpec | None]]:
+        builds: list[Callable[[], DagSpec | None]] = [
+            partial(compile_retention, workspace.clusters, feed, placement, entities_dir=entities_dir)
+            for placement in feed.clusters]
         for placement in feed.clusters:  # a database import or export per cluster that declares one
             if placement.import_policy is not None:
-                attempt(feed, partial(compile_import, workspace.clusters, workspace.datasources, feed, placement,
+                builds.append(partial(compile_import, workspace.clusters, workspace.datasources, feed, placement,
                                       entities_dir=entities_dir))
             if placement.export_policy is not None:
-                attempt(feed, partial(compile_export, workspace.clusters, workspace.datasources, feed, placement,
+                builds.append(partial(compile_export, workspace.clusters, workspace.datasources, feed, placement,
                                       entities_dir=entities_dir))
-        for target in feed.targets:
-            for source in feed.sources:
-                attempt(feed, partial(compile_replication, workspace.clusters, feed, source, target,
-                                      catchup_default=catchup_default, entities_dir=entities_dir))
-        for placement in feed.clusters:  # SLA monitoring where the feed declares an SLA
-            attempt(feed, partial(compile_feed_sla, workspace.clusters, feed, placement))
+        builds += [partial(compile_replication, workspace.clusters, feed, source, target,
+                           catchup_default=catchup_default, entities_dir=entities_dir)
+                   for target in feed.targets for source in feed.sources]
+        # SLA monitoring where the feed declares an SLA
+        builds += [partial(compile_feed_sla, workspace.clusters, feed, placement) for placement in feed.clusters]
+        return builds
+
+    def process_builds(process: Process) -> list[Callable[[], DagSpec | None]]:
+        view = _process_view(workspace, process)
+        builds: list[Callable[[], DagSpec | None]] = []
+        for placement in process.clusters:
+            builds.append(partial(compile_process, view, process, placement, entities_dir=entities_dir,
+                                  catchup_default=catchup_default, now=moment))
+            builds.append(partial(compile_process_sla, view.clusters, process, placement))
+        return builds
+
+    for feed in workspace.feeds.values():
+        if not left_out(feed):
+            compile_entity(feed, partial(feed_builds, feed))
     for process in workspace.processes.values():
-        if left_out(process):
-            continue
-        for process_placement in process.clusters:
-            attempt(process, partial(compile_process, workspace, process, process_placement,
-                                     entities_dir=entities_dir, catchup_default=catchup_default, now=moment))
-            attempt(process, partial(compile_process_sla, workspace.clusters, process, process_placement))
+        if not left_out(process):
+            compile_entity(process, partial(process_builds, process))
     if entities_dir is not None:
         specs += _compile_extensions(workspace, entities_dir, issues, store_state)
     return Compilation(tuple(specs), Report(report.files, tuple(sorted(issues, key=Issue.sort_key))))

@@ -1,9 +1,11 @@
 """The loader's compiled cache on disk: ``$AIRFLOW_HOME/falcon/compiled``, one entry per content key (a pickle
-for one DAG file, a folder of shard pickles for the shard files; see loader and shards).
+for one DAG file, a folder of shard pickles for the shard files; see loader and shards), and the memo of each
+folder's last compilation of the day (see compile_memo).
 
 * The spec models are kept pickled: validating them again from JSON cost more than building their DAGs. The folder
   is under ``AIRFLOW_HOME``, which only the deployment writes (whoever can write there can already change
-  ``airflow.cfg``); the key covers the specs' schema, so a cache written by other models is never read.
+  ``airflow.cfg``); the key covers the specs' schema and the code (:func:`code_fingerprint`), so a cache written by
+  other models or other code is never read.
 * Every file is written under a temporary name and renamed: a concurrent parse never reads half of one.
 * Entries nothing has read or written for an hour are removed when a new one is written (each change and each new
   day writes one); a parse reading an entry marks it used.
@@ -12,6 +14,8 @@ for one DAG file, a folder of shard pickles for the shard files; see loader and 
 from __future__ import annotations
 
 import contextlib
+import functools
+import hashlib
 import logging
 import os
 import pickle
@@ -19,6 +23,9 @@ import shutil
 import time
 from pathlib import Path
 from typing import Any
+
+import falcon_airflow
+from falcon_airflow import __version__
 
 log = logging.getLogger("falcon_airflow.dags")
 
@@ -29,6 +36,22 @@ def cache_folder() -> Path:
 
 
 STALE_ENTRY_SECONDS = 3600
+
+
+@functools.cache
+def code_fingerprint() -> str:
+    """The package version and the size and modification time of every module of the package: a memo (or a
+    compiled cache entry) made by other code is never read, also in an install edited in place."""
+    package = Path(falcon_airflow.__file__).parent
+    digest = hashlib.sha256(__version__.encode())
+    for root, directories, names in os.walk(package):
+        directories[:] = sorted(name for name in directories if name != "__pycache__")
+        for name in sorted(names):
+            if name.endswith(".py"):
+                path = Path(root) / name
+                status = path.stat()
+                digest.update(f"{path.relative_to(package)}:{status.st_size}:{status.st_mtime_ns}\0".encode())
+    return digest.hexdigest()[:16]
 
 
 def mark_used(entry: Path) -> None:

@@ -1,9 +1,10 @@
 """What the dags/ file calls: the entities folder compiled into Airflow DAGs, fast and fault-isolated.
 
 * The folder: ``FALCON_ENTITIES_DIR``, else ``[falcon] entities_dir``, else ``entities/`` beside the dags folder.
-* Compilation is cached by content: the key is a hash of every entity file's bytes (and the package version, the
-  specs' schema and the day, since rule P10 depends on "now"); a re-parse with unchanged XML reads the compiled
-  specs back instead of parsing, validating and compiling again (the cache's files: ``compiled_cache``).
+* Compilation is cached by content: the key is a hash of every entity file's bytes (and the code, the specs'
+  schema and the day, since rule P10 depends on "now"); a re-parse with unchanged XML reads the compiled specs
+  back instead of parsing, validating and compiling again (the cache's files: ``compiled_cache``). After a change,
+  only the files and entities it affects are parsed and compiled again (``compile_memo``).
 * A worker that runs one task builds only that task's DAG (``get_parsing_context().dag_id``).
 * Invalid entities never hide the valid ones: they are left out, their problems (file:line, rule) are logged and
   shown in the Airflow UI as the ``falcon.invalid-entities`` DAG (its docs list them; running it fails with
@@ -21,16 +22,23 @@ import hashlib
 import json
 import logging
 import os
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from pydantic import TypeAdapter
 
-from falcon_airflow import __version__
 from falcon_airflow.compiler.specs import DagSpec
 from falcon_airflow.compiler.store_state import recorded_store_state, state_files, state_folder
-from falcon_airflow.dags.compiled_cache import cache_folder, mark_used, prune_cache, read_pickled, write_pickled
+from falcon_airflow.dags.compiled_cache import (
+    cache_folder,
+    code_fingerprint,
+    mark_used,
+    prune_cache,
+    read_pickled,
+    write_pickled,
+)
 from falcon_airflow.issues import Issue
 
 log = logging.getLogger("falcon_airflow.dags")
@@ -82,7 +90,7 @@ def spec_schema_fingerprint() -> str:
 
 
 def content_key(folder: Path, files: list[Path], catchup_default: bool) -> str:
-    digest = hashlib.sha256(f"{__version__}|{spec_schema_fingerprint()}|{datetime.now(UTC).date()}|"
+    digest = hashlib.sha256(f"{code_fingerprint()}|{spec_schema_fingerprint()}|{datetime.now(UTC).date()}|"
                             f"{catchup_default}|{folder}".encode())
     for path in files:
         digest.update(str(path.relative_to(folder)).encode())
@@ -99,15 +107,47 @@ def content_key(folder: Path, files: list[Path], catchup_default: bool) -> str:
     return digest.hexdigest()[:32]
 
 
+@dataclass(frozen=True)
+class FolderCompilation:
+    specs: list[DagSpec]
+    issues: list[Issue]
+    files: int
+    files_parsed: int
+    """Files parsed by this compilation; the others' parses came from the memo."""
+    entities: int
+    entities_compiled: int
+    """Entities compiled by this compilation; the others' specs came from the memo."""
+
+
 def compile_folder(folder: Path, *, catchup_default: bool) -> tuple[list[DagSpec], list[Issue]]:
     """Parse, validate and compile (the cold path); the result as specs plus every issue."""
-    from falcon_airflow.compiler import compile_workspace
+    compilation = compile_folder_reusing(folder, catchup_default=catchup_default)
+    return compilation.specs, compilation.issues
+
+
+def compile_folder_reusing(folder: Path, *, catchup_default: bool) -> FolderCompilation:
+    """:func:`compile_folder`, taking the parses and entities whose files did not change since the folder's last
+    compilation today from its memo (:mod:`falcon_airflow.dags.compile_memo`)."""
+    from falcon_airflow.bulk import collector_paused
+    from falcon_airflow.compiler.compilation import CompileMemo, compile_workspace
+    from falcon_airflow.dags.compile_memo import StoredMemo, memo_file, parse_folder
     from falcon_airflow.workspace import Workspace
 
-    workspace = Workspace.load([str(folder)])
+    path = memo_file(folder, catchup_default=catchup_default)
+    stored = StoredMemo.read(path)
+    with collector_paused():
+        parsed = parse_folder(folder, stored.parses)
+        workspace = Workspace.from_parsed(parsed.files)
+    memo = CompileMemo(digests=parsed.digests, previous=stored.outcomes)
     compilation = compile_workspace(workspace, entities_dir=folder, catchup_default=catchup_default,
-                                    store_state=recorded_store_state(folder, _state_dir(folder)))
-    return list(compilation.specs), list(compilation.report.issues)
+                                    store_state=recorded_store_state(folder, _state_dir(folder)), memo=memo)
+    StoredMemo(parsed.parses, memo.recorded).write(path)
+    result = FolderCompilation(list(compilation.specs), list(compilation.report.issues), files=len(parsed.files),
+                               files_parsed=len(parsed.files) - parsed.reused, entities=len(memo.recorded),
+                               entities_compiled=len(memo.recorded) - memo.reused)
+    log.info("falcon-airflow: compiled %s: %d of %d files parsed, %d of %d entities compiled (the rest unchanged)",
+             folder, result.files_parsed, result.files, result.entities_compiled, result.entities)
+    return result
 
 
 def _issue_dict(issue: Issue) -> dict[str, Any]:

@@ -95,6 +95,11 @@ def parse_file(path: str | os.PathLike[str], display: str | None = None) -> Pars
     return _from_loaded(load_xml_file(path, shown), shown)
 
 
+def parse_read_file(data: bytes, display: str) -> ParsedFile:
+    """What :func:`parse_file` gives for a file whose bytes, read within the size limit, are ``data``."""
+    return _from_loaded(parse_xml_bytes(data, display), display)
+
+
 def parse_bytes(data: bytes, display: str = "<string>") -> ParsedFile:
     """Parse entity XML held in memory (size-limited like files)."""
     if len(data) > MAX_ENTITY_FILE_BYTES:
