@@ -107,6 +107,12 @@ def content_key(folder: Path, files: list[Path], catchup_default: bool) -> str:
     return digest.hexdigest()[:32]
 
 
+MEMO_REWRITE_MINIMUM = 20
+MEMO_REWRITE_SHARE = 0.01
+"""The memo is written when there is none, and again once a compilation redoes more than this many (share of)
+files and entities."""
+
+
 @dataclass(frozen=True)
 class FolderCompilation:
     specs: list[DagSpec]
@@ -141,10 +147,14 @@ def compile_folder_reusing(folder: Path, *, catchup_default: bool) -> FolderComp
     memo = CompileMemo(digests=parsed.digests, previous=stored.outcomes)
     compilation = compile_workspace(workspace, entities_dir=folder, catchup_default=catchup_default,
                                     store_state=recorded_store_state(folder, _state_dir(folder)), memo=memo)
-    StoredMemo(parsed.parses, memo.recorded).write(path)
     result = FolderCompilation(list(compilation.specs), list(compilation.report.issues), files=len(parsed.files),
                                files_parsed=len(parsed.files) - parsed.reused, entities=len(memo.recorded),
                                entities_compiled=len(memo.recorded) - memo.reused)
+    if not stored.parses or result.files_parsed + result.entities_compiled > max(
+            MEMO_REWRITE_MINIMUM, MEMO_REWRITE_SHARE * (result.files + result.entities)):
+        # Rewriting the memo costs about as much as reading it; after a few edits it is cheaper to leave it be
+        # and redo those few entities at every compilation until they add up.
+        StoredMemo(parsed.parses, memo.recorded).write(path)
     log.info("falcon-airflow: compiled %s: %d of %d files parsed, %d of %d entities compiled (the rest unchanged)",
              folder, result.files_parsed, result.files, result.entities_compiled, result.entities)
     return result

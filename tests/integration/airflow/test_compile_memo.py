@@ -64,8 +64,15 @@ def test_unchanged_files_are_neither_parsed_nor_compiled_again(estate: Path) -> 
 
 def test_an_edited_process_is_the_only_entity_compiled_again(estate: Path) -> None:
     compiled(estate)
+    (memo,) = (estate.parent / "home").rglob("memo-*")
+    written = memo.read_bytes()
     edit(estate / "processes" / "process-8.xml", "--driver-memory 1g", "--driver-memory 2g")
     assert compiled(estate) == (1, 1)
+    assert compiled(estate) == (1, 1)  # a few edits leave the memo as it was: they are redone until they add up
+    assert memo.read_bytes() == written
+    for index in (3, 4, 9):
+        edit(estate / "processes" / f"process-{index}.xml", "--driver-memory 1g", "--driver-memory 2g")
+    assert compiled(estate) == (4, 4)
 
 
 def test_an_edited_feed_recompiles_itself_and_the_processes_that_name_it(estate: Path) -> None:
@@ -74,10 +81,14 @@ def test_an_edited_feed_recompiles_itself_and_the_processes_that_name_it(estate:
     assert compiled(estate) == (1, 3)  # feed-8, process-8 writing it, process-9 reading it
 
 
-def test_an_edited_cluster_recompiles_everything(estate: Path) -> None:
+def test_an_edited_cluster_recompiles_everything(estate: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     _, everything = compiled(estate)
     edit(estate / "clusters" / "primary.xml", "colo=\"primary\"", "colo=\"elsewhere\"")
     assert compiled(estate) == (1, everything)
+    assert compiled(estate) == (1, everything)  # redone again: not yet enough to write the memo again
+    monkeypatch.setattr("falcon_airflow.dags.loader.MEMO_REWRITE_MINIMUM", 10)
+    assert compiled(estate) == (1, everything)  # now it is
+    assert compiled(estate) == (0, 0)
 
 
 def test_breaking_and_fixing_an_entity_gives_what_a_compilation_from_scratch_gives(
@@ -87,8 +98,8 @@ def test_breaking_and_fixing_an_entity_gives_what_a_compilation_from_scratch_giv
     original = process.read_text()
     edit(process, 'feed="feed-2"', 'feed="no-such-feed"')  # invalid now: left out, reported
     compiled(estate)
-    process.write_text(original)  # the earlier bytes again
-    assert compiled(estate) == (1, 1)
+    process.write_text(original)  # the bytes the memo knows again
+    assert compiled(estate) == (0, 0)
     (estate / "feeds" / "feed-4.xml").unlink()  # process-4 and process-5 lose a feed
     compiled(estate)
     (estate / "feeds" / "feed-4.xml").write_text((estate / "feeds" / "feed-6.xml").read_text()
