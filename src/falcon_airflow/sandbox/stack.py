@@ -4,7 +4,10 @@
 * ``s3``: moto's S3-compatible server, with one bucket;
 * ``metastore``: a Hive 2.3 metastore thrift service on Derby, its warehouse on cluster ``a``;
 * ``spark-master``, ``spark-worker-1``, ``spark-worker-2``: a Spark standalone cluster from the pyspark wheel
-  (one core and 1 GB for executors per worker).
+  (one core and 1 GB for executors per worker);
+* ``yarn``: a MiniYARNCluster (a ResourceManager and one NodeManager of 4 GB and 4 vcores: two small Spark jobs at
+  once), its ``yarn-site.xml`` in the sandbox's Hadoop configuration folder, so ``spark-submit --master yarn``
+  with ``HADOOP_CONF_DIR`` set to it runs there.
 
 Everything listens on 127.0.0.1 at ports chosen free. The state folder keeps the data, the logs and
 ``sandbox.json`` (process ids and endpoints), so ``down`` and ``status`` find a sandbox another process started.
@@ -14,6 +17,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import sys
 import urllib.request
@@ -32,6 +36,7 @@ BUCKET = "falcon"
 ACCESS_KEY = "sandbox"
 SECRET_KEY = "sandbox-secret"
 WORKER_MEMORY = "1g"
+YARN_NODE_MEMORY_MB, YARN_NODE_VCORES = 4096, 4
 START_TIMEOUT = 240.0
 
 
@@ -63,17 +68,33 @@ class Endpoints:
     metastore: str
     spark_master: str
     hadoop_conf_dir: str
-    """A HADOOP_CONF_DIR naming both namenodes' RPC and HTTP addresses (for WebHDFS from Airflow workers)."""
+    """A HADOOP_CONF_DIR naming both namenodes' RPC and HTTP addresses (for WebHDFS from Airflow workers) and the
+    YARN ResourceManager's addresses (for spark-submit --master yarn)."""
+    yarn: str
+    """The YARN ResourceManager (``127.0.0.1:port``): a cluster entity's ``execute`` interface."""
+    yarn_webapp: str
+    """The ResourceManager's web server and REST API (``http://127.0.0.1:port``)."""
 
     def as_json(self) -> dict[str, Any]:
         return {"hdfs": [asdict(item) for item in self.hdfs], "s3": asdict(self.s3), "metastore": self.metastore,
-                "spark_master": self.spark_master, "hadoop_conf_dir": self.hadoop_conf_dir}
+                "spark_master": self.spark_master, "yarn": self.yarn, "yarn_webapp": self.yarn_webapp,
+                "hadoop_conf_dir": self.hadoop_conf_dir}
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Endpoints:
         return cls(hdfs=tuple(HdfsEndpoint(**item) for item in data["hdfs"]), s3=S3Endpoint(**data["s3"]),
                    metastore=data["metastore"], spark_master=data["spark_master"],
-                   hadoop_conf_dir=data["hadoop_conf_dir"])
+                   hadoop_conf_dir=data["hadoop_conf_dir"], yarn=data["yarn"], yarn_webapp=data["yarn_webapp"])
+
+    def yarn_spark_properties(self) -> dict[str, str]:
+        """The Spark settings a cluster entity carries to run its jobs on this sandbox's YARN: the pyspark wheel's
+        jars as the containers' classpath (instead of uploading them per job), the staging files in the state
+        folder, and the application master and executors on the loopback address."""
+        spark_home = _spark_home()
+        return {"spark.yarn.jars": f"local:{spark_home / 'jars'}/*",
+                "spark.yarn.stagingDir": f"file://{Path(self.hadoop_conf_dir).parent / 'yarn' / 'staging'}",
+                "spark.yarn.appMasterEnv.SPARK_LOCAL_IP": "127.0.0.1",
+                "spark.executorEnv.SPARK_LOCAL_IP": "127.0.0.1"}
 
     def namenode(self, name: str) -> str:
         return next(item.namenode for item in self.hdfs if item.name == name)
@@ -220,6 +241,11 @@ class Sandbox:
             spark_class, "org.apache.spark.deploy.master.Master", "--host", "127.0.0.1", "--port", str(master_port),
             "--webui-port", str(master_ui)], spark_env)
         master_url = f"spark://127.0.0.1:{master_port}"
+        yarn_port = free_port()
+        yarn = self._launch("yarn", [
+            java, "-Xmx512m", f"-Dtest.build.data={self.state_dir / 'yarn'}", "-cp", str(minicluster[0].parent / "*"),
+            str(JAVA_SOURCES / "MiniYarn.java"), str(self.state_dir / "hadoop-conf"), str(yarn_port),
+            str(YARN_NODE_MEMORY_MB), str(YARN_NODE_VCORES)])
         workers = [self._launch(f"spark-worker-{index}", [
             spark_class, "org.apache.spark.deploy.worker.Worker", "--host", "127.0.0.1", "--webui-port",
             str(free_port()), "--cores", "1", "--memory", WORKER_MEMORY,
@@ -247,10 +273,15 @@ class Sandbox:
             worker.wait_for_line("Successfully registered with master", START_TIMEOUT)
         metastore.wait_for_line("READY", START_TIMEOUT)
         metastore.wait_until(lambda: port_open(metastore_port), START_TIMEOUT, "listen on its port")
+        yarn.wait_for_line("READY", START_TIMEOUT)
+        webapp = re.search(r"^WEBAPP (\S+)$", yarn.log.read_text(encoding="utf-8", errors="replace"), re.MULTILINE)
+        if webapp is None:
+            raise yarn.failure("did not print its web address")
         return Endpoints(hdfs=namenodes, s3=S3Endpoint(endpoint=s3_endpoint, bucket=BUCKET, access_key=ACCESS_KEY,
                                                        secret_key=SECRET_KEY),
                          metastore=f"thrift://127.0.0.1:{metastore_port}", spark_master=master_url,
-                         hadoop_conf_dir=str(self._write_hadoop_conf(hdfs_ports)))
+                         hadoop_conf_dir=str(self._write_hadoop_conf(hdfs_ports)), yarn=f"127.0.0.1:{yarn_port}",
+                         yarn_webapp=f"http://{webapp[1]}")
 
     def _write_hadoop_conf(self, ports: dict[str, tuple[int, int]]) -> Path:
         """hdfs-site.xml with ``dfs.namenode.{rpc,http}-address.<cluster>`` for each namenode. The suffixes name
@@ -281,7 +312,7 @@ def _is_ours(service: Service) -> bool:
         command = Path(f"/proc/{service.pid}/cmdline").read_bytes().decode(errors="replace")
     except OSError:
         return alive(service.pid)
-    markers = {"hdfs": "MiniDfs", "metastore": "Metastore", "s3": "moto_server"}
+    markers = {"hdfs": "MiniDfs", "metastore": "Metastore", "s3": "moto_server", "yarn": "MiniYarn"}
     return markers.get(service.name, "org.apache.spark.deploy") in command
 
 

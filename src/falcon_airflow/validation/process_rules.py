@@ -312,6 +312,10 @@ def spark_attributes(context: RuleContext, process: Process) -> Iterator[Finding
         return
     for cluster in process.clusters:
         defined = context.workspace.clusters.get(cluster.name)
-        if defined is not None and defined.interface(InterfaceType.SPARK) is None:
-            yield warning(f"process '{process.name}' names no Spark master and cluster '{cluster.name}' has no "
-                          "spark interface; falcon-airflow runs it on local[*]", attributes.line)
+        if defined is None or defined.interface(InterfaceType.SPARK) is not None:
+            continue
+        execute = defined.interface(InterfaceType.EXECUTE)
+        where = (f"submits it to YARN (the execute interface {execute.endpoint}; the ResourceManager's settings "
+                 "come from HADOOP_CONF_DIR)" if execute is not None else "runs it on local[*]")
+        yield warning(f"process '{process.name}' names no Spark master and cluster '{cluster.name}' has no spark "
+                      f"interface; falcon-airflow {where}", attributes.line)

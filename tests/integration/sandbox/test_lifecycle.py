@@ -4,7 +4,10 @@ instances only; every DAG runs on real Airflow (dag.test) against the sandbox's 
 
 from __future__ import annotations
 
+import json
 import shutil
+import urllib.request
+import xml.etree.ElementTree as ElementTree
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -113,6 +116,14 @@ def test_the_sandbox_serves_every_endpoint(sandbox: Endpoints) -> None:
         assert WebHdfs(cluster.webhdfs).exists("/")
     assert isinstance(S3(sandbox.s3.endpoint, sandbox.s3.bucket, sandbox.s3.access_key).keys(""), list)
     assert sandbox.metastore.startswith("thrift://127.0.0.1:") and sandbox.spark_master.startswith("spark://127.")
+    assert sandbox.yarn.startswith("127.0.0.1:") and sandbox.yarn_webapp.startswith("http://127.0.0.1:")
+    with urllib.request.urlopen(f"{sandbox.yarn_webapp}/ws/v1/cluster/nodes", timeout=30) as response:
+        nodes = json.loads(response.read())["nodes"]["node"]
+    assert [node["state"] for node in nodes] == ["RUNNING"]
+    site = ElementTree.parse(Path(sandbox.hadoop_conf_dir) / "yarn-site.xml").getroot()
+    settings = {item.findtext("name"): item.findtext("value") for item in site.iter("property")}
+    host, port = str(settings["yarn.resourcemanager.address"]).split(":")
+    assert host in ("localhost", "127.0.0.1") and port == sandbox.yarn.split(":")[1]
 
 
 def test_process_replication_and_retention_on_hdfs_and_s3(entities: Callable[..., Path], sandbox: Endpoints,

@@ -75,3 +75,32 @@ def test_an_empty_cache_says_how_to_fill_it(tmp_path: Path, monkeypatch: pytest.
     monkeypatch.setenv(JARS_ENV, str(tmp_path / "empty"))
     with pytest.raises(JarCacheError, match="make jars"):
         command(application_args=["s3a://bucket/in"])
+
+
+def yarn_cluster_operator() -> object:
+    from falcon_airflow.provider.operators.spark import FalconSparkSubmitOperator
+
+    return FalconSparkSubmitOperator(task_id="workflow", application="job.py", master="yarn", deploy_mode="cluster",
+                                     conn_id="hadoop")
+
+
+def test_yarn_cluster_mode_without_the_resourcemanagers_web_address_waits_for_the_application(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """No connection names the ResourceManager's web address: spark-submit waits for the application (the
+    provider would refuse a durable task in YARN cluster mode)."""
+    monkeypatch.delenv("AIRFLOW_CONN_HADOOP", raising=False)
+    operator = yarn_cluster_operator()
+    hook = operator._get_hook()  # type: ignore[attr-defined]
+    assert hook._is_yarn_cluster_mode and not hook._yarn_track_via_rm_api
+    assert operator.durable is False  # type: ignore[attr-defined]
+
+
+def test_yarn_cluster_mode_with_the_resourcemanagers_web_address_follows_the_application_there(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("AIRFLOW_CONN_HADOOP", '{"conn_type": "spark", "host": "yarn", "extra": {"deploy-mode": '
+                                              '"cluster", "yarn_resourcemanager_webapp_address": "127.0.0.1:8088"}}')
+    operator = yarn_cluster_operator()
+    hook = operator._get_hook()  # type: ignore[attr-defined]
+    assert hook._is_yarn_cluster_mode and hook._yarn_track_via_rm_api
+    assert operator.durable is True  # type: ignore[attr-defined]
+    assert hook._get_yarn_rm_base_url() == "http://127.0.0.1:8088"

@@ -222,9 +222,16 @@ def test_spark_without_any_master_is_a_warning(ws):
     ws.edit("sample", MASTER, "").edit("primary", '<interface type="spark" endpoint="yarn-cluster" version="2.0.0"/>',
                                        "")
     report = ws.validate()
-    ws.assert_reported(report, "P20", "sample", "<spark-attributes>", "process 'sample' names no Spark master and "
-                       "cluster 'primary' has no spark interface", level=Level.WARNING)
+    issue = ws.assert_reported(report, "P20", "sample", "<spark-attributes>", "process 'sample' names no Spark "
+                               "master and cluster 'primary' has no spark interface", level=Level.WARNING)
     assert report.valid
+    # The cluster's execute interface is a YARN ResourceManager: that is where the job goes, as Falcon's did.
+    assert issue.message.endswith("submits it to YARN (the execute interface rm.east.example:8050; the "
+                                  "ResourceManager's settings come from HADOOP_CONF_DIR)")
+    ws.edit("primary", '<interface type="execute" endpoint="rm.east.example:8050" version="2.2.0"/>', "")
+    issue = ws.assert_reported(ws.validate(), "P20", "sample", "<spark-attributes>", "no spark interface",
+                               level=Level.WARNING, also=ws.rules(ws.validate()) - {"P20"})
+    assert issue.message.endswith("falcon-airflow runs it on local[*]")
 
 
 def test_p10_depends_on_now(ws):

@@ -49,6 +49,27 @@ class FalconSparkSubmitOperator(SparkSubmitOperator):
         self._falcon_report: dict[str, Any] | None = None
 
     def _get_hook(self) -> FalconSparkSubmitHook:
+        hook = self._build_hook()
+        if hook._is_yarn_cluster_mode:
+            self._track_yarn_cluster_mode(hook)
+        return hook
+
+    def _track_yarn_cluster_mode(self, hook: FalconSparkSubmitHook) -> None:
+        """YARN cluster mode, where the driver runs in YARN. With the ResourceManager's web address in the
+        cluster's Spark connection (extra ``yarn_resourcemanager_webapp_address``) the task follows the application
+        through the ResourceManager's REST API and a retried task finds the application again instead of
+        submitting it twice; without it, spark-submit waits for the application to end, as Falcon's Spark
+        action did, and a retry submits it again."""
+        try:
+            hook._get_yarn_rm_base_url()
+        except ValueError:
+            self.durable = False
+            self.log.info("YARN cluster mode without the ResourceManager's web address in connection %r: "
+                          "spark-submit waits for the application", self._conn_id)
+            return
+        self._yarn_track_via_rm_api = hook._yarn_track_via_rm_api = True
+
+    def _build_hook(self) -> FalconSparkSubmitHook:
         return FalconSparkSubmitHook(
             default_master=self.master, default_deploy_mode=self.falcon_deploy_mode, conf=self.conf,
             conn_id=self._conn_id, files=self.files, py_files=self.py_files, archives=self._archives,
