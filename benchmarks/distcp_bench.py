@@ -6,9 +6,11 @@ verification, atomic publish, all timed), DistCp 3.5.0 with ``-m 2`` on MapReduc
 slots), checksum verification on (its default: no ``-skipcrccheck``), run with ``java -cp`` over the cached jars
 (``make jars``); its time includes its JVM start-up, which the job's warm session does not pay, so that start-up
 is measured alone too (``distcp -help``). Data sets: 200 files of 10 MiB (2 GB) and 20,000 files of 1 KiB,
-scaled by ``FALCON_BENCH_SCALE`` (default 0.05 here: a full run does not fit a busy 2-core machine's session).
+scaled by ``FALCON_BENCH_SCALE`` (default 0.05 here: a full run does not fit a busy 2-core machine's session);
+``FALCON_BENCH_SETS=large`` (or ``small``) runs one of them (default: both).
 
     FALCON_BENCH_SCALE=1 python -m benchmarks distcp_bench
+    FALCON_BENCH_SCALE=1 FALCON_BENCH_SETS=large python -m benchmarks distcp_bench
 """
 
 from __future__ import annotations
@@ -34,6 +36,14 @@ MAPS = 2
 
 def scale() -> float:
     return float(os.environ.get("FALCON_BENCH_SCALE", "0.05"))
+
+
+def data_sets() -> list[str]:
+    chosen = [name.strip() for name in os.environ.get("FALCON_BENCH_SETS", "large,small").split(",") if name.strip()]
+    unknown = sorted(set(chosen) - {"large", "small"})
+    if unknown or not chosen:
+        raise SystemExit(f"FALCON_BENCH_SETS: choose large and/or small, not {unknown or 'nothing'}")
+    return chosen
 
 
 def start_hdfs(state: Path) -> tuple[int, dict[str, str]]:
@@ -94,16 +104,20 @@ def compare(spark: Any, name: str, namenodes: dict[str, str], files: int, total:
 
 
 def main(argv: list[str] | None = None) -> int:
-    large = max(2, round(LARGE_FILES * scale()))
-    small = max(10, round(SMALL_FILES * scale()))
+    sets = data_sets()
+    counts = {"large": max(2, round(LARGE_FILES * scale())), "small": max(10, round(SMALL_FILES * scale()))}
+    sizes = {"large": LARGE_BYTES, "small": SMALL_BYTES}
     work = Path(tempfile.mkdtemp(prefix="falcon-distcp-bench-"))
     pid = None
     try:
-        print(f"distcp: {large} x {LARGE_BYTES >> 20} MiB and {small} x {SMALL_BYTES} B files, hdfs -> hdfs between "
-              f"two MiniDFS clusters, {MAPS} maps each (scale {scale()})", flush=True)
+        described = " and ".join(f"{counts[name]} x {sizes[name] >> 20} MiB" if name == "large"
+                                 else f"{counts[name]} x {sizes[name]} B" for name in sets)
+        print(f"distcp: {described} files, hdfs -> hdfs between two MiniDFS clusters, {MAPS} maps each "
+              f"(scale {scale()})", flush=True)
         pid, namenodes = start_hdfs(work / "hdfs")
-        large_total = generate(work / "large", large, LARGE_BYTES, 50)
-        small_total = generate(work / "small", small, SMALL_BYTES, 200)
+        totals = {name: generate(work / name, counts[name], sizes[name], 50 if name == "large" else 200)
+                  for name in sets}
+        generate(work / "warm", 2, SMALL_BYTES, 200)
         os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
         from pyspark.sql import SparkSession
 
@@ -111,14 +125,14 @@ def main(argv: list[str] | None = None) -> int:
                  .config("spark.ui.enabled", "false").getOrCreate())
         spark.sparkContext.setLogLevel("ERROR")
         jvm = spark.sparkContext._jvm
-        for name in ("large", "small"):  # onto cluster A through the Hadoop client
+        for name in ("warm", *sets):  # onto cluster A through the Hadoop client
             target = jvm.org.apache.hadoop.fs.Path(f"{namenodes['a']}/bench/{name}")
             target.getFileSystem(spark.sparkContext._jsc.hadoopConfiguration()).copyFromLocalFile(
                 jvm.org.apache.hadoop.fs.Path(str(work / name)), target)
-        replicate(spark, f"{namenodes['a']}/bench/small/part-0000", f"{namenodes['b']}/warm")  # Python workers up
+        replicate(spark, f"{namenodes['a']}/bench/warm/part-0000", f"{namenodes['b']}/warm")  # Python workers up
         print(f"  distcp JVM start-up alone (distcp -help): {distcp('', '', '-help'):.1f} s")
-        compare(spark, "large", namenodes, large, large_total)
-        compare(spark, "small", namenodes, small, small_total)
+        for name in sets:
+            compare(spark, name, namenodes, counts[name], totals[name])
         spark.stop()
         return 0
     finally:
