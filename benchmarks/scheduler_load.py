@@ -22,6 +22,8 @@ every WAVE seconds, and records when. Figures per side:
 * the metadata database's size at the end.
 
 ``FALCON_BENCH_SCALE``: ``quick`` (default: N=50, H=3) or ``full`` (N=500, H=24). The load average is printed.
+OpenLineage is off on both sides unless ``FALCON_BENCH_LINEAGE=on``, which sends both sides' events to a file (the
+provider then loads its listener in every task process, plain ones included, as a deployment with lineage does).
 Run with ``python -m benchmarks scheduler_load``; components listen on 127.0.0.1 only and are stopped at the end.
 """
 
@@ -271,6 +273,18 @@ def sql(url: str, database: str, statement: str, *, autocommit: bool = False) ->
 # -- Airflow -------------------------------------------------------------------------------------------------------
 
 
+def lineage_enabled() -> bool:
+    return os.environ.get("FALCON_BENCH_LINEAGE", "off").strip().lower() == "on"
+
+
+def lineage_settings(home: Path) -> dict[str, str]:
+    """OpenLineage off, or (``FALCON_BENCH_LINEAGE=on``) every event of the side into a file in its home."""
+    if not lineage_enabled():
+        return {"AIRFLOW__OPENLINEAGE__DISABLED": "True"}
+    return {"AIRFLOW__OPENLINEAGE__TRANSPORT": json.dumps({"type": "file", "append": True,
+                                                          "log_file_path": str(home / "lineage.jsonl")})}
+
+
 class Airflow:
     """The four components of one side, started one by one (the api-server first: workers report to it)."""
 
@@ -294,7 +308,7 @@ class Airflow:
             "AIRFLOW__API_AUTH__JWT_SECRET": secrets.token_hex(16),
             "AIRFLOW__WORKERS__EXECUTION_API_TIMEOUT": "60",
             "AIRFLOW__DAG_PROCESSOR__REFRESH_INTERVAL": "10",
-            "AIRFLOW__OPENLINEAGE__DISABLED": "True",
+            **lineage_settings(home),
             "AIRFLOW_CONN_FS_DEFAULT": json.dumps({"conn_type": "fs", "extra": {"path": "/"}}),
             "PATH": f"{BIN}:{os.environ.get('PATH', '')}",
         }
@@ -484,7 +498,8 @@ def main() -> int:
     by_side = {result["side"]: result for result in results}
     ours, plain = by_side["ours"], by_side["plain"]
     print(f"scheduler under load: {count} hourly processes + {2 * count} feeds catching up {hours} h, inputs "
-          f"arriving one hour per {wave:.0f} s; LocalExecutor, parallelism {PARALLELISM}, PostgreSQL; "
+          f"arriving one hour per {wave:.0f} s; LocalExecutor, parallelism {PARALLELISM}, PostgreSQL; OpenLineage "
+          f"{'on' if lineage_enabled() else 'off'}; "
           f"load average before {load_before[0]:.2f}, after {load_after[0]:.2f}; {os.cpu_count()} CPU(s)")
     rows = [("process runs finished", "process_runs", "{:.0f}"),
             ("process runs / minute", "runs_per_minute", "{:.1f}"),
