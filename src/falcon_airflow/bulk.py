@@ -2,8 +2,8 @@
 
 Reading a large estate allocates hundreds of thousands of small objects that live on (the entity models), so the
 collector runs again and again over a growing heap and finds nothing to free: on 10,000 entities that was a third
-of the time of ``validate``. Parsing and validation create no reference cycles that need collecting before the
-end, so the collector is paused for their duration and runs as usual afterwards.
+of the time of ``validate``. Parsing, validation and building a DAG file's DAGs create no reference cycles that
+need collecting before the end, so the collector is paused for their duration and runs as usual afterwards.
 """
 
 from __future__ import annotations

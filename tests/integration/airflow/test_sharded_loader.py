@@ -81,7 +81,7 @@ def test_example_entities(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> No
 
 
 def test_a_parse_leaves_the_garbage_collector_as_it_found_it(tmp_path: Path) -> None:
-    """The loader pauses the collector while it builds (see garbage_collection_paused) and resumes it after."""
+    """The loader pauses the collector while it builds (falcon_airflow.bulk.collector_paused) and resumes it after."""
     assert gc.isenabled()
     assert load_dags(folder=REPOSITORY / "entities")
     assert gc.isenabled()
