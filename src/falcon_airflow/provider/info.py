@@ -53,6 +53,27 @@ def get_provider_info() -> dict[str, Any]:
                         "With the FAB auth manager: give the role named like an entity's ACL group the DAG "
                         "rights its ACL permission grants (read; edit and run when the group may write). The "
                         "roles must exist.", "False", "boolean"),
+                    "dag_shards": _option(
+                        "How many shard DAG files (dags/falcon_entities_<n>.py) the entities are spread over by a "
+                        "stable hash of their DAG ids; a shard file beyond it loads nothing.", "4", "integer"),
+                    "store_dir": _option(
+                        "Where the falcon-airflow commands keep their state (config store, journal, history). "
+                        "Empty: beside the entities folder.", ""),
+                    "invalid_entities_as_import_errors": _option(
+                        "Report every invalid entity as an import error of its own XML file (file, line, rule).",
+                        "True", "boolean"),
+                    "asset_partition_keys": _option(
+                        "Feed asset events carry the instance as their partition key.", "True", "boolean"),
+                    "broker_stomp_port": _option(
+                        "STOMP port of the broker named by a cluster's messaging interface (Falcon's JMS "
+                        "messages).", "61613", "integer"),
+                    "retention_keep_instances_beyond_validity": _option(
+                        "Retention stops at the feed's validity end, keeping the instances of its last retention "
+                        "limit (Falcon's falcon.retention.keep.instances.beyond.validity).", "True", "boolean"),
+                    "preload_task_modules": _option(
+                        "Long-lived Airflow processes (the scheduler, whose executor forks the task processes) "
+                        "import the loader, DAG builder and operators once when they load the plugin, so that no "
+                        "task process pays those imports.", "True", "boolean"),
                 },
             },
         },

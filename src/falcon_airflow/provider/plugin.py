@@ -11,6 +11,7 @@ from airflow.plugins_manager import AirflowPlugin
 
 from falcon_airflow.provider.listeners import lineage_runs
 from falcon_airflow.provider.macros import MACROS
+from falcon_airflow.provider.preload import preload_task_modules
 from falcon_airflow.provider.scheduling.priority import NewestInstanceFirst, OldestInstanceFirst
 from falcon_airflow.provider.scheduling.timetables import FalconFrequencyTimetable
 
@@ -23,3 +24,8 @@ class FalconPlugin(AirflowPlugin):
     macros = MACROS
     priority_weight_strategies = [OldestInstanceFirst, NewestInstanceFirst]  # noqa: RUF012
     listeners = [lineage_runs]  # noqa: RUF012
+
+    @classmethod
+    def on_load(cls, *args: object, **kwargs: object) -> None:
+        # The scheduler and the Celery worker fork task processes: what they import here, each task has already.
+        preload_task_modules()

@@ -32,4 +32,6 @@ def test_every_named_module_imports_and_the_plugin_registers_its_parts() -> None
 
 def test_config_section_falcon() -> None:
     options = get_provider_info()["config"]["falcon"]["options"]
-    assert set(options) == {"entities_dir", "strict", "catchup", "dag_access_control"}
+    assert set(options) == {"entities_dir", "strict", "catchup", "dag_access_control", "dag_shards", "store_dir",
+                            "invalid_entities_as_import_errors", "asset_partition_keys", "broker_stomp_port",
+                            "retention_keep_instances_beyond_validity", "preload_task_modules"}
