@@ -50,7 +50,6 @@ PLAIN_HEADER = """\
 from datetime import datetime, timedelta, timezone
 from airflow.sdk import DAG
 from falcon_airflow.provider.operators.late_data import LateDataOperator
-from falcon_airflow.provider.scheduling.priority import OldestInstanceFirst, NewestInstanceFirst
 from falcon_airflow.provider.operators.outputs import ClearOutputsOperator, MarkOutputsAvailableOperator
 from falcon_airflow.provider.scheduling.retry import FalconRetryPolicy
 from falcon_airflow.provider.operators.spark import FalconSparkSubmitOperator
@@ -104,8 +103,7 @@ def plain_source(number: int, spec: dict) -> str:
         outputs = spec["outputs"]
         lines.append(f"    clear = ClearOutputsOperator(task_id='clear_outputs', outputs={outputs!r}, retries=0)")
         lines.append("    workflow = " + _spark("workflow", spec["job"],
-                                                f", max_active_tis_per_dag={spec['parallel']}, "
-                                                "weight_rule=OldestInstanceFirst()"))
+                                                f", max_active_tis_per_dag={spec['parallel']}"))
         lines.append(f"    mark = MarkOutputsAvailableOperator(task_id='mark_outputs_available', outputs={outputs!r})")
         chain = "clear >> workflow >> mark"
         if spec["late"]:

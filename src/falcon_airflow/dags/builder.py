@@ -33,7 +33,7 @@ from falcon_airflow.provider.operators.late_data import LateDataOperator
 from falcon_airflow.provider.operators.ordering import LastOnlyOperator
 from falcon_airflow.provider.operators.outputs import ClearOutputsOperator, MarkOutputsAvailableOperator
 from falcon_airflow.provider.operators.spark import FalconSparkSubmitOperator
-from falcon_airflow.provider.scheduling.priority import NewestInstanceFirst, OldestInstanceFirst
+from falcon_airflow.provider.scheduling.priority import NewestInstanceFirst
 from falcon_airflow.provider.scheduling.retry import FalconRetryPolicy
 from falcon_airflow.provider.scheduling.timetables import FalconFrequencyTimetable
 from falcon_airflow.provider.sensors.feed import FeedInstanceSensor
@@ -149,6 +149,13 @@ def _late_data_task(late: LateDataSpec, outputs: list[dict[str, Any]], **extra: 
         rerun_job=late.rerun.model_dump(), outputs=outputs, retries=0, **extra)
 
 
+def _instance_order(order: str | None) -> dict[str, Any]:
+    """The arguments that give a task of a ``parallel``-limited step Falcon's instance order. FIFO is Airflow's own:
+    task instances of equal weight are queued oldest logical date first, and a run's logical date is its instance;
+    a weight of our own there would also rank the step above every other task of the deployment. LIFO needs one."""
+    return {"weight_rule": NewestInstanceFirst()} if order == "LIFO" else {}
+
+
 def _poke_seconds(timeout: int) -> int:
     return max(5, min(POKE_SECONDS_MAX, timeout // 20))
 
@@ -160,7 +167,7 @@ def build_process_dag(spec: ProcessDagSpec, settings: DeploymentSettings | None 
               "outputs": {item.name: item.model_dump(mode="json") for item in spec.outputs},
               "properties": dict(spec.properties), "empty_dir": spec.empty_dir,
               "workflow": dict(spec.workflow_conf), "cluster_settings": dict(spec.cluster_conf)}
-    strategy = NewestInstanceFirst() if spec.order == "LIFO" else OldestInstanceFirst()
+    order = _instance_order(spec.order)
     dag = DAG(spec.dag_id, schedule=_timetable(spec, spec.source.name), start_date=_start_date(spec),
               catchup=spec.schedule.catchup, max_active_runs=spec.max_active_runs, default_args=_default_args(spec),
               tags=list(spec.tags), doc_md=spec.doc_md, user_defined_macros={"falcon": falcon},
@@ -189,7 +196,7 @@ def build_process_dag(spec: ProcessDagSpec, settings: DeploymentSettings | None 
         else:
             assert spec.job is not None
             chain.append(_spark_task("workflow", spec.job, max_active_tis_per_dag=spec.parallel,
-                                     weight_rule=strategy, falcon_lineage=spec, lineage_instance=PROCESS_INSTANCE,
+                                     **order, falcon_lineage=spec, lineage_instance=PROCESS_INSTANCE,
                                      inlets=distinct_assets(item.feed for item in spec.inputs)))
         if outputs:
             chain.append(MarkOutputsAvailableOperator(
@@ -249,7 +256,7 @@ def build_retention_dag(spec: RetentionDagSpec, settings: DeploymentSettings | N
 def build_replication_dag(spec: ReplicationDagSpec, settings: DeploymentSettings | None = None) -> DAG:
     settings = settings or DeploymentSettings.from_config()
     falcon = {"source": spec.source_feed.model_dump(mode="json"), "target": spec.target_feed.model_dump(mode="json")}
-    strategy = NewestInstanceFirst() if spec.order == "LIFO" else OldestInstanceFirst()
+    order = _instance_order(spec.order)
     dag = DAG(spec.dag_id, schedule=_timetable(spec, spec.feed), start_date=_start_date(spec),
               catchup=spec.schedule.catchup, max_active_runs=spec.max_active_runs, default_args=_default_args(spec),
               tags=list(spec.tags), doc_md=spec.doc_md, user_defined_macros={"falcon": falcon},
@@ -263,7 +270,7 @@ def build_replication_dag(spec: ReplicationDagSpec, settings: DeploymentSettings
         steps: list[Any] = [wait]
         if spec.order == "LAST_ONLY":
             steps.append(LastOnlyOperator(task_id="last_only", schedule=spec.schedule.model_dump(), retries=0))
-        steps.append(_spark_task("replicate", spec.job, max_active_tis_per_dag=spec.parallel, weight_rule=strategy,
+        steps.append(_spark_task("replicate", spec.job, max_active_tis_per_dag=spec.parallel, **order,
                                  falcon_lineage=spec, lineage_instance=f"{{{{ {instance} }}}}",
                                  inlets=distinct_assets([spec.source_feed.model_copy(
                                      update={"location": spec.source_asset_location or spec.source_feed.location})]),

@@ -7,6 +7,7 @@ from types import SimpleNamespace
 import pendulum
 import pytest
 from airflow.sdk.exceptions import AirflowSkipException
+from airflow.task.weight_rule import WeightRule
 
 from falcon_airflow.provider.operators.ordering import LastOnlyOperator
 from falcon_airflow.provider.scheduling.priority import NewestInstanceFirst, OldestInstanceFirst
@@ -33,3 +34,28 @@ def test_last_only_skips_an_instance_whose_successor_is_due() -> None:
         operator.execute({"dag_run": old})
     current = SimpleNamespace(data_interval_start=pendulum.now("UTC").start_of("hour"))
     operator.execute({"dag_run": current})  # the latest due instance runs
+
+
+@pytest.mark.parametrize(("order", "strategy"), [("FIFO", None), ("LAST_ONLY", None),
+                                                 ("LIFO", NewestInstanceFirst)])
+def test_only_lifo_weighs_the_workflow_by_its_instance(tmp_path, order: str, strategy: type | None) -> None:
+    from tests.builders import cluster, ops_feed, ops_process
+
+    from falcon_airflow.dags.builder import build_dag
+    from falcon_airflow.dags.loader import load_specs
+
+    for name, text in {"east": cluster("east", f"file://{tmp_path}/data"), "logs": ops_feed("logs"),
+                       "counts": ops_feed("counts"), "count": ops_process(order=order)}.items():
+        (tmp_path / f"{name}.xml").write_text(text)
+    (tmp_path / "apps").mkdir()
+    (tmp_path / "apps" / "job.py").write_text("print('counted')\n")
+    specs, issues = load_specs(tmp_path)
+    assert not [issue for issue in issues if issue["level"] == "error"], issues
+    dag = build_dag(next(spec for spec in specs if spec.dag_id == "falcon.process.count.east"))
+    weights = {task.task_id: task.weight_rule for task in dag.tasks}
+    custom = {task_id for task_id, rule in weights.items() if rule != WeightRule.DOWNSTREAM}
+    if strategy is None:  # FIFO is Airflow's own order: equal weights, oldest logical date (= instance) first
+        assert custom == set()
+    else:
+        assert custom == {"workflow"}
+        assert isinstance(weights["workflow"], strategy)

@@ -1,10 +1,11 @@
-"""Falcon's FIFO and LIFO instance order as Airflow priority-weight strategies.
+"""Falcon's instance order as Airflow priority-weight strategies.
 
 All waiting instances of a process are active DAG runs (their sensors are deferred and hold no slot), and the
 workflow task allows ``parallel`` of them to run at once (``max_active_tis_per_dag``). Which ready instance runs
-first is the scheduler's priority: :class:`OldestInstanceFirst` (FIFO) or :class:`NewestInstanceFirst` (LIFO)
-weighs each task instance by the Falcon instance time in its run id. The plugin registers both, so the scheduler
-can deserialize DAGs that use them.
+first is the scheduler's choice: among task instances of equal weight it queues the oldest logical date first, and
+a run's logical date is its Falcon instance, so FIFO needs nothing of ours. LIFO does: :class:`NewestInstanceFirst`
+weighs each task instance by the Falcon instance time in its run id. :class:`OldestInstanceFirst` is its mirror; the
+plugin registers both so that the scheduler can deserialize any DAG that names either.
 """
 
 from __future__ import annotations
