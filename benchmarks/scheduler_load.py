@@ -351,6 +351,26 @@ class Airflow:
                 process.wait(timeout=30)
 
 
+def cpu_split(pid: int) -> tuple[float, float]:
+    """CPU seconds of a process itself, and of it with every descendant, live or already reaped."""
+    import psutil
+
+    try:
+        root = psutil.Process(pid)
+        members = [root, *root.children(recursive=True)]
+    except psutil.Error:
+        return 0.0, 0.0
+    own, total = 0.0, 0.0
+    for member in members:
+        with suppress(psutil.Error):
+            times = member.cpu_times()
+            spent = times.user + times.system
+            total += spent + times.children_user + times.children_system
+            if member.pid == pid:
+                own = spent
+    return own, total
+
+
 def tree_usage(pid: int) -> tuple[int, float]:
     """RSS bytes and CPU seconds of a process and its children."""
     import psutil
@@ -384,6 +404,7 @@ def run_side(label: str, url: str, work: Path, dags: Path, storage: Path, extra:
     samples: list[tuple[float, int, float]] = []
     deferred_peak = 0
     started = time.time()
+    cpu_before = machine_cpu_seconds()
     airflow.start_all()
     try:
         waves = [first_instance + timedelta(hours=hour) for hour in range(hours)]
@@ -411,8 +432,23 @@ def run_side(label: str, url: str, work: Path, dags: Path, storage: Path, extra:
                 break
             time.sleep(2.0)
     finally:
+        components = {name: cpu_split(process.pid) for name, process in airflow.processes.items()}
         airflow.stop()
-    return collect(label, url, database, flags, samples, deferred_peak, expected)
+    result = collect(label, url, database, flags, samples, deferred_peak, expected)
+    result["machine_cpu_seconds"] = machine_cpu_seconds() - cpu_before
+    scheduler_own, scheduler_tree = components.get("scheduler", (0.0, 0.0))
+    result.update(scheduler_cpu=scheduler_own, tasks_cpu=scheduler_tree - scheduler_own,
+                  api_server_cpu=components.get("api-server", (0.0, 0.0))[1],
+                  dag_processor_cpu=components.get("dag-processor", (0.0, 0.0))[1])
+    return result
+
+
+def machine_cpu_seconds() -> float:
+    """CPU seconds the whole machine has spent busy (user, nice, system, irq) since boot: a side's Airflow
+    components, task processes and PostgreSQL together, on a machine where nothing else runs."""
+    fields = Path("/proc/stat").read_text().splitlines()[0].split()[1:]
+    busy = sum(int(value) for value in fields[:3]) + sum(int(value) for value in fields[5:8])
+    return busy / os.sysconf("SC_CLK_TCK")
 
 
 def collect(label: str, url: str, database: str, flags: dict[str, float], samples: list[tuple[float, int, float]],
@@ -438,6 +474,9 @@ def collect(label: str, url: str, database: str, flags: dict[str, float], sample
         path = path.removeprefix("file://")
         if path in flags and begun is not None:
             latencies.append(max(0.0, float(begun) - flags[path]))
+    per_task = sql(url, database, "SELECT task_id, count(*), avg(extract(epoch from end_date - start_date)), "
+                                  "avg(extract(epoch from start_date - queued_dttm)) FROM task_instance "
+                                  "WHERE state='success' GROUP BY task_id ORDER BY task_id")
     size = sql(url, database, "SELECT pg_database_size(current_database())")[0][0]
     peak_rss = max((rss for _, rss, _ in samples), default=0)
     cpu = samples[-1][2] - samples[0][2] if len(samples) > 1 else 0.0
@@ -454,6 +493,7 @@ def collect(label: str, url: str, database: str, flags: dict[str, float], sample
         "triggerer_peak_rss_mb": peak_rss / 2**20, "triggerer_cpu_seconds": cpu,
         "triggerer_cpu_percent": 100 * cpu / max(1e-9, span), "deferred_peak": deferred_peak,
         "database_mb": size / 2**20,
+        "per_task": [(task, int(count), float(run or 0), float(wait or 0)) for task, count, run, wait in per_task],
     }
 
 
@@ -511,11 +551,20 @@ def main() -> int:
             ("triggerer CPU s", "triggerer_cpu_seconds", "{:.1f}"),
             ("triggerer CPU %", "triggerer_cpu_percent", "{:.1f}"),
             ("sensors deferred at once (peak)", "deferred_peak", "{:.0f}"),
-            ("metadata database MB", "database_mb", "{:.1f}")]
+            ("metadata database MB", "database_mb", "{:.1f}"),
+            ("machine CPU s (all processes)", "machine_cpu_seconds", "{:.0f}"),
+            ("  scheduler CPU s (its own loop)", "scheduler_cpu", "{:.1f}"),
+            ("  executor workers and tasks CPU s", "tasks_cpu", "{:.1f}"),
+            ("  api-server CPU s", "api_server_cpu", "{:.1f}"),
+            ("  dag-processor CPU s", "dag_processor_cpu", "{:.1f}")]
     print(f"  {'':34} {'ours':>10} {'plain':>10} {'ours/plain':>10}")
     for name, key, form in rows:
         ratio = ours[key] / plain[key] if plain[key] else float("nan")
         print(f"  {name:34} {form.format(ours[key]):>10} {form.format(plain[key]):>10} {ratio:10.2f}")
+    print("  per task (successful instances): count, mean run s, mean queued -> start s")
+    for result in (ours, plain):
+        for task, number, run, wait in result["per_task"]:
+            print(f"    {result['side']:6} {task:28} {number:6d} {run:8.2f} {wait:8.2f}")
     throughput = plain["runs_per_minute"] / ours["runs_per_minute"] if ours["runs_per_minute"] else float("inf")
     latency = ours["latency_median"] / plain["latency_median"] if plain["latency_median"] else float("nan")
     print(f"  goal within 1.2x of plain: throughput {throughput:.2f}x, median latency {latency:.2f}x; "
