@@ -9,6 +9,11 @@ is measured alone too (``distcp -help``). Data sets: 200 files of 10 MiB (2 GB) 
 scaled by ``FALCON_BENCH_SCALE`` (default 0.05 here: a full run does not fit a busy 2-core machine's session);
 ``FALCON_BENCH_SETS=large`` (or ``small``) runs one of them (default: both).
 
+``FALCON_BENCH_CLOSE_RETRY_MS=N`` sets, for both sides' HDFS clients, how long a client first waits before asking
+the namenode again whether a closed file is complete (``dfs.client.block.write.locateFollowingBlock.initial.
+delay.ms``, Hadoop's default 400 ms, doubling at each retry). On one MiniDFS datanode the first answer is nearly
+always "not yet", so that wait is most of a small file's cost, for DistCp's maps and the job's tasks alike.
+
     FALCON_BENCH_SCALE=1 python -m benchmarks distcp_bench
     FALCON_BENCH_SCALE=1 FALCON_BENCH_SETS=large python -m benchmarks distcp_bench
 """
@@ -46,6 +51,14 @@ def data_sets() -> list[str]:
     return chosen
 
 
+CLOSE_RETRY_KEY = "dfs.client.block.write.locateFollowingBlock.initial.delay.ms"
+
+
+def close_retry_ms() -> int | None:
+    value = os.environ.get("FALCON_BENCH_CLOSE_RETRY_MS")
+    return int(value) if value else None
+
+
 def start_hdfs(state: Path) -> tuple[int, dict[str, str]]:
     minicluster = jar_group("minicluster")
     ports = {name: (free_port(), free_port()) for name in ("a", "b")}
@@ -60,8 +73,9 @@ def start_hdfs(state: Path) -> tuple[int, dict[str, str]]:
 def distcp(source: str, target: str, *extra: str) -> float:
     jars = [str(jar_group("minicluster")[0].parent / "*"), str(jar_group("distcp")[0].parent / "*")]
     started = time.perf_counter()
+    retry = [] if close_retry_ms() is None else [f"-D{CLOSE_RETRY_KEY}={close_retry_ms()}"]
     subprocess.run(["java", "-Xmx1g", "-cp", ":".join(jars), "org.apache.hadoop.tools.DistCp",
-                    "-Dmapreduce.framework.name=local", f"-Dmapreduce.local.map.tasks.maximum={MAPS}",
+                    "-Dmapreduce.framework.name=local", f"-Dmapreduce.local.map.tasks.maximum={MAPS}", *retry,
                     *extra, *([] if extra else ["-m", str(MAPS), source, target])],
                    check=not extra, capture_output=True, timeout=3600)  # `-help` prints usage and exits 255
     return time.perf_counter() - started
@@ -113,7 +127,8 @@ def main(argv: list[str] | None = None) -> int:
         described = " and ".join(f"{counts[name]} x {sizes[name] >> 20} MiB" if name == "large"
                                  else f"{counts[name]} x {sizes[name]} B" for name in sets)
         print(f"distcp: {described} files, hdfs -> hdfs between two MiniDFS clusters, {MAPS} maps each "
-              f"(scale {scale()})", flush=True)
+              f"(scale {scale()}; first close retry after "
+              f"{close_retry_ms() if close_retry_ms() is not None else 400} ms)", flush=True)
         pid, namenodes = start_hdfs(work / "hdfs")
         totals = {name: generate(work / name, counts[name], sizes[name], 50 if name == "large" else 200)
                   for name in sets}
@@ -121,8 +136,11 @@ def main(argv: list[str] | None = None) -> int:
         os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
         from pyspark.sql import SparkSession
 
-        spark = (SparkSession.builder.master(f"local[{MAPS}]").appName("falcon-distcp-bench")
-                 .config("spark.ui.enabled", "false").getOrCreate())
+        builder = (SparkSession.builder.master(f"local[{MAPS}]").appName("falcon-distcp-bench")
+                   .config("spark.ui.enabled", "false"))
+        if close_retry_ms() is not None:
+            builder = builder.config(f"spark.hadoop.{CLOSE_RETRY_KEY}", str(close_retry_ms()))
+        spark = builder.getOrCreate()
         spark.sparkContext.setLogLevel("ERROR")
         jvm = spark.sparkContext._jvm
         for name in ("warm", *sets):  # onto cluster A through the Hadoop client
