@@ -351,17 +351,23 @@ class Airflow:
                 process.wait(timeout=30)
 
 
-def cpu_split(pid: int) -> tuple[float, float]:
-    """CPU seconds of a process itself, and of it with every descendant, live or already reaped."""
+def _process_tree(pid: int) -> list[Any]:
+    """The process and its live descendants as psutil processes (empty once it is gone)."""
     import psutil
 
     try:
         root = psutil.Process(pid)
-        members = [root, *root.children(recursive=True)]
+        return [root, *root.children(recursive=True)]
     except psutil.Error:
-        return 0.0, 0.0
+        return []
+
+
+def cpu_split(pid: int) -> tuple[float, float]:
+    """CPU seconds of a process itself, and of it with every descendant, live or already reaped."""
+    import psutil
+
     own, total = 0.0, 0.0
-    for member in members:
+    for member in _process_tree(pid):
         with suppress(psutil.Error):
             times = member.cpu_times()
             spent = times.user + times.system
@@ -375,13 +381,8 @@ def tree_usage(pid: int) -> tuple[int, float]:
     """RSS bytes and CPU seconds of a process and its children."""
     import psutil
 
-    try:
-        root = psutil.Process(pid)
-        members = [root, *root.children(recursive=True)]
-    except psutil.Error:
-        return 0, 0.0
     rss, cpu = 0, 0.0
-    for member in members:
+    for member in _process_tree(pid):
         with suppress(psutil.Error):
             rss += member.memory_info().rss
             times = member.cpu_times()

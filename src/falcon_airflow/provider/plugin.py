@@ -27,5 +27,6 @@ class FalconPlugin(AirflowPlugin):
 
     @classmethod
     def on_load(cls, *args: object, **kwargs: object) -> None:
-        # The scheduler and the Celery worker fork task processes: what they import here, each task has already.
+        # The LocalExecutor's workers are forked from the scheduler, and task processes from them: what the
+        # scheduler imports here, each task has already (see falcon_airflow.provider.preload).
         preload_task_modules()
