@@ -26,8 +26,9 @@ class ClearOutputsOperator(BaseOperator):
         super().__init__(**kwargs)
         self.outputs = outputs
 
-    def execute(self, context: Any) -> list[str]:
-        cleared = []
+    # Both operators log what they did and return nothing: a return value would be one more XCom written through
+    # the api-server for every run of every process, and nothing reads it.
+    def execute(self, context: Any) -> None:
         for binding in _outputs(self.outputs):
             moment = binding.time(instance(context["dag_run"]))
             if moment is None or binding.feed.storage == "table":
@@ -35,8 +36,6 @@ class ClearOutputsOperator(BaseOperator):
             path = binding.feed.path(moment)
             if clear_instance(path, binding.feed.location, moment, binding.feed.zone):
                 self.log.info("cleared output %s instance %s: %s", binding.name, moment, path)
-                cleared.append(path)
-        return cleared
 
 
 class MarkOutputsAvailableOperator(BaseOperator):
@@ -50,8 +49,7 @@ class MarkOutputsAvailableOperator(BaseOperator):
         self.outputs = outputs
         self.entity = entity
 
-    def execute(self, context: Any) -> list[str]:
-        written = []
+    def execute(self, context: Any) -> None:
         made = []
         for binding in _outputs(self.outputs):
             moment = binding.time(instance(context["dag_run"]))
@@ -60,8 +58,7 @@ class MarkOutputsAvailableOperator(BaseOperator):
             made.append((binding.feed, moment, binding.feed.path(moment)))
             if binding.feed.storage == "table" or not binding.feed.availability_flag:
                 continue
-            written.append(write_flag(binding.feed.path(moment), binding.feed.availability_flag))
-            self.log.info("output %s instance %s is available: %s", binding.name, moment, written[-1])
+            flag = write_flag(binding.feed.path(moment), binding.feed.availability_flag)
+            self.log.info("output %s instance %s is available: %s", binding.name, moment, flag)
         announce_instances(context, made, operation="GENERATE", entity=self.entity or self.dag_id,
                            entity_type="PROCESS", log=self.log)
-        return written
