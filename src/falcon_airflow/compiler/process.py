@@ -38,6 +38,7 @@ from falcon_airflow.compiler.specs import LateDataSpec, LineageSpec, ProcessDagS
 from falcon_airflow.core.naming import TABLE_NAMESPACE_CONF, metastore_namespace
 from falcon_airflow.entities import InterfaceType, Process, ProcessCluster, WorkflowEngine
 from falcon_airflow.instances.bindings import InputBinding, OutputBinding
+from falcon_airflow.instances.catalog_properties import INPUT_PROPERTIES, OUTPUT_PROPERTIES, table_uri
 from falcon_airflow.instances.process import ProcessOnCluster
 from falcon_airflow.timekeeping import format_falcon_date
 from falcon_airflow.workspace import Workspace
@@ -69,18 +70,52 @@ def output_argument(name: str) -> str:
     return f"{{{{ macros.falcon.output_path(falcon.outputs[{_quote(name)}], dag_run) }}}}"
 
 
-def workflow_conf(process: Process, bindings: list[InputBinding]) -> dict[str, str]:
+def table_property(kind: str, name: str, key: str) -> str:
+    """A template of one of Falcon's catalog properties of a table input or output."""
+    return f"{{{{ macros.falcon.table_property(falcon.{kind}[{_quote(name)}], {_quote(key)}, dag_run) }}}}"
+
+
+def output_arguments(binding: OutputBinding) -> list[str]:
+    """Falcon's workflow arguments for one output: its path, or (partitions for Hive, table, database) for tables."""
+    if binding.feed.storage == "table":
+        return [table_property("outputs", binding.name, key) for key in ("partitions_hive", "table", "database")]
+    return [output_argument(binding.name)]
+
+
+def table_conf(binding: InputBinding | OutputBinding, engine: WorkflowEngine) -> dict[str, str]:
+    """Falcon's catalog properties of a table input or output as ``falcon_<name>_<property>`` templates; a Hive
+    script also gets the input's filter as ``falcon_<name>_filter`` and the output's partitions as
+    ``falcon_<name>_partitions``, as Falcon's Hive action passed them."""
+    prefix = f"falcon_{binding.name}"
+    if isinstance(binding, InputBinding):
+        conf = {f"{prefix}_{key}": table_property("inputs", binding.name, key) for key in INPUT_PROPERTIES}
+        if engine is WorkflowEngine.HIVE:
+            conf[f"{prefix}_filter"] = table_property("inputs", binding.name, "partition_filter_hive")
+        return conf
+    keys = [*OUTPUT_PROPERTIES, *(f"dated_partition_value_{key}" for key in table_uri(binding).dated_keys)]
+    conf = {f"{prefix}_{key}": table_property("outputs", binding.name, key) for key in keys}
+    if engine is WorkflowEngine.HIVE:
+        conf[f"{prefix}_partitions"] = table_property("outputs", binding.name, "partitions_hive")
+    return conf
+
+
+def workflow_conf(process: Process, bindings: list[InputBinding], outputs: list[OutputBinding]) -> dict[str, str]:
     """Falcon's workflow properties and the entity's properties, as ``spark.falcon.*`` conf (templated)."""
     conf = {}
     for key in ("nominalTime", "timeStamp", "falconInputFeeds", "falconInPaths", "falconInputNames",
                 "falconInputFeedStorageTypes", "falconOutputFeeds", "falconOutPaths", "falconOutputNames",
                 "entityName", "entityType", "cluster", "queueName", "jobPriority"):
         conf[f"spark.falcon.{key}"] = f"{{{{ macros.falcon.workflow_property(falcon, {_quote(key)}, dag_run) }}}}"
+    engine = process.workflow.engine
     for binding in bindings:
         conf[f"spark.falcon.{binding.name}"] = (
             f"{{{{ macros.falcon.data_in(falcon, {_quote(binding.name)}, dag_run) }}}}")
-    for item in process.outputs:
-        conf[f"spark.falcon.{item.name}"] = output_argument(item.name)
+        if binding.feed.storage == "table":
+            conf.update({f"spark.falcon.{key}": value for key, value in table_conf(binding, engine).items()})
+    for output in outputs:
+        conf[f"spark.falcon.{output.name}"] = output_argument(output.name)
+        if output.feed.storage == "table":
+            conf.update({f"spark.falcon.{key}": value for key, value in table_conf(output, engine).items()})
     for name in process.property_map:
         if not name.startswith(RESERVED_PREFIX):
             conf[f"spark.falcon.{name}"] = f"{{{{ macros.falcon.property(falcon, {_quote(name)}, dag_run) }}}}"
@@ -93,11 +128,12 @@ def _spark_job(runner: ProcessOnCluster, entities_dir: Path | None, bindings: li
     cluster = runner.cluster
     attributes = process.spark_attributes
     engine = process.workflow.engine
-    tables = engine is WorkflowEngine.HIVE or any(binding.feed.storage == "table" for binding in bindings) or any(
-        runner.output_binding(item).feed.storage == "table" for item in process.outputs)
-    conf = {**cluster_spark_conf(cluster, metastore=tables), **workflow_conf(process, bindings)}
+    outputs = [runner.output_binding(item) for item in process.outputs]
+    storages = [binding.feed.storage for binding in bindings] + [binding.feed.storage for binding in outputs]
+    tables = engine is WorkflowEngine.HIVE or "table" in storages
+    conf = {**cluster_spark_conf(cluster, metastore=tables), **workflow_conf(process, bindings, outputs)}
     arguments = [argument for binding in bindings for argument in input_argument(binding)]
-    arguments += [output_argument(item.name) for item in process.outputs]
+    arguments += [argument for binding in outputs for argument in output_arguments(binding)]
     master, deploy_mode = spark_master(cluster, attributes.master if attributes else None)
     if attributes is not None and attributes.mode:
         deploy_mode = attributes.mode.strip()

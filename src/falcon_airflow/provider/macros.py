@@ -17,6 +17,7 @@ from typing import Any
 import pendulum
 
 from falcon_airflow.el import ELContext, evaluate, render
+from falcon_airflow.instances import catalog_properties
 from falcon_airflow.instances.bindings import FeedBinding, InputBinding, OutputBinding
 from falcon_airflow.timekeeping import format_falcon_date, parse_falcon_date, resolve_zone
 
@@ -203,8 +204,9 @@ def falcon_workflow_conf(falcon: dict[str, Any], run: Any) -> dict[str, str]:
     Per instance: ``nominalTime``, ``timeStamp``, each filesystem input by name (its instance paths, comma
     separated) and each output by name (its instance path), ``falconInputFeeds``/``falconInPaths``/
     ``falconInputNames``/``falconInputFeedStorageTypes`` (``#``-joined; ``NONE``/``IGNORE`` without inputs),
-    ``feedNames``/``feedInstancePaths`` (comma-joined; ``NONE``/``IGNORE`` without outputs), table inputs as
-    ``falcon_<name>_database``/``_table``/``_partition_filter_hive``. The per-entity part (``entityName``,
+    ``feedNames``/``feedInstancePaths`` (comma-joined; ``NONE``/``IGNORE`` without outputs), table inputs and
+    outputs as their catalog properties ``falcon_<name>_database``/``_table``/``_partition_filter_hive``/
+    ``_partitions_hive``... (:func:`table_properties`). The per-entity part (``entityName``,
     ``userWorkflowName``, ``logDir`` ...) comes from the compiler in ``falcon["workflow"]``; the process's
     properties override it and the cluster's settings (``falcon["cluster_settings"]``: ``nameNode``, ``jobTracker``,
     its properties) come last, in Falcon's order.
@@ -216,13 +218,8 @@ def falcon_workflow_conf(falcon: dict[str, Any], run: Any) -> dict[str, str]:
     in_paths = []
     for item in inputs:
         if item.feed.storage == "table":
-            prefix = f"falcon_{item.name}"
             path = f"${{coord:dataIn('{item.name}')}}"
-            conf[f"{prefix}_database"] = table_part(item, "database")
-            conf[f"{prefix}_table"] = table_part(item, "table")
-            conf[f"{prefix}_storage_type"] = "TABLE"
-            for engine in ("hive", "pig", "java"):
-                conf[f"{prefix}_partition_filter_{engine}"] = partition_filter(item, run)
+            conf.update({f"falcon_{item.name}_{key}": value for key, value in table_properties(item, run).items()})
         else:
             path = data_in(falcon, item.name, run)
             conf[item.name] = path
@@ -238,6 +235,8 @@ def falcon_workflow_conf(falcon: dict[str, Any], run: Any) -> dict[str, str]:
         path = output_path(output, run)
         if output.feed.storage != "table":
             conf[output.name] = path
+        else:
+            conf.update({f"falcon_{output.name}_{key}": value for key, value in table_properties(output, run).items()})
         out_paths.append(path)
     conf.update(feedNames=",".join(output.feed.feed for output in outputs) or "NONE",
                 feedInstancePaths=",".join(out_paths) or "IGNORE")
@@ -253,30 +252,29 @@ def falcon_workflow_conf(falcon: dict[str, Any], run: Any) -> dict[str, str]:
 # -- table feeds -------------------------------------------------------------------------------------------------
 
 
-def _table(binding: InputBinding) -> tuple[str, str, list[tuple[str, str]]]:
-    from falcon_airflow.entities.catalog import parse_table_uri
-
-    uri = parse_table_uri(binding.feed.location)
-    return uri.database, uri.table, list(uri.partitions)
-
-
 def table_part(binding: dict[str, Any] | InputBinding, part: str) -> str:
-    database, table, _ = _table(_input(binding))
-    return {"database": database, "table": table}[part]
+    uri = catalog_properties.table_uri(_input(binding))
+    return {"database": uri.database, "table": uri.table}[part]
 
 
-def partition_filter(binding: dict[str, Any] | InputBinding, run: Any) -> str:
-    """Falcon's partition filter for a table input: ``(ds='2026030105';region='us')`` per instance, ``OR``-joined."""
-    resolved_input = _input(binding)
-    from falcon_airflow.core.paths import Template
+def partition_filter(binding: dict[str, Any] | InputBinding, run: Any, engine: str = "hive") -> str:
+    """Falcon's partition filter of a table input for the run: ``(ds='2026030105' AND region='us') OR ...``."""
+    return catalog_properties.partition_filter(_input(binding), instance(run), engine)
 
-    _, _, partitions = _table(resolved_input)
-    zone = resolved_input.feed.zone
-    filters = []
-    for moment in resolved_input.resolve(instance(run)).instances:
-        spec = " AND ".join(f"{key}='{Template(value).resolve(moment, zone)}'" for key, value in partitions)
-        filters.append(f"({spec})")
-    return " OR ".join(filters)
+
+def table_properties(binding: dict[str, Any] | InputBinding | OutputBinding, run: Any) -> dict[str, str]:
+    """Falcon's catalog properties of a table input or output for the run (without ``falcon_<name>_``)."""
+    resolved: InputBinding | OutputBinding
+    if isinstance(binding, (InputBinding, OutputBinding)):
+        resolved = binding
+    else:  # a binding as the DAG's params hold it: only an output names its instance
+        resolved = _output(binding) if "instance" in binding else _input(binding)
+    return catalog_properties.catalog_properties(resolved, instance(run))
+
+
+def table_property(binding: dict[str, Any] | InputBinding | OutputBinding, name: str, run: Any) -> str:
+    """One of :func:`table_properties`, for a template."""
+    return table_properties(binding, run).get(name, "")
 
 
 # -- feed DAGs ---------------------------------------------------------------------------------------------------
@@ -319,4 +317,5 @@ def nominal_deadline(run: Any, seconds: int) -> str:
 
 MACROS = [instance, nominal_deadline, input_instances, input_markers, feed_marker, input_paths, output_instance,
           output_path, feed_path, el, nominal_time, data_in, expand, property, workflow_property, table_part,
-          partition_filter, run_time, replicated_instance, report_path, lineage_path, oozie_configuration]
+          partition_filter, table_property, run_time, replicated_instance, report_path, lineage_path,
+          oozie_configuration]

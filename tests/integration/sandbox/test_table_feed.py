@@ -140,3 +140,69 @@ def test_table_feed_replication_and_retention_on_the_metastore(
     source_namespace, target_namespace = (
         "hive://" + uri.removeprefix("thrift://").rstrip("/") for uri in (source_metastore, sandbox.metastore))
     assert {(source_namespace, SOURCE), (target_namespace, TARGET)} <= datasets, datasets
+
+
+COUNTS_FEED = """\
+<feed name="view-counts" xmlns="uri:falcon:feed:0.1">
+  <frequency>hours(1)</frequency>
+  <clusters>
+    <cluster name="a" type="source">
+      <validity start="2026-01-01T00:00Z" end="2099-01-01T00:00Z"/>
+      <retention limit="days(30)" action="delete"/>
+    </cluster>
+  </clusters>
+  <table uri="catalog:falcon_a:view_counts#ds=${YEAR}${MONTH}${DAY}${HOUR};kind=hourly"/>
+  <ACL owner="tester" group="users" permission="*"/>
+  <schema location="/none" provider="hcatalog"/>
+</feed>
+"""
+
+COUNT_VIEWS = """\
+<process name="count-views" xmlns="uri:falcon:process:0.1">
+  <clusters><cluster name="a"><validity start="2026-01-01T00:00Z" end="2099-01-01T00:00Z"/></cluster></clusters>
+  <parallel>1</parallel>
+  <order>FIFO</order>
+  <frequency>hours(1)</frequency>
+  <inputs><input name="views" feed="page-views" start="now(0,0)" end="now(0,0)"/></inputs>
+  <outputs><output name="counts" feed="view-counts" instance="now(0,0)"/></outputs>
+  <workflow engine="hive" path="apps/count_views.hql"/>
+  <ACL owner="tester" group="users" permission="*"/>
+</process>
+"""
+
+# Written as Falcon's Hive processes were: the catalog properties of the table input and output as variables.
+COUNT_VIEWS_SCRIPT = """\
+CREATE TABLE IF NOT EXISTS ${falcon_counts_database}.${falcon_counts_table} (region STRING, views BIGINT)
+  PARTITIONED BY (ds STRING, kind STRING) STORED AS PARQUET;
+INSERT OVERWRITE TABLE ${falcon_counts_database}.${falcon_counts_table}
+  PARTITION (${falcon_counts_partitions_hive}, kind='hourly')
+  SELECT region, count(*) AS views FROM ${falcon_views_database}.${falcon_views_table}
+  WHERE ${falcon_views_filter} GROUP BY region;
+"""
+
+
+def test_a_hive_process_reads_and_writes_tables_through_falcons_catalog_properties(
+        entities: Callable[..., Path], sandbox: Endpoints, tmp_path: Path) -> None:
+    for name in ("a", "b"):
+        entities(f"{name}.xml", CLUSTER.format(name=name, storage=sandbox.namenode(name), metastore=sandbox.metastore,
+                                               master=sandbox.spark_master, properties=""))
+    entities("page-views.xml", FEED.replace("falcon_a:page_views", "falcon_p:page_views")
+             .replace("falcon_b:page_views", "falcon_p:page_views_b"))
+    entities("view-counts.xml", COUNTS_FEED.replace("falcon_a:", "falcon_p:"))
+    entities("count-views.xml", COUNT_VIEWS)
+    entities("apps/count_views.hql", COUNT_VIEWS_SCRIPT)
+    location = f"{sandbox.namenode('a')}/warehouse/falcon_p.db/page_views"
+    earlier = MOMENT.subtract(hours=1)
+    tables(sandbox, tmp_path, "create", f"falcon_p={sandbox.namenode('a')}/warehouse/falcon_p.db",
+           "falcon_p.page_views", location, f"{hour(MOMENT)}/eu", f"{hour(MOMENT)}/us", f"{hour(earlier)}/eu")
+
+    run_dag("falcon.process.count-views.a", MOMENT)
+
+    line = next(line for line in tables(sandbox, tmp_path, "show", "falcon_p.view_counts").splitlines()
+                if line.startswith("TABLES "))
+    counts = json.loads(line.removeprefix("TABLES "))["falcon_p.view_counts"]
+    assert counts is not None and counts["columns"] == ["region", "views", "ds", "kind"]
+    # the instance's partition only, counted from the input instance's partition only (not us, not an hour earlier)
+    assert list(counts["partitions"]) == [f"ds={hour(MOMENT)}/kind=hourly"]
+    assert counts["partitions"][f"ds={hour(MOMENT)}/kind=hourly"]["rows"] == 1
+    assert str(counts["location"]).startswith(f"{sandbox.namenode('a')}/warehouse/falcon_p.db/view_counts")

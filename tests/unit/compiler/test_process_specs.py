@@ -65,6 +65,33 @@ def test_workflow_arguments_follow_falcons_order(tmp_path: Path) -> None:
     assert spec.job.master == "local[2]"  # the cluster's spark interface
 
 
+def test_table_inputs_and_outputs_pass_falcons_catalog_arguments_and_properties(tmp_path: Path) -> None:
+    registry = '<interface type="registry" endpoint="thrift://127.0.0.1:9083" version="2.3"/>'
+    documents = (cluster(interfaces=registry), feed("views", table="catalog:web:views#ds=${YEAR}${MONTH}${DAY}${HOUR}"),
+                 feed("counts", table="catalog:web:counts#ds=${YEAR}${MONTH}${DAY}${HOUR};kind=hourly"),
+                 process(inputs=(("v", "views", "now(0,0)", "now(0,0)"),), outputs=(("c", "counts", "now(0,0)"),)))
+    for index, text in enumerate(documents):
+        (tmp_path / f"e{index}.xml").write_text(text)
+    compilation = compile_workspace(Workspace.load([str(tmp_path)]), entities_dir=tmp_path)
+    assert compilation.report.valid, compilation.report.issues
+    (spec,) = [item for item in compilation.specs if isinstance(item, ProcessDagSpec)]
+
+    def prop(kind: str, name: str, key: str) -> str:
+        return f"{{{{ macros.falcon.table_property(falcon.{kind}['{name}'], '{key}', dag_run) }}}}"
+
+    assert spec.job.arguments[spec.job.arguments.index("--") + 1:] == (  # filter, table, database; then the output's
+        "{{ macros.falcon.partition_filter(falcon.inputs['v'], dag_run) }}",
+        "{{ macros.falcon.table_part(falcon.inputs['v'], 'table') }}",
+        "{{ macros.falcon.table_part(falcon.inputs['v'], 'database') }}",
+        prop("outputs", "c", "partitions_hive"), prop("outputs", "c", "table"), prop("outputs", "c", "database"))
+    assert spec.job.conf["spark.falcon.falcon_c_dated_partition_value_ds"] == \
+        prop("outputs", "c", "dated_partition_value_ds")
+    assert "spark.falcon.falcon_c_dated_partition_value_kind" not in spec.job.conf  # a static key
+    assert spec.job.conf["spark.falcon.falcon_v_partition_filter_pig"] == prop("inputs", "v", "partition_filter_pig")
+    assert "spark.falcon.falcon_v_filter" not in spec.job.conf  # Falcon's Hive action alone names it so
+    assert spec.job.conf["spark.hadoop.hive.metastore.uris"] == "thrift://127.0.0.1:9083"
+
+
 @pytest.mark.parametrize(("master", "expected"), [
     ("<master>yarn-cluster</master>", ("yarn", "cluster")),
     ("<master>local[4]</master>", ("local[4]", None)),
