@@ -19,6 +19,9 @@ def run(args: argparse.Namespace) -> int:
         if args.subcommand == "up":
             endpoints = Sandbox(state).start()
             print(json.dumps(endpoints.as_json(), indent=1))
+            # Airflow reaches hdfs:// over each namenode's WebHDFS, whose address only this configuration gives.
+            print(f"falcon-airflow sandbox: where Airflow runs against it, export HADOOP_CONF_DIR="
+                  f"{endpoints.hadoop_conf_dir}", file=sys.stderr)
         elif args.subcommand == "down":
             sandbox = Sandbox.load(state)
             sandbox.stop()

@@ -39,7 +39,7 @@ def local_path(location: str) -> Path | None:
     return None
 
 
-def _remote(location: str) -> tuple[Any, str]:
+def remote_location(location: str) -> tuple[Any, str]:
     parts = urlsplit(location)
     if parts.scheme == "hdfs":  # no Hadoop client here: the namenode's WebHDFS (see instances.webhdfs)
         return _webhdfs(parts.netloc), unquote(parts.path) or "/"
@@ -64,6 +64,26 @@ def _webhdfs(authority: str) -> Any:
     return filesystem("webhdfs", host=host, port=port, user=webhdfs_user())
 
 
+def remote_exists(fs: Any, remote: str, location: str) -> bool:
+    """Whether a remote path exists. fsspec's ``exists`` answers False to every error; here only "not found" is
+    False, and a storage that cannot answer (refused connection, denied access, a server error) is a
+    :class:`StorageError`: a sensor's wait fails saying so (and is tried again as the task's retries say) instead
+    of waiting until its timeout for an instance it cannot see, and an output is never taken for cleared."""
+    try:
+        fs.info(remote)
+    except FileNotFoundError:
+        return False
+    except Exception as problem:  # connection refused, HTTP 403/500 ...: whatever the driver raises
+        where = ""
+        if urlsplit(location).scheme == "hdfs":
+            from falcon_airflow.instances.webhdfs import describe_address
+
+            where = f" through {describe_address(urlsplit(location).netloc)}"
+        reason = str(problem).splitlines()[0][:300] if str(problem) else type(problem).__name__
+        raise StorageError(f"cannot tell whether {location} exists{where}: {reason}") from None
+    return True
+
+
 def exists(location: str) -> bool:
     """Whether a folder, a file or (``thrift://…``, a table feed's marker) a partition in a metastore exists."""
     if location.startswith(f"{PARTITION_MARKER_SCHEME}://"):
@@ -76,8 +96,8 @@ def exists(location: str) -> bool:
     path = local_path(location)
     if path is not None:
         return path.exists()
-    fs, remote = _remote(location)
-    return bool(fs.exists(remote))
+    fs, remote = remote_location(location)
+    return remote_exists(fs, remote, location)
 
 
 def _checked_instance_path(location: str, template: str, instance: datetime, zone: Any) -> str:
@@ -108,8 +128,8 @@ def clear_instance(location: str, template: str, instance: datetime, zone: Any) 
         else:
             path.unlink()
         return True
-    fs, remote = _remote(location)
-    if not fs.exists(remote):
+    fs, remote = remote_location(location)
+    if not remote_exists(fs, remote, location):
         return False
     fs.rm(remote, recursive=True)
     return True
@@ -124,7 +144,7 @@ def write_flag(folder: str, flag: str) -> str:
             raise StorageError(f"cannot mark {folder} available: the folder does not exist (the job wrote nothing)")
         path.touch()
         return target
-    fs, remote = _remote(target)
+    fs, remote = remote_location(target)
     fs.touch(remote)
     return target
 
@@ -141,7 +161,7 @@ def total_bytes(pattern: str) -> int:
                 size += sum(os.path.getsize(os.path.join(root, name)) for name in files
                             if not os.path.islink(os.path.join(root, name)))
         return size
-    fs, remote = _remote(pattern)
+    fs, remote = remote_location(pattern)
     return sum(int(fs.du(match)) for match in fs.glob(remote))
 
 

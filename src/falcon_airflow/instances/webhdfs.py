@@ -58,5 +58,20 @@ def http_address(authority: str, settings: dict[str, str] | None = None) -> tupl
     return host, DEFAULT_HTTP_PORT
 
 
+def describe_address(authority: str) -> str:
+    """Which WebHDFS address the namenode at ``authority`` maps to, and why (for error messages)."""
+    host, port = http_address(authority)
+    folder = os.environ.get("HADOOP_CONF_DIR")
+    named = any((key == _RPC or key.startswith(f"{_RPC}.")) and value == authority
+                for key, value in hadoop_settings().items())
+    if named:
+        return f"WebHDFS http://{host}:{port} (dfs.namenode.http-address in $HADOOP_CONF_DIR={folder})"
+    why = (f"$HADOOP_CONF_DIR={folder} names no dfs.namenode.rpc-address {authority}" if folder
+           else "$HADOOP_CONF_DIR is not set")
+    return (f"WebHDFS http://{host}:{port}, Hadoop's default port, as {why}; point HADOOP_CONF_DIR where Airflow "
+            "runs at a folder whose hdfs-site.xml gives this namenode's dfs.namenode.rpc-address and "
+            "dfs.namenode.http-address")
+
+
 def webhdfs_user() -> str:
     return os.environ.get("HADOOP_USER_NAME") or getpass.getuser()

@@ -201,6 +201,11 @@ class LocationEvictor:
             moment = self.template.instance_time(path, self.options.zone)
             if moment is None:
                 self.skip(path, "not an instance of the template (no readable date): left alone")
+            elif (canonical := self.template.resolve(moment, self.options.zone)) != path:
+                # Falcon's reading of a path rolls impossible values over (day 30 of February is 2 March), but
+                # the feed never writes such a path: only the path the template gives for its time is an instance.
+                self.skip(path, f"not an instance of the template (instance {format_instant(moment)} is at "
+                                f"{canonical}): left alone")
             elif moment < self.options.cutoff:
                 candidates.append((path, moment))
             else:

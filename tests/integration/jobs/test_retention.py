@@ -139,16 +139,20 @@ def test_unreadable_folders_survive(spark: Any, tmp_path: Path, kit: Any) -> Non
     made = make_instances(base, "/${YEAR}/${MONTH}/${DAY}", utc("2015-01-01T00:00Z"), 3, timedelta(days=1))
     junk = [kit.write(base / name / "f") for name in ("bad-va-lue", "2015/bad-va-lue", "2015/01/bad-va-lue",
                                                       "2015/01/01.bak", "2015/13/01", "2015x/01/01", "2015/01/32")]
+    # read the way Falcon read paths, day 30 of February is 2 March, but no instance is ever written there
+    impossible = [kit.write(base / name / "f") for name in ("2015/02/30", "2015/04/31")]
 
     code, report = run(spark, "--location", f"data=file://{base}/${{YEAR}}/${{MONTH}}/${{DAY}}",
                        "--limit", "hours(1)", "--now", "2016-01-01T00:00Z", report=tmp_path / "report.json")
 
     assert code == 0
     assert not any(folder.exists() for folder in made.values())
-    assert all(path.exists() for path in junk)
-    skipped = {item["path"] for item in report["skipped"]}
+    assert all(path.exists() for path in junk + impossible)
+    skipped = {item["path"]: item["reason"] for item in report["skipped"]}
     assert {f"file://{base}/2015/01/bad-va-lue", f"file://{base}/2015/01/01.bak", f"file://{base}/2015/13/01",
-            f"file://{base}/2015x/01/01", f"file://{base}/2015/01/32"} <= skipped
+            f"file://{base}/2015x/01/01", f"file://{base}/2015/01/32"} <= set(skipped)
+    assert f"(instance 2015-03-02T00:00Z is at {base}/2015/03/02)" in skipped[f"file://{base}/2015/02/30"]
+    assert f"file://{base}/2015/04/31" in skipped
 
 
 def test_symlinks_are_never_followed(spark: Any, tmp_path: Path, kit: Any) -> None:

@@ -18,6 +18,7 @@ from typing import Any
 from airflow.sdk.exceptions import AirflowFailException
 
 from falcon_airflow.errors import FalconAirflowError
+from falcon_airflow.instances.storage import remote_exists
 
 
 class OozieFileSystem:
@@ -26,40 +27,40 @@ class OozieFileSystem:
     folder, and only the files directly inside count); a folder's own length is 0."""
 
     def _fs(self, path: str) -> tuple[Any, str]:
-        from falcon_airflow.instances.storage import _remote, local_path
+        from falcon_airflow.instances.storage import local_path, remote_location
 
         local = local_path(path)
         if local is not None:
             from fsspec.implementations.local import LocalFileSystem
 
             return LocalFileSystem(), str(local)
-        return _remote(path)
+        return remote_location(path)
 
     def exists(self, path: str) -> bool:
         fs, where = self._fs(path)
         if any(char in where for char in "*?["):
             return bool(fs.glob(where))
-        return bool(fs.exists(where))
+        return remote_exists(fs, where, path)
 
     def is_dir(self, path: str) -> bool:
         fs, where = self._fs(path)
-        return bool(fs.exists(where) and fs.isdir(where))
+        return remote_exists(fs, where, path) and bool(fs.isdir(where))
 
     def file_size(self, path: str) -> int:
         fs, where = self._fs(path)
-        if not fs.exists(where):
+        if not remote_exists(fs, where, path):
             return -1
         return 0 if fs.isdir(where) else int(fs.size(where))
 
     def dir_size(self, path: str) -> int:
         fs, where = self._fs(path)
-        if not fs.exists(where) or not fs.isdir(where):
+        if not remote_exists(fs, where, path) or not fs.isdir(where):
             return -1
         return sum(int(item.get("size") or 0) for item in fs.ls(where, detail=True) if item.get("type") == "file")
 
     def block_size(self, path: str) -> int:
         fs, where = self._fs(path)
-        if not fs.exists(where):
+        if not remote_exists(fs, where, path):
             return -1
         if fs.isdir(where):
             return 0
@@ -77,7 +78,7 @@ class OozieFileSystem:
                 raise ActionFailed("E0701", f"<prepare> path '{path}' is not absolute")
         for path in deletes:
             fs, where = self._fs(path)
-            if fs.exists(where):
+            if remote_exists(fs, where, path):
                 fs.rm(where, recursive=True)
         for path in mkdirs:
             fs, where = self._fs(path)

@@ -9,7 +9,7 @@ from typing import Any
 from airflow.sdk import BaseSensorOperator
 from airflow.sdk.exceptions import AirflowException, AirflowSensorTimeout
 
-from falcon_airflow.instances.storage import exists
+from falcon_airflow.instances.storage import StorageError, exists
 from falcon_airflow.provider.triggers.feed import FeedInstancesTrigger
 
 SHOWN_MISSING = 20
@@ -61,7 +61,10 @@ class FeedInstanceSensor(BaseSensorOperator):
 
     def poke(self, context: Any) -> bool:
         markers = self.marker_list()
-        missing = [marker for marker in markers if not exists(marker)]
+        try:
+            missing = [marker for marker in markers if not exists(marker)]
+        except StorageError as problem:  # the storage cannot say: fail with why (the task's retries try again)
+            raise AirflowException(f"input {self.input_name} (feed {self.feed}): {problem.message}") from None
         self.waiting_for = waiting_text(self.input_name, self.feed, len(markers), missing)
         if missing:
             self.log.info("%s", self.waiting_for)
