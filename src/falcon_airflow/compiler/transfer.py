@@ -46,7 +46,8 @@ from falcon_airflow.timekeeping import format_falcon_date
 INSTANCE = "macros.falcon.replicated_instance(falcon.feed, dag_run, 0)"
 """The feed instance a run imports or exports: the run's time on the feed's grid."""
 
-IMPORT_ARGUMENTS = ("--split-by", "--num-mappers", "--where", "--query", "--boundary-query", "--fetch-size")
+IMPORT_ARGUMENTS = ("--split-by", "--num-mappers", "--where", "--query", "--boundary-query", "--fetch-size",
+                    "--direct")
 """Sqoop import arguments the job honours; any other is an error rather than silently dropped."""
 
 FORMATS = {"parquet": "parquet", "orc": "orc", "json": "json", "csv": "csv"}
@@ -179,6 +180,12 @@ def compile_import(workspace_clusters: Mapping[str, Cluster], datasources: Mappi
     for name in ("--split-by", "--num-mappers", "--boundary-query", "--fetch-size"):
         if name in given:
             arguments += [name, given[name]]
+    if "--direct" in given and given["--direct"].lower() != "false":  # a flag: any value but false turns it on
+        if database.dialect != "postgres" or storage_format(feed) != "csv":
+            raise FalconAirflowError(
+                f"{where}: --direct streams PostgreSQL's COPY output as CSV, so it needs a PostgreSQL datasource and "
+                f"a feed whose schema provider is csv (here: {database.dialect}, {storage_format(feed)})")
+        arguments.append("--direct")
     filter_text = given.get("--where") or given.get("--query")
     if "--where" in given:
         arguments += ["--where", "{{ macros.falcon.expand(falcon, falcon.filter, dag_run) }}"]

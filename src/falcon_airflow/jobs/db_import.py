@@ -13,8 +13,15 @@ Command line (``spark-submit --py-files common.py,jdbc.py,<core zip> db_import.p
     --boundary-query SQL       a query giving (min, max) of the split column instead of the one we write
     --fetch-size N             rows per round trip (default 10000)
     --format parquet|orc|json|csv   default parquet
+    --direct                   Sqoop's direct mode, PostgreSQL only, csv only: each split streamed by the server's
+                               ``COPY (...) TO STDOUT`` into a part file, no row passing through Spark
     --availability-flag NAME   written after publishing (default _SUCCESS)
     --report PATH
+
+Direct mode (``--direct``, as Sqoop's direct connector for PostgreSQL): the server formats the rows (its CSV: RFC
+4180 quoting, a header line per part file, values in PostgreSQL's text form, e.g. ``2026-03-01 05:00:00``) and the
+driver's JVM copies the bytes from one connection per split into ``part-NNNNN.csv`` files through the Hadoop
+FileSystem API; the row count is the one COPY reports. Staging, publishing and the flag are the same.
 
 The import is a snapshot (Falcon's ``mergepolicy`` snapshot, its only supported one): the instance is replaced
 whole. Rows go to ``<parent>/.<name>.falcon-staging-<random>``; once written and counted, an existing instance is
@@ -70,6 +77,7 @@ def parser() -> argparse.ArgumentParser:
     result.add_argument("--boundary-query", default=None)
     result.add_argument("--fetch-size", type=int, default=10000)
     result.add_argument("--format", default="parquet", choices=FORMATS)
+    result.add_argument("--direct", action="store_true")
     result.add_argument("--availability-flag", default=None)
     result.add_argument("--report", default=None)
     return result
@@ -112,6 +120,49 @@ def _spark_bound(value: str) -> str:
     if re.fullmatch(r"-?\d+\.0*", value):
         return value.split(".")[0]
     return value
+
+
+def split_clauses(column: str, found: tuple[str, str] | None, mappers: int) -> list[str]:
+    """One ``WHERE`` clause per split of an integral split column, covering every value (NULLs and values outside
+    the bounds included) exactly once; one clause matching everything when there is nothing to split."""
+    if found is None or mappers < 2 or not all(re.fullmatch(r"-?\d+(\.0*)?", value) for value in found):
+        return ["1 = 1"]
+    low, high = (int(value.split(".")[0]) for value in found)
+    count = max(1, min(mappers, high - low + 1))
+    edges = [low + (high - low + 1) * index // count for index in range(count + 1)]
+    if count == 1:
+        return ["1 = 1"]
+    clauses = [f"({column} < {edges[1]} OR {column} IS NULL)"]
+    clauses += [f"{column} >= {edges[index]} AND {column} < {edges[index + 1]}" for index in range(1, count - 1)]
+    clauses.append(f"{column} >= {edges[count - 1]}")
+    return clauses
+
+
+def copy_direct(session: Any, args: argparse.Namespace, user: str | None, password: str | None, relation: str,
+                clauses: list[str], fs: common.HadoopFs, staging: str) -> int:
+    """Stream each split's rows as the server's CSV into its own part file of ``staging``: ``COPY (...) TO
+    STDOUT`` on a connection of its own, the bytes going from the JDBC driver to the Hadoop output stream inside
+    the JVM. Splits run side by side (one Python thread each, waiting on its JVM call). The rows COPY counted."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    fs.mkdirs(staging)
+    writer = fs.writer(staging)
+
+    def copy_split(index: int, clause: str) -> int:
+        statement = f"COPY (SELECT * FROM {relation} WHERE {clause}) TO STDOUT WITH (FORMAT csv, HEADER true)"
+        stream = writer.create(fs.path(f"{staging}/part-{index:05d}.csv"), True)
+        try:
+            with jdbc.connection(session, args, user, password) as handle:
+                try:
+                    return int(handle.getCopyAPI().copyOut(statement, stream))
+                except Exception as problem:
+                    raise common.JobError(f"COPY of split {index + 1} failed: {jdbc.java_message(problem)}") from None
+        finally:
+            stream.close()
+
+    with ThreadPoolExecutor(max_workers=len(clauses), thread_name_prefix="falcon-copy") as pool:
+        counts = [pool.submit(copy_split, index, clause) for index, clause in enumerate(clauses)]
+        return sum(future.result() for future in counts)
 
 
 def _belongs(target: str, location: str, instance: Any, zone: Any) -> None:
@@ -166,6 +217,9 @@ def run(args: argparse.Namespace, spark: SparkSession | None = None) -> common.J
     columns = [jdbc.column_name(name) for name in args.columns.split(",")] if args.columns else None
     split_by = jdbc.column_name(args.split_by) if args.split_by else None
     flag = args.availability_flag if args.availability_flag and args.availability_flag != "NA" else DEFAULT_FLAG
+    if args.direct and (args.dialect != "postgres" or args.format != "csv"):
+        raise common.UsageError("--direct streams PostgreSQL's COPY output as CSV: it needs a postgres datasource "
+                                f"and the csv format, not {args.dialect} and {args.format}")
     with common.spark_session(f"falcon-import-{args.feed}", spark) as session:
         user, password = jdbc.credentials(session, args)
         relation = source_relation(args, columns)
@@ -173,32 +227,45 @@ def run(args: argparse.Namespace, spark: SparkSession | None = None) -> common.J
             table_columns = jdbc.columns_of(handle, jdbc.table_name(args.table)) if not args.query else []
             source_columns = jdbc.columns_of(handle, relation)
             found = bounds(handle, args, relation, split_by) if split_by and args.num_mappers > 1 else None
-        options = jdbc.spark_options(args, user, password)
-        options.update(dbtable=relation, fetchsize=str(args.fetch_size))
-        partitions = 1
-        if found is not None and split_by is not None:
-            lower, upper = _spark_bound(found[0]), _spark_bound(found[1])
-            partitions = args.num_mappers
-            options.update(partitionColumn=split_by, lowerBound=lower, upperBound=upper,
-                           numPartitions=str(partitions))
-        frame = session.read.format("jdbc").options(**options).load()
         fs = common.HadoopFs(session)
         _belongs(target, args.location, instance, zone)
         notes = _recover(fs, target)
         parent, name = common.parent_of(target), common.name_of(target)
         staging = f"{parent}/.{name}.falcon-staging-{uuid.uuid4().hex[:12]}"
-        try:
-            writer = frame.write.format(args.format)
-            reader = session.read.format(args.format)
-            if args.format == "csv":
-                writer, reader = writer.option("header", "true"), reader.option("header", "true")
-            writer.save(staging)
-            rows = reader.load(staging).count()  # Parquet and ORC count from their footers
-            _publish(fs, staging, target, flag)
-        except BaseException:
-            if fs.exists(staging):
-                fs.delete(staging, True)
-            raise
+        if args.direct:
+            clauses = split_clauses(split_by or "", found, args.num_mappers)
+            partitions = len(clauses)
+            try:
+                rows = copy_direct(session, args, user, password, relation, clauses, fs, staging)
+                _publish(fs, staging, target, flag)
+            except BaseException:
+                if fs.exists(staging):
+                    fs.delete(staging, True)
+                raise
+            finally:
+                fs.close()
+        else:
+            options = jdbc.spark_options(args, user, password)
+            options.update(dbtable=relation, fetchsize=str(args.fetch_size))
+            partitions = 1
+            if found is not None and split_by is not None:
+                lower, upper = _spark_bound(found[0]), _spark_bound(found[1])
+                partitions = args.num_mappers
+                options.update(partitionColumn=split_by, lowerBound=lower, upperBound=upper,
+                               numPartitions=str(partitions))
+            frame = session.read.format("jdbc").options(**options).load()
+            try:
+                writer = frame.write.format(args.format)
+                reader = session.read.format(args.format)
+                if args.format == "csv":
+                    writer, reader = writer.option("header", "true"), reader.option("header", "true")
+                writer.save(staging)
+                rows = reader.load(staging).count()  # Parquet and ORC count from their footers
+                _publish(fs, staging, target, flag)
+            except BaseException:
+                if fs.exists(staging):
+                    fs.delete(staging, True)
+                raise
     known = [name for name, _ in (table_columns or source_columns)]
     report: dict[str, Any] = {
         "job": NAME, "feed": args.feed, "cluster": args.cluster, "instance": format_instant(instance),
@@ -206,6 +273,7 @@ def run(args: argparse.Namespace, spark: SparkSession | None = None) -> common.J
         "columns": [[name, kind] for name, kind in source_columns],
         "filter_columns": filter_columns(args.where or args.query, known), "rows": rows,
         "partitions": partitions, "bounds": list(found) if found else None, "format": args.format,
+        "direct": bool(args.direct),
         "availability_flag": flag, "recovered": notes}
     summary = {key: report[key] for key in ("job", "feed", "instance", "target", "rows", "partitions")}
     return common.JobResult(summary=summary, report=report)

@@ -150,14 +150,14 @@ def connection(spark: SparkSession, args: Any, user: str | None, password: str |
         jvm.java.lang.Class.forName(args.driver)
         handle = jvm.java.sql.DriverManager.getConnection(jdbc_url(args), properties)
     except Exception as problem:
-        raise common.JobError(f"cannot connect to {args.url.split('?')[0]}: {_java_message(problem)}") from None
+        raise common.JobError(f"cannot connect to {args.url.split('?')[0]}: {java_message(problem)}") from None
     try:
         yield handle
     finally:
         handle.close()
 
 
-def _java_message(problem: BaseException) -> str:
+def java_message(problem: BaseException) -> str:
     java = getattr(problem, "java_exception", None)
     text = str(java.getMessage()) if java is not None else str(problem)
     return text.splitlines()[0] if text else type(problem).__name__

@@ -5,6 +5,7 @@ Spark driver is killed with SIGKILL mid-way and then re-run, which leaves every 
 from __future__ import annotations
 
 import contextlib
+import csv
 import hashlib
 import json
 import os
@@ -140,6 +141,28 @@ def test_postgres_import_then_export_with_insert_and_upsert(
     root, summary = postgres_instance
     check_import(postgres, root, summary)
     check_insert_and_upsert(postgres, root, tmp_path)
+
+
+def test_postgres_direct_import_streams_copy_into_csv_part_files(postgres: servers.Server, tmp_path: Path) -> None:
+    root = tmp_path / "storage"
+    arguments = [*common_arguments(postgres, root, "orders"), "--split-by", "id", "--num-mappers", "4", "--direct",
+                 "--format", "csv", "--password-file", str(password_file(tmp_path, postgres))]
+    summary = run("db_import.py", postgres, arguments)
+    assert summary["rows"] == ROWS and summary["partitions"] == 4
+    folder = instance_folder(root)
+    assert (folder / "_SUCCESS").exists() and not list(root.glob("orders/.*"))  # published, no staging left
+    parts = sorted(folder.glob("part-*.csv"))
+    assert len(parts) == 4
+    rows, total = 0, 0
+    for part in parts:
+        with part.open(newline="") as handle:
+            reader = csv.reader(handle)
+            assert next(reader) == ["id", "customer", "amount", "placed", "note"]  # a header per part file
+            for identifier, customer, amount, placed, note in reader:
+                text = f"{identifier}|{customer}|{amount}|{placed}|{note}"
+                total += int(hashlib.md5(text.encode()).hexdigest()[:8], 16)
+                rows += 1
+    assert (rows, total) == table_fingerprint(postgres, "orders")
 
 
 def test_mariadb_import_then_export_with_insert_and_upsert(mariadb: servers.Server, tmp_path: Path) -> None:
