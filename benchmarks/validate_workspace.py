@@ -169,12 +169,15 @@ def generate(folder: Path, *, seed: int = 20261122) -> int:
     by_home_and_shape: dict[tuple[str, int], list[str]] = {}
     for name, home, shape in feeds:
         by_home_and_shape.setdefault((home, shape), []).append(name)
+    written: set[str] = set()  # one writer per feed: two would clear each other's instances (rule FA008)
     for index in range(PROCESSES):
         shape = index % len(_SHAPES)
         cluster = clusters[(index // len(_SHAPES)) % CLUSTERS]
         candidates = by_home_and_shape[(cluster, shape)]
-        chosen = chooser.sample(candidates, k=min(len(candidates), chooser.randint(2, 4)))
-        output, sources = chosen[0], chosen[1:]
+        output = chooser.choice([feed for feed in candidates if feed not in written])
+        written.add(output)
+        others = [feed for feed in candidates if feed != output]
+        sources = chooser.sample(others, k=min(len(others), chooser.randint(1, 3)))
         frequency, _, (start, end), instance = _SHAPES[shape]
         inputs = "\n".join(INPUT_XML.format(number=number, feed=feed, start=start, end=end)
                            for number, feed in enumerate(sources))
