@@ -181,10 +181,11 @@ def compile_import(workspace_clusters: Mapping[str, Cluster], datasources: Mappi
         if name in given:
             arguments += [name, given[name]]
     if "--direct" in given and given["--direct"].lower() != "false":  # a flag: any value but false turns it on
-        if database.dialect != "postgres" or storage_format(feed) != "csv":
+        stored_as = storage_format(feed)
+        if database.dialect != "postgres" or stored_as != "csv":
             raise FalconAirflowError(
                 f"{where}: --direct streams PostgreSQL's COPY output as CSV, so it needs a PostgreSQL datasource and "
-                f"a feed whose schema provider is csv (here: {database.dialect}, {storage_format(feed)})")
+                f"a feed whose schema provider is csv (here: {database.dialect}, {stored_as})")
         arguments.append("--direct")
     filter_text = given.get("--where") or given.get("--query")
     if "--where" in given:

@@ -19,6 +19,7 @@ INPUT_PROPERTIES = ("storage_type", "catalog_url", "database", "table", "partiti
 OUTPUT_PROPERTIES = ("storage_type", "catalog_url", "database", "table", "partitions_hive", "partitions_pig",
                      "partitions_java")
 """A table output's properties, besides one ``dated_partition_value_<key>`` per partition key whose value is dated."""
+ENGINES = ("hive", "pig", "java")
 
 
 def table_uri(binding: InputBinding | OutputBinding) -> TableUri:
@@ -29,12 +30,28 @@ def partition_filter(binding: InputBinding, instance: datetime, engine: str = "h
     """The partition filter of a table input for a process instance, one parenthesised clause per feed instance,
     ``OR``-joined: ``(ds='2026030105' AND region='us')``; for Pig the comparison is ``==``."""
     equals = "==" if engine == "pig" else "="
+    uri = table_uri(binding)
     clauses = []
     for moment in binding.resolve(instance).instances:
-        values = table_uri(binding).resolve(moment, binding.feed.zone)
-        clause = " AND ".join(f"{key}{equals}'{value}'" for key, value in values.items())
-        clauses.append(f"({clause})")
+        values = uri.resolve(moment, binding.feed.zone)
+        clauses.append("(" + " AND ".join(f"{key}{equals}'{value}'" for key, value in values.items()) + ")")
     return " OR ".join(clauses)
+
+
+def _shared(binding: InputBinding | OutputBinding, uri: TableUri) -> dict[str, str]:
+    return {"storage_type": "TABLE", "catalog_url": binding.feed.metastore or "", "database": uri.database,
+            "table": uri.table}
+
+
+def _output_partitions(binding: OutputBinding, instance: datetime, uri: TableUri) -> dict[str, str]:
+    moment = binding.time(instance)
+    values = uri.resolve(moment, binding.feed.zone) if moment is not None else {}
+    dated = {key: value for key, value in values.items() if key in uri.dated_keys}
+    every = ",".join(f"{key}={value}" for key, value in values.items())
+    found = {"partitions_pig": every, "partitions_java": every,
+             "partitions_hive": ",".join(f"{key}='{value}'" for key, value in dated.items())}
+    found.update({f"dated_partition_value_{key}": value for key, value in dated.items()})
+    return found
 
 
 def catalog_properties(binding: InputBinding | OutputBinding, instance: datetime) -> dict[str, str]:
@@ -46,16 +63,23 @@ def catalog_properties(binding: InputBinding | OutputBinding, instance: datetime
     alone, quoted (``ds='2026030105'``), as an ``INSERT ... PARTITION (...)`` clause takes them.
     """
     uri = table_uri(binding)
-    found = {"storage_type": "TABLE", "catalog_url": binding.feed.metastore or "", "database": uri.database,
-             "table": uri.table}
+    found = _shared(binding, uri)
     if isinstance(binding, InputBinding):
-        for engine in ("hive", "pig", "java"):
-            found[f"partition_filter_{engine}"] = partition_filter(binding, instance, engine)
-        return found
-    moment = binding.time(instance)
-    values = uri.resolve(moment, binding.feed.zone) if moment is not None else {}
-    dated = {key: value for key, value in values.items() if key in uri.dated_keys}
-    found["partitions_pig"] = found["partitions_java"] = ",".join(f"{key}={value}" for key, value in values.items())
-    found["partitions_hive"] = ",".join(f"{key}='{value}'" for key, value in dated.items())
-    found.update({f"dated_partition_value_{key}": value for key, value in dated.items()})
+        found.update({f"partition_filter_{engine}": partition_filter(binding, instance, engine)
+                      for engine in ENGINES})
+    else:
+        found.update(_output_partitions(binding, instance, uri))
     return found
+
+
+def catalog_property(binding: InputBinding | OutputBinding, instance: datetime, name: str) -> str:
+    """One of :func:`catalog_properties` (``""`` for a name it does not have), computing only that one: a task
+    renders one template per property, so an input's three filters are not each resolved for every property."""
+    uri = table_uri(binding)
+    shared = _shared(binding, uri)
+    if name in shared:
+        return shared[name]
+    if isinstance(binding, InputBinding):
+        engine = name.removeprefix("partition_filter_")
+        return partition_filter(binding, instance, engine) if engine in ENGINES and engine != name else ""
+    return _output_partitions(binding, instance, uri).get(name, "")

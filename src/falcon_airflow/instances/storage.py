@@ -74,11 +74,11 @@ def remote_exists(fs: Any, remote: str, location: str) -> bool:
     except FileNotFoundError:
         return False
     except Exception as problem:  # connection refused, HTTP 403/500 ...: whatever the driver raises
-        where = ""
-        if urlsplit(location).scheme == "hdfs":
+        where, parts = "", urlsplit(location)
+        if parts.scheme == "hdfs":
             from falcon_airflow.instances.webhdfs import describe_address
 
-            where = f" through {describe_address(urlsplit(location).netloc)}"
+            where = f" through {describe_address(parts.netloc)}"
         reason = str(problem).splitlines()[0][:300] if str(problem) else type(problem).__name__
         raise StorageError(f"cannot tell whether {location} exists{where}: {reason}") from None
     return True

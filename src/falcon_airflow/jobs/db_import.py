@@ -125,13 +125,14 @@ def _spark_bound(value: str) -> str:
 def split_clauses(column: str, found: tuple[str, str] | None, mappers: int) -> list[str]:
     """One ``WHERE`` clause per split of an integral split column, covering every value (NULLs and values outside
     the bounds included) exactly once; one clause matching everything when there is nothing to split."""
-    if found is None or mappers < 2 or not all(re.fullmatch(r"-?\d+(\.0*)?", value) for value in found):
+    bounds_text = [_spark_bound(value) for value in found] if found is not None else []
+    if mappers < 2 or not bounds_text or not all(re.fullmatch(r"-?\d+", value) for value in bounds_text):
         return ["1 = 1"]
-    low, high = (int(value.split(".")[0]) for value in found)
-    count = max(1, min(mappers, high - low + 1))
+    low, high = (int(value) for value in bounds_text)
+    count = min(mappers, high - low + 1)
+    if count < 2:
+        return ["1 = 1"]
     edges = [low + (high - low + 1) * index // count for index in range(count + 1)]
-    if count == 1:
-        return ["1 = 1"]
     clauses = [f"({column} < {edges[1]} OR {column} IS NULL)"]
     clauses += [f"{column} >= {edges[index]} AND {column} < {edges[index + 1]}" for index in range(1, count - 1)]
     clauses.append(f"{column} >= {edges[count - 1]}")
@@ -163,6 +164,26 @@ def copy_direct(session: Any, args: argparse.Namespace, user: str | None, passwo
     with ThreadPoolExecutor(max_workers=len(clauses), thread_name_prefix="falcon-copy") as pool:
         counts = [pool.submit(copy_split, index, clause) for index, clause in enumerate(clauses)]
         return sum(future.result() for future in counts)
+
+
+def spark_copy(session: Any, args: argparse.Namespace, user: str | None, password: str | None, relation: str,
+               split_by: str | None, found: tuple[str, str] | None, staging: str) -> tuple[int, int]:
+    """Read the rows with Spark's JDBC source (split on ``split_by`` between the bounds ``found``) and write them
+    to ``staging`` in the feed's format. (rows written, read partitions)."""
+    options = jdbc.spark_options(args, user, password)
+    options.update(dbtable=relation, fetchsize=str(args.fetch_size))
+    partitions = 1
+    if found is not None and split_by is not None:
+        partitions = args.num_mappers
+        options.update(partitionColumn=split_by, lowerBound=_spark_bound(found[0]),
+                       upperBound=_spark_bound(found[1]), numPartitions=str(partitions))
+    frame = session.read.format("jdbc").options(**options).load()
+    writer = frame.write.format(args.format)
+    reader = session.read.format(args.format)
+    if args.format == "csv":
+        writer, reader = writer.option("header", "true"), reader.option("header", "true")
+    writer.save(staging)
+    return reader.load(staging).count(), partitions  # Parquet and ORC count from their footers
 
 
 def _belongs(target: str, location: str, instance: Any, zone: Any) -> None:
@@ -232,40 +253,20 @@ def run(args: argparse.Namespace, spark: SparkSession | None = None) -> common.J
         notes = _recover(fs, target)
         parent, name = common.parent_of(target), common.name_of(target)
         staging = f"{parent}/.{name}.falcon-staging-{uuid.uuid4().hex[:12]}"
-        if args.direct:
-            clauses = split_clauses(split_by or "", found, args.num_mappers)
-            partitions = len(clauses)
-            try:
+        try:
+            if args.direct:
+                clauses = split_clauses(split_by or "", found, args.num_mappers)
+                partitions = len(clauses)
                 rows = copy_direct(session, args, user, password, relation, clauses, fs, staging)
-                _publish(fs, staging, target, flag)
-            except BaseException:
-                if fs.exists(staging):
-                    fs.delete(staging, True)
-                raise
-            finally:
-                fs.close()
-        else:
-            options = jdbc.spark_options(args, user, password)
-            options.update(dbtable=relation, fetchsize=str(args.fetch_size))
-            partitions = 1
-            if found is not None and split_by is not None:
-                lower, upper = _spark_bound(found[0]), _spark_bound(found[1])
-                partitions = args.num_mappers
-                options.update(partitionColumn=split_by, lowerBound=lower, upperBound=upper,
-                               numPartitions=str(partitions))
-            frame = session.read.format("jdbc").options(**options).load()
-            try:
-                writer = frame.write.format(args.format)
-                reader = session.read.format(args.format)
-                if args.format == "csv":
-                    writer, reader = writer.option("header", "true"), reader.option("header", "true")
-                writer.save(staging)
-                rows = reader.load(staging).count()  # Parquet and ORC count from their footers
-                _publish(fs, staging, target, flag)
-            except BaseException:
-                if fs.exists(staging):
-                    fs.delete(staging, True)
-                raise
+            else:
+                rows, partitions = spark_copy(session, args, user, password, relation, split_by, found, staging)
+            _publish(fs, staging, target, flag)
+        except BaseException:
+            if fs.exists(staging):
+                fs.delete(staging, True)
+            raise
+        finally:
+            fs.close()
     known = [name for name, _ in (table_columns or source_columns)]
     report: dict[str, Any] = {
         "job": NAME, "feed": args.feed, "cluster": args.cluster, "instance": format_instant(instance),

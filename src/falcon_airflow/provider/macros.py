@@ -262,19 +262,20 @@ def partition_filter(binding: dict[str, Any] | InputBinding, run: Any, engine: s
     return catalog_properties.partition_filter(_input(binding), instance(run), engine)
 
 
+def _table_binding(binding: dict[str, Any] | InputBinding | OutputBinding) -> InputBinding | OutputBinding:
+    if isinstance(binding, (InputBinding, OutputBinding)):
+        return binding
+    return _output(binding) if "instance" in binding else _input(binding)  # only an output names its instance
+
+
 def table_properties(binding: dict[str, Any] | InputBinding | OutputBinding, run: Any) -> dict[str, str]:
     """Falcon's catalog properties of a table input or output for the run (without ``falcon_<name>_``)."""
-    resolved: InputBinding | OutputBinding
-    if isinstance(binding, (InputBinding, OutputBinding)):
-        resolved = binding
-    else:  # a binding as the DAG's params hold it: only an output names its instance
-        resolved = _output(binding) if "instance" in binding else _input(binding)
-    return catalog_properties.catalog_properties(resolved, instance(run))
+    return catalog_properties.catalog_properties(_table_binding(binding), instance(run))
 
 
 def table_property(binding: dict[str, Any] | InputBinding | OutputBinding, name: str, run: Any) -> str:
     """One of :func:`table_properties`, for a template."""
-    return table_properties(binding, run).get(name, "")
+    return catalog_properties.catalog_property(_table_binding(binding), instance(run), name)
 
 
 # -- feed DAGs ---------------------------------------------------------------------------------------------------
