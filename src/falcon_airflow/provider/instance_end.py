@@ -73,6 +73,20 @@ def _inputs(spec: AnnouncedSpec, moment: datetime) -> list[FeedInstance]:
     return found
 
 
+def run_started(run: Any, ti: Any) -> datetime | None:
+    """When the run whose end is announced started: the DAG run's start, as Falcon's workflow start.
+
+    A run cannot start before Airflow may run it (its ``run_after``): a start before that is not a start time but
+    a placeholder (``dag.test()`` and ``airflow dags test`` give the run its logical date, a nominal instance time
+    that may lie months back), and counting from it would report months for a run of a minute. Then, and when the
+    run has no start, the current task try's start is the earliest start known for sure."""
+    started = getattr(run, "start_date", None)
+    run_after = getattr(run, "run_after", None)
+    if started is not None and (run_after is None or started >= run_after):
+        return started
+    return getattr(ti, "start_date", None)
+
+
 def instance_end(spec: AnnouncedSpec, context: Any, *, succeeded: bool) -> InstanceEnd:
     """Falcon's view of the instance a task's run belongs to, at its end."""
     run = context["dag_run"]
@@ -81,7 +95,7 @@ def instance_end(spec: AnnouncedSpec, context: Any, *, succeeded: bool) -> Insta
     kind = ("FEED", spec.kind.upper()) if isinstance(spec, TransferDagSpec) else _KINDS[type(spec)]
     entity = spec.source.name
     cluster = spec.target_cluster if isinstance(spec, ReplicationDagSpec) else spec.cluster
-    started = getattr(run, "start_date", None)
+    started = run_started(run, ti)
     return InstanceEnd(
         entity=entity, entity_type=kind[0], operation=kind[1], cluster=cluster, nominal_time=moment,
         succeeded=succeeded, workflow_id=f"{run.dag_id}@{run.run_id}", run_id=max(0, int(ti.try_number or 1) - 1),
