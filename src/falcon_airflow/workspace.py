@@ -166,6 +166,20 @@ class Workspace:
         return [other for other in self.entities() if key in self.dependencies(other)]
 
     @cached_property
+    def unreadable(self) -> dict[tuple[EntityType, str], ParsedFile]:
+        """Files that name an entity (its type by the root element, its name by the ``name`` attribute) but could
+        not be read into one (the schema or the model refused them), by (type, name); a name that a readable file
+        defines is that entity's, not this file's. The store shows them as INVALID rather than as missing."""
+        found: dict[tuple[EntityType, str], ParsedFile] = {}
+        for item in self.files:
+            if item.entity is not None or item.entity_type is None or not item.entity_name or not item.has_errors:
+                continue
+            key = (item.entity_type, item.entity_name)
+            if self.get(*key) is None:
+                found.setdefault(key, item)
+        return found
+
+    @cached_property
     def feed_groups(self) -> dict[str, list[Feed]]:
         """Feeds by group name, in workspace order (computed once: every feed's F27 check asks)."""
         groups: dict[str, list[Feed]] = {}

@@ -38,7 +38,7 @@ from falcon_airflow.operate import options as rules
 from falcon_airflow.operate.airflow_api import AirflowError
 from falcon_airflow.operate.config_store import StoredEntity, iso
 from falcon_airflow.operate.context import Context
-from falcon_airflow.operate.invalid import invalid_entities, invalid_text
+from falcon_airflow.operate.invalid import UnreadableEntity, invalid_entities, invalid_text, unreadable_entities
 from falcon_airflow.operate.journal import ActionSteps, Journal, StepPending, run
 from falcon_airflow.operate.lifecycles import DEFAULT_LIFECYCLE, dag_prefixes, entity_dags
 from falcon_airflow.operate.lookup import lookup, update_cluster_dependents
@@ -641,6 +641,12 @@ def touch(context: Context, options: Options) -> Outcome:
 def status(context: Context, options: Options) -> Outcome:
     entity_type = rules.entity_type(options.required("type", "type"))
     name = options.required("name", "name")
+    unreadable = context.store.workspace().unreadable.get((entity_type, name))
+    if unreadable is not None:  # in the store, but the schema refuses it: no DAG, and not "not found" either
+        shown = UnreadableEntity.of(unreadable)
+        return succeeded(invalid_text(list(shown.rules)),
+                         text="\n".join([invalid_text(list(shown.rules)), *shown.messages]), dags=[],
+                         entityStatus=EntityStatus.INVALID.value, rules=list(shown.rules), file=shown.file)
     stored = _require_stored(context, entity_type, name)
     current, rows = status_of(context, stored.entity)
     broken = invalid_entities(context.store.workspace(), context.now()).get((entity_type.value, name))
@@ -663,15 +669,19 @@ def definition(context: Context, options: Options) -> Outcome:
                      file=str(stored.path))
 
 
-def _tags(entity: Entity) -> list[str]:
+Listed = Entity | UnreadableEntity
+"""What `entity -list` lists: the store's entities and the files naming one that the schema refuses."""
+
+
+def _tags(entity: Listed) -> list[str]:
     return [f"{key}={value}" for key, value in entity.tag_pairs]
 
 
-def _pipelines(entity: Entity) -> list[str]:
+def _pipelines(entity: Listed) -> list[str]:
     return list(entity.pipelines) if isinstance(entity, Process) else []
 
 
-def _clusters(entity: Entity) -> list[str]:
+def _clusters(entity: Listed) -> list[str]:
     if isinstance(entity, (Feed, Process)):
         return [item.name for item in entity.clusters]
     return []
@@ -722,8 +732,8 @@ def _subsequence(pattern: str, name: str) -> bool:
     return position == len(pattern)
 
 
-def _filtered(context: Context, candidates: Iterable[Entity], filters: Mapping[str, list[str]], tags: str | None,
-              nameseq: str | None, tagkeys: str | None, statuses: Mapping[tuple[str, str], str]) -> list[Entity]:
+def _filtered(context: Context, candidates: Iterable[Listed], filters: Mapping[str, list[str]], tags: str | None,
+              nameseq: str | None, tagkeys: str | None, statuses: Mapping[tuple[str, str], str]) -> list[Listed]:
     chosen = []
     exact_tags = {item.strip() for item in (tags or "").split(",") if item.strip()}
     keywords = [item.strip().lower() for item in (tagkeys or "").split(",") if item.strip()]
@@ -760,12 +770,13 @@ def _filtered(context: Context, candidates: Iterable[Entity], filters: Mapping[s
     return chosen
 
 
-def _statuses(context: Context, entities: Sequence[Entity]) -> dict[tuple[str, str], str]:
+def _statuses(context: Context, entities: Sequence[Listed]) -> dict[tuple[str, str], str]:
     dags = {str(dag["dag_id"]): dag for dag in context.airflow().dags("falcon.")} \
         if any(entity.entity_type.schedulable for entity in entities) else {}
     broken = invalid_entities(context.store.workspace(), context.now())
     return {(entity.entity_type.value, entity.name):
-            EntityStatus.INVALID.value if (entity.entity_type.value, entity.name) in broken
+            EntityStatus.INVALID.value
+            if (entity.entity_type.value, entity.name) in broken or isinstance(entity, UnreadableEntity)
             else status_of(context, entity, dags)[0].value
             for entity in entities}
 
@@ -779,8 +790,9 @@ def list_entities(context: Context, options: Options) -> Outcome:
     filters = rules.filter_by(options.text("filter_by"), "entity")
     offset = options.integer("offset", "offset", 0) or 0
     num_results = options.integer("num_results", "numResults", None)
-    candidates = [entity for entity in context.visible(context.store.workspace().entities())
-                  if not types or entity.entity_type in types]
+    stored: list[Entity | UnreadableEntity] = [*context.store.workspace().entities(),
+                                               *unreadable_entities(context.store.workspace())]
+    candidates = [entity for entity in context.visible(stored) if not types or entity.entity_type in types]
     need_status = "status" in chosen_fields or "STATUS" in filters
     statuses = _statuses(context, candidates) if need_status else {}
     broken_rules = invalid_entities(context.store.workspace(), context.now()) if need_status else {}

@@ -16,6 +16,7 @@ import configparser
 import contextlib
 import os
 import sys
+import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -93,11 +94,14 @@ def _targets(context: Context, command: str, action: str, options: Options) -> t
         named = (kind_text, (options.text("name") or "").strip())
     if named is not None:
         try:
-            stored = context.store.get(EntityType(named[0]), named[1])
+            kind: EntityType | None = EntityType(named[0])
         except ValueError:
-            stored = None  # a wrong type: the command says so
+            kind = None  # a wrong type: the command says so
+        stored = context.store.get(kind, named[1]) if kind is not None else None
         if stored is not None:
             found.append(Target(named[0], named[1], _acl_of(stored.entity)))
+        elif kind is not None and (kind, named[1]) in context.store.workspace().unreadable:
+            found.append(Target(named[0], named[1], None))  # a definition the schema refuses: no ACL to trust
     if command == "entity" and action in ("submit", "submitAndSchedule", "update", "validate") \
             and options.text("file"):
         with contextlib.suppress(OSError):
@@ -120,7 +124,11 @@ class Gate:
     user: str
     do_as: str | None
     config: ConfigLookup
+    audit_id: str = field(default_factory=lambda: uuid.uuid4().hex)
+    """Pairs the command's attempt line with its result line."""
     _groups: dict[str, frozenset[str]] = field(default_factory=dict)
+    _begun: bool = False
+    _unwritable: bool = False
 
     @classmethod
     def open(cls, context: Context, command: str, action: str, options: Options,
@@ -208,14 +216,36 @@ class Gate:
             value = self.options.text(key)
             if value is not None:
                 target[key] = value
+        for dest, key in (("extension_name", "extensionName"), ("job_name", "jobName")):
+            value = self.options.text(dest) if self.command == "extension" else None
+            if value is not None:
+                target[key] = value
         return target
 
-    def record(self, result: str, reason: str | None = None) -> None:
+    def _append(self, result: str, reason: str | None) -> None:
         settings = self.context.settings
         entry = audit.Entry(self.context.now(), self.user, self.do_as, self.command, self.action, self.describe(),
-                            result, reason)
+                            result, reason, self.audit_id)
+        audit.append(self.context.store.meta, entry, (settings.password, settings.token))
+
+    def begin(self) -> None:
+        """The attempt line, before the command changes anything. The trail is what shows who did what: a command
+        it cannot show does not run (:class:`~falcon_airflow.operate.outcomes.Refused`, nothing changed)."""
         try:
-            audit.append(self.context.store.meta, entry, (settings.password, settings.token))
+            self._append(audit.STARTED, None)
         except OSError as problem:
-            print(f"warning: the audit log in {self.context.store.meta} was not written: "
+            self._unwritable = True
+            raise Refused(f"refused: the audit log {self.context.store.meta / audit.AUDIT_LOG} cannot be written "
+                          f"({problem.strerror or problem}); nothing was changed") from None
+        self._begun = True
+
+    def record(self, result: str, reason: str | None = None) -> None:
+        """The result line (after :meth:`begin`), or the only line of a command refused before it began."""
+        if self._unwritable:
+            return  # begin() said so, and the command did nothing
+        try:
+            self._append(result, reason)
+        except OSError as problem:
+            what = "the result of this command was" if self._begun else "this refusal was"
+            print(f"warning: {what} not written to the audit log in {self.context.store.meta}: "
                   f"{problem.strerror or problem}", file=sys.stderr)

@@ -460,3 +460,38 @@ def test_commands_outside_an_entities_folder_say_so(tmp_path: Path, monkeypatch:
             code = load(args.run)(args)
         assert code == 1, argv
         assert f"no entities folder found at {tmp_path / 'entities'}" in err.getvalue()
+
+
+@pytest.mark.parametrize(("kind", "name", "broken"), [
+    # an element the schema does not know
+    ("feed", "logs", lambda: feed_xml("logs").replace("<frequency>", "<frequenzy>x</frequenzy><frequency>", 1)),
+    # a required element left out
+    ("feed", "logs", lambda: feed_xml("logs").replace("<frequency>hours(1)</frequency>", "")),
+    # an attribute value outside its type
+    ("process", "count", lambda: process_xml("count").replace("<parallel>1</parallel>", "<parallel>many</parallel>")),
+    # a cluster with an interface type Falcon does not have
+    ("cluster", "east", lambda: cluster_xml("east").replace('type="write"', 'type="scribble"', 1)),
+])
+def test_a_definition_the_schema_refuses_is_invalid_not_missing(pipeline: Kit, kind: str, name: str,
+                                                                 broken: Any) -> None:
+    text = broken()
+    assert text != {"feed": feed_xml, "process": process_xml, "cluster": cluster_xml}[kind](name), "not broken"
+    folder = {"feed": "feeds", "process": "processes", "cluster": "clusters"}[kind]
+    pipeline.write(f"{folder}/{name}.xml", text)
+
+    code, out, err = pipeline.run("entity", "-status", "-type", kind, "-name", name)
+    assert code == 0, err
+    first, *reasons = out.strip().splitlines()
+    assert first == "INVALID (XSD; falcon-airflow validate says why)"
+    assert reasons and all(f"{folder}/{name}.xml:" in line and ": XSD: " in line for line in reasons), reasons
+    code, document = pipeline.json("entity", "-status", "-type", kind, "-name", name)
+    assert (code, document["entityStatus"], document["rules"]) == (0, "INVALID", ["XSD"])
+
+    code, out, _ = pipeline.run("entity", "-list", "-type", kind, "-fields", "status")
+    assert f"({kind}) {name}(INVALID: XSD)" in out.splitlines()
+    code, document = pipeline.json("entity", "-list", "-type", kind, "-fields", "status", "-filterBy",
+                                   "STATUS:INVALID")
+    assert (name, ["XSD"]) in [(item["name"], item["rules"]) for item in document["entity"]]
+    code, document = pipeline.json("entity", "-list", "-type", kind, "-tags", "owner=nobody")
+    assert name not in [item["name"] for item in document.get("entity", [])]
+
