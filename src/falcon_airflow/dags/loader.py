@@ -24,7 +24,7 @@ import os
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from pydantic import TypeAdapter
 
@@ -51,11 +51,33 @@ class InvalidEntitiesError(Exception):
     """Raised in strict mode: the DAG file fails so that CI reports the invalid entities."""
 
 
+class InvalidFalconEntities(Exception):
+    """The list of invalid entities, as the cause of :class:`InvalidEntitiesError` (see :func:`fail_listing`)."""
+
+
+def fail_listing(listing: str) -> NoReturn:
+    """Fail the DAG file being parsed with ``listing`` (the invalid entities, each ``file:line [rule] ...``) as the
+    first thing Airflow's import-error dialog shows.
+
+    With ``[core] dagbag_import_error_tracebacks`` on (Airflow's default) Airflow records a failed file as its
+    traceback, which opens with Python's frames and ends with the message. The listing is therefore raised as the
+    cause of the error, never raised itself: it has no frames, and Python prints a cause first, as one plain line
+    per entity. The frames of the DAG file follow it. With tracebacks off Airflow records the error's message,
+    which is then the listing itself."""
+    if _config_of("core", "dagbag_import_error_tracebacks", "True").strip().lower() != "true":
+        raise InvalidEntitiesError(listing)
+    raise InvalidEntitiesError("the invalid Falcon entities are listed above") from InvalidFalconEntities(listing)
+
+
 def _config(key: str, fallback: str) -> str:
+    return _config_of("falcon", key, fallback)
+
+
+def _config_of(section: str, key: str, fallback: str) -> str:
     try:
         from airflow.sdk import conf
 
-        return str(conf.get("falcon", key, fallback=fallback))
+        return str(conf.get(section, key, fallback=fallback))
     except Exception:  # no Airflow configuration: use the default
         return fallback
 
@@ -225,7 +247,7 @@ def report_invalid_entities(dags_file: str | None = None, *, folder: Path | None
         _, issues = load_specs(folder, catchup_default=catchup_default)
     errors = [issue for issue in issues if issue["level"] == "error"]
     if errors:
-        raise InvalidEntitiesError(
+        fail_listing(
             f"{len({(issue.get('file'), issue.get('entity')) for issue in errors})} invalid Falcon entit(y/ies) in "
             f"{folder} (not scheduled until fixed; the other entities run):\n"
             + "\n".join(_describe(issue) for issue in errors))
@@ -289,7 +311,7 @@ def _load_and_build(folder: Path, dags_file: str | None, *, strict: bool, catchu
     for issue in issues if reporting else []:
         (log.error if issue["level"] == "error" else log.warning)("falcon-airflow: %s", _describe(issue))
     if errors and strict:
-        raise InvalidEntitiesError("invalid Falcon entities:\n" + "\n".join(_describe(issue) for issue in errors))
+        fail_listing("invalid Falcon entities:\n" + "\n".join(_describe(issue) for issue in errors))
     wanted = get_parsing_context().dag_id
     dags: dict[str, Any] = {}
     settings = DeploymentSettings.from_config()

@@ -68,3 +68,28 @@ def test_one_invalid_entity_hides_nothing_else(monkeypatch: pytest.MonkeyPatch, 
 
     monkeypatch.setenv("AIRFLOW__FALCON__INVALID_ENTITIES_AS_IMPORT_ERRORS", "False")
     assert dagbag(monkeypatch, folder).import_errors == {}
+
+
+@pytest.mark.parametrize("tracebacks", ["True", "False"])
+@pytest.mark.parametrize(("strict", "relative", "change", "rule"), [
+    (False, "feeds/raw-clicks.xml", ('limit="days(2)"', 'limit="hours(1)"'), "[F9]"),  # a rule
+    (False, "feeds/raw-clicks.xml", ("<frequency>", "<frequenzy/><frequency>"), "[XSD]"),  # the schema
+    (True, "processes/count-clicks.xml", ("<parallel>", "<parallel>x</parallel><parallel>"), "[XSD]"),
+])
+def test_the_import_error_opens_with_the_invalid_entities(monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
+                                                          tracebacks: str, strict: bool, relative: str,
+                                                          change: tuple[str, str], rule: str) -> None:
+    folder = tmp_path / "entities"
+    shutil.copytree(REPOSITORY / "entities", folder)
+    broken = folder / relative
+    assert change[0] in broken.read_text()
+    broken.write_text(broken.read_text().replace(*change, 1))
+    monkeypatch.setenv("AIRFLOW__CORE__DAGBAG_IMPORT_ERROR_TRACEBACKS", tracebacks)
+    (error,) = dagbag(monkeypatch, folder, strict=strict).import_errors.values()
+    first, second = error.splitlines()[:2]
+    assert "invalid Falcon entit" in first and not first.startswith("Traceback"), error
+    assert second.startswith(str(broken)) and rule in second, error
+    if tracebacks == "True":  # where it failed comes after the list
+        assert error.index("Traceback") > error.index(rule), error
+    else:
+        assert "Traceback" not in error
