@@ -77,13 +77,17 @@ def audit_trail(context: Context, options: Options) -> Outcome:
     """``-audit``: the audit log's lines, narrowed by ``-start``, ``-end`` and ``-user``."""
     from falcon_airflow.operate import audit
 
-    entries = list(audit.read(context.store.meta, start=options.time("start"), end=options.time("end"),
-                              user=options.text("user")))
+    # one row per command: its attempt and its result, paired
+    entries = audit.commands(context.store.meta, start=options.time("start"), end=options.time("end"),
+                             user=options.text("user"))
     lines = []
     for entry in entries:
         who = str(entry.get("user")) + (f" (doAs {entry['doAs']})" if entry.get("doAs") else "")
-        what = " ".join(str(entry[key]) for key in ("type", "name", "start", "end", "cluster") if entry.get(key))
+        what = " ".join(str(entry[key]) for key in ("type", "name", "extensionName", "jobName", "start", "end",
+                                                     "cluster") if entry.get(key))
         reason = f": {entry['reason']}" if entry.get("reason") else ""
+        if entry.get("result") == audit.STARTED:
+            reason = ": no result recorded (the command was interrupted, or is still running)"
         lines.append(f"{entry.get('time')}  {who}  {entry.get('command')} -{entry.get('action')} {what}  "
                      f"{entry.get('result')}{reason}".rstrip())
     return succeeded(f"{len(entries)} audited commands", text="\n".join(lines) if lines else "no audited commands",

@@ -77,9 +77,11 @@ def run_command(command: str, namespace: argparse.Namespace,
                           "entities/, or name it with --entities DIR or FALCON_ENTITIES_DIR")
         debug = options.flag("debug") or os.environ.get("FALCON_DEBUG", "").strip().lower() == "true"
         context = Context.create(settings, do_as=options.text("do_as"), debug=debug)
-        # Who acts and whether they may: checked here, before any command changes anything, and audited.
+        # Who acts and whether they may: checked here, before any command changes anything, and audited. The
+        # attempt is in the audit trail before anything changes, or the command does not run at all.
         gate = Gate.open(context, command, action, options, airflow_config)
         gate.check()
+        gate.begin()
         changes_store = (command == "entity" and action in entity.MUTATING) or (
             command == "admin" and action == "setsafemode") or (
             command == "extension" and action in extension.MUTATING)
