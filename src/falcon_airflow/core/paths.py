@@ -10,6 +10,12 @@ always read and written in the feed's time zone (Falcon's ``FeedDataPath`` and `
   the template lacks default to January / day 1 / 00:00, and trailing template text must follow (deeper folders
   may follow it). Any mismatch means the path is not an instance of this template: ``None``;
 * :meth:`Template.glob` is Falcon's glob of every candidate instance (each variable ``*``), for Hadoop.
+
+Path text is read the way storage reads it before anything is proved about it (:func:`read_path`): a URI path is
+percent-decoded once by every client (Python's, Hadoop's ``Path``), so ``%2e%2e`` is ``..`` to the file system
+while the raw text shows none. A text that a further decoding (``%252e``) or a ``\\`` taken for a separator would
+read as other folders is ambiguous, and one that climbs with ``..`` in any reading is unsafe: both are refused
+wherever something is deleted, and rule FA010 refuses them in a feed's location.
 """
 
 from __future__ import annotations
@@ -18,6 +24,7 @@ import re
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta, tzinfo
 from functools import cached_property
+from urllib.parse import unquote
 
 from falcon_airflow.core.errors import RuleError
 
@@ -35,6 +42,100 @@ _ANY_SPELLING = re.compile(r"[$?]\{(YEAR|MONTH|DAY|HOUR|MINUTE)\}")
 _ANY_EXPRESSION = re.compile(r"[$?]\{[^}]*\}?")
 _GLOB_SPECIAL = re.compile(r"([\\*?\[\]{}])")
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.\-]*://")
+
+
+DECODE_ROUNDS = 8
+"""How many percent-decodings a path may need before it reads the same again (``%25`` nested this deep is an
+attack, not a folder name)."""
+
+
+class UnsafePathError(RuleError):
+    """A path that cannot be trusted to name one folder: it climbs with ``..`` or reads as other folders."""
+
+
+@dataclass(frozen=True)
+class PathReading:
+    """Path text as storage reads it: ``components`` after one percent-decoding, without empty and ``.`` ones
+    (``/a//b/./c`` is ``a, b, c``); ``problem`` says why the text is unsafe or ambiguous, ``dotted`` whether any
+    reading of it has a ``.`` or ``..`` component."""
+
+    components: tuple[str, ...]
+    problem: str | None
+    dotted: bool
+
+    @property
+    def path(self) -> str:
+        """The one spelling of the path: ``/`` and the components."""
+        return "/" + "/".join(self.components)
+
+    def checked(self, text: str) -> tuple[str, ...]:
+        """The components, or :class:`UnsafePathError` naming ``text`` and its problem."""
+        if self.problem is not None:
+            raise UnsafePathError(f"'{text}' {self.problem}")
+        return self.components
+
+
+def decodings(text: str) -> list[str]:
+    """``text`` and each further percent-decoding of it, until one changes nothing (``%252e`` gives ``%2e``, then
+    ``.``); :class:`UnsafePathError` when that takes more than :data:`DECODE_ROUNDS` decodings."""
+    forms = [text]
+    while True:
+        decoded = unquote(forms[-1])
+        if decoded == forms[-1]:
+            return forms
+        if len(forms) > DECODE_ROUNDS:
+            raise UnsafePathError(f"'{text}' is percent-encoded more than {DECODE_ROUNDS} times over")
+        forms.append(decoded)
+
+
+def _parts(text: str, *, backslash: bool) -> list[str]:
+    return (text.replace("\\", "/") if backslash else text).split("/")
+
+
+def read_path(text: str) -> PathReading:
+    """How storage reads a path (the path part of a URI, or a plain path); see :class:`PathReading`.
+
+    Every reading counts: the raw text, each percent-decoding, each with ``\\`` as a separator too. A ``..`` in
+    any of them is a problem (never resolved: a path that climbs is not proved to stay anywhere), and so is a
+    further decoding or a ``\\`` that gives other components than storage's one decoding: the text names one
+    folder to a check and another to the next reader.
+    """
+    try:
+        forms = decodings(text)
+    except UnsafePathError:
+        return PathReading((), f"is percent-encoded more than {DECODE_ROUNDS} times over", False)
+    once = forms[1] if len(forms) > 1 else forms[0]
+    components = tuple(part for part in once.split("/") if part not in ("", "."))
+    readings = [_parts(form, backslash=backslash) for form in forms for backslash in (False, True)]
+    dotted = any(part in (".", "..") for reading in readings for part in reading)
+    problem = None
+    if any(".." in reading for reading in readings):
+        problem = "has a '..' component in one of its readings (percent-decoded, or with '\\' as a separator)"
+    else:
+        fullest = tuple(part for part in _parts(forms[-1], backslash=True) if part not in ("", "."))
+        if fullest != components:
+            problem = ("reads as other folders once decoded again or with '\\' as a separator "
+                       f"('{'/'.join(components)}' or '{'/'.join(fullest)}')")
+    return PathReading(components, problem, dotted)
+
+
+def lexical_components(text: str) -> tuple[str, ...]:
+    """The folders a path can reach under any reading: fully percent-decoded, ``\\`` as a separator, ``.`` dropped
+    and ``..`` resolved lexically (never above the root). For comparing locations, never for deleting."""
+    try:
+        fullest = decodings(text)[-1]
+    except UnsafePathError:
+        fullest = text
+    parts: list[str] = []
+    for part in _parts(fullest, backslash=True):
+        if part in ("", "."):
+            continue
+        if part == "..":
+            if parts:
+                parts.pop()
+            continue
+        parts.append(part)
+    return tuple(parts)
 
 
 def glob_escape(text: str) -> str:

@@ -8,21 +8,29 @@ is installed, else raise :class:`StorageError` saying what to install. Bulk work
 (retention, replication) never happens here: it runs as Spark jobs on the Hadoop FileSystem API.
 
 Anything that deletes proves first that the path is an instance of the feed: it must be exactly what the feed's
-location template gives for the instance, under the template's base folder, with no ``..`` in it.
+location template gives for the instance, and, read as storage reads it (percent-decoded, ``//`` and ``/./``
+collapsed, see :func:`falcon_airflow.core.paths.read_path`), lie strictly under the template's base folder with no
+``..`` and no second reading; no folder between the base and the instance, nor the instance itself, may be a
+symbolic link (checked on the way down, one component at a time, and on the local file system through
+``O_NOFOLLOW`` directory handles so a link swapped in meanwhile is refused too). What is deleted is that
+normalised path, never the raw text.
 """
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import glob as globbing
 import os
 import shutil
+import stat
 from datetime import datetime
 from pathlib import Path
 from typing import Any
-from urllib.parse import unquote, urlsplit
+from urllib.parse import quote, unquote, urlsplit
 
 from falcon_airflow.core.locations import is_table
-from falcon_airflow.core.paths import Template
+from falcon_airflow.core.paths import Template, read_path
 from falcon_airflow.core.tables import PARTITION_MARKER_SCHEME
 from falcon_airflow.errors import FalconAirflowError
 
@@ -74,14 +82,19 @@ def remote_exists(fs: Any, remote: str, location: str) -> bool:
     except FileNotFoundError:
         return False
     except Exception as problem:  # connection refused, HTTP 403/500 ...: whatever the driver raises
-        where, parts = "", urlsplit(location)
-        if parts.scheme == "hdfs":
-            from falcon_airflow.instances.webhdfs import describe_address
-
-            where = f" through {describe_address(parts.netloc)}"
-        reason = str(problem).splitlines()[0][:300] if str(problem) else type(problem).__name__
-        raise StorageError(f"cannot tell whether {location} exists{where}: {reason}") from None
+        raise _unanswered(problem, location) from None
     return True
+
+
+def _unanswered(problem: Exception, location: str) -> StorageError:
+    """A storage that could not say whether ``location`` exists, naming the address tried."""
+    where, parts = "", urlsplit(location)
+    if parts.scheme == "hdfs":
+        from falcon_airflow.instances.webhdfs import describe_address
+
+        where = f" through {describe_address(parts.netloc)}"
+    reason = str(problem).splitlines()[0][:300] if str(problem) else type(problem).__name__
+    return StorageError(f"cannot tell whether {location} exists{where}: {reason}")
 
 
 def exists(location: str) -> bool:
@@ -100,39 +113,135 @@ def exists(location: str) -> bool:
     return remote_exists(fs, remote, location)
 
 
-def _checked_instance_path(location: str, template: str, instance: datetime, zone: Any) -> str:
-    """``location`` after proving it is exactly ``template`` resolved at ``instance`` (and not its base)."""
+def _storage_parts(uri: str) -> tuple[str, str, str]:
+    """(scheme, authority, path) as the storage functions split a location: a plain path is all path."""
+    parts = urlsplit(uri)
+    if not parts.scheme:
+        return "", "", uri
+    if parts.query or parts.fragment or uri.endswith(("?", "#")):
+        raise StorageError(f"refusing to touch {uri}: a '?' or '#' in it ends the path that storage reads")
+    return parts.scheme, parts.netloc, parts.path
+
+
+def _checked_instance_path(location: str, template: str, instance: datetime, zone: Any) -> tuple[str, ...]:
+    """The components of ``location`` as storage reads it, after proving it is ``template`` resolved at
+    ``instance`` and lies strictly below the template's base folder, read the same way; the base's are the first
+    ones (see :func:`_base_depth`)."""
     expected = Template(template)
     if not expected.is_dated:
         raise StorageError(f"refusing to touch {location}: the feed location '{template}' has no date variable, "
                            "so it is not an instance")
     if expected.resolve(instance, zone) != location:
         raise StorageError(f"refusing to touch {location}: it is not the instance path of '{template}'")
-    if ".." in location.split("/"):
-        raise StorageError(f"refusing to touch {location}: it contains '..'")
-    return location
+    _, _, path = _storage_parts(location)
+    _, _, base = _storage_parts(expected.base_folder)
+    path_reading, base_reading = read_path(path), read_path(base)
+    for text, reading in ((location, path_reading), (expected.base_folder, base_reading)):
+        if reading.problem is not None:
+            raise StorageError(f"refusing to touch {location}: '{text}' {reading.problem}")
+    components, fixed = path_reading.components, base_reading.components
+    if not fixed:  # rule FA010 refuses such a location; an instance is never a folder of the root
+        raise StorageError(f"refusing to touch {location}: the feed's folder is the file system's root")
+    if len(components) <= len(fixed) or components[:len(fixed)] != fixed:
+        raise StorageError(f"refusing to touch {location}: read as storage reads it ({path_reading.path}), it is "
+                           f"not below the feed's folder {base_reading.path}")
+    return components
+
+
+def _base_depth(template: str) -> int:
+    return len(read_path(_storage_parts(Template(template).base_folder)[2]).components)
+
+
+def _symlink_refusal(location: str, shown: str) -> StorageError:
+    return StorageError(f"refusing to remove {location}: {shown} is a symbolic link (it may lead to another feed's "
+                        "data); nothing was removed")
+
+
+def _clear_local(location: str, components: tuple[str, ...], depth: int) -> bool:
+    """Walk down from the feed's base folder with ``O_NOFOLLOW`` handles, refuse a link at any level, and remove the
+    instance through its parent's handle (``rmtree`` with ``dir_fd`` does not follow links inside it either)."""
+    base = "/" + "/".join(components[:depth])
+    try:
+        handle = os.open(base, os.O_RDONLY | os.O_DIRECTORY)
+    except FileNotFoundError:
+        return False
+    handles = [handle]
+    try:
+        for level in range(depth, len(components)):
+            name, shown = components[level], "/" + "/".join(components[:level + 1])
+            try:
+                status = os.lstat(name, dir_fd=handles[-1])
+            except FileNotFoundError:
+                return False
+            if stat.S_ISLNK(status.st_mode):
+                raise _symlink_refusal(location, shown)
+            if level == len(components) - 1:
+                if stat.S_ISDIR(status.st_mode):
+                    shutil.rmtree(name, dir_fd=handles[-1])
+                else:
+                    os.unlink(name, dir_fd=handles[-1])
+                return True
+            try:
+                handles.append(os.open(name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=handles[-1]))
+            except OSError as problem:
+                if problem.errno in (errno.ELOOP, errno.ENOTDIR):  # a link swapped in since lstat, or a file
+                    raise _symlink_refusal(location, shown) if problem.errno == errno.ELOOP else StorageError(
+                        f"refusing to remove {location}: {shown} is not a folder") from None
+                if problem.errno == errno.ENOENT:
+                    return False
+                raise
+        return False
+    finally:
+        for opened in handles:
+            with contextlib.suppress(OSError):
+                os.close(opened)
+
+
+def _remote_fs(scheme: str, authority: str, path: str) -> tuple[Any, str]:
+    """The file system and its path for a normalised remote path (quoted again: ``remote_location`` decodes)."""
+    if scheme == "hdfs":
+        return _webhdfs(authority), path
+    return remote_location(f"{scheme}://{authority}{quote(path)}")
+
+
+def _entries(fs: Any, folder: str, uri: str) -> list[dict[str, Any]]:
+    try:
+        return list(fs.ls(folder, detail=True))
+    except FileNotFoundError:
+        return []
+    except Exception as problem:  # whatever the driver raises: the storage did not answer
+        raise _unanswered(problem, uri) from None
+
+
+def _clear_remote(location: str, scheme: str, authority: str, components: tuple[str, ...], depth: int) -> bool:
+    """Each level below the feed's base is looked up in its parent's listing, where links are listed as links
+    (WebHDFS's ``GETFILESTATUS`` follows a link; ``LISTSTATUS`` does not)."""
+    for level in range(depth, len(components)):
+        parent = "/" + "/".join(components[:level])
+        shown = f"{scheme}://{authority}/" + "/".join(components[:level + 1])
+        fs, remote = _remote_fs(scheme, authority, parent)
+        name = components[level]
+        entry = next((item for item in _entries(fs, remote, shown)
+                      if str(item.get("name", "")).rstrip("/").rsplit("/", 1)[-1] == name), None)
+        if entry is None:
+            return False
+        if str(entry.get("type", "")).lower() == "symlink" or entry.get("islink"):
+            raise _symlink_refusal(location, shown)
+    fs, remote = _remote_fs(scheme, authority, "/" + "/".join(components))
+    fs.rm(remote, recursive=True)
+    return True
 
 
 def clear_instance(location: str, template: str, instance: datetime, zone: Any) -> bool:
     """Remove an output instance folder before its workflow runs (Falcon's prepare-delete), so a rerun does not
-    mix old and new files. Returns whether something was removed."""
-    _checked_instance_path(location, template, instance, zone)
-    path = local_path(location)
-    if path is not None:
-        if path.is_symlink():
-            raise StorageError(f"refusing to remove {location}: it is a symbolic link")
-        if not path.exists():
-            return False
-        if path.is_dir():
-            shutil.rmtree(path)
-        else:
-            path.unlink()
-        return True
-    fs, remote = remote_location(location)
-    if not remote_exists(fs, remote, location):
-        return False
-    fs.rm(remote, recursive=True)
-    return True
+    mix old and new files. Returns whether something was removed; refuses (:class:`StorageError`, nothing removed)
+    a path that is not provably the instance, or that passes through a symbolic link below the feed's folder."""
+    components = _checked_instance_path(location, template, instance, zone)
+    depth = _base_depth(template)
+    scheme, authority, _ = _storage_parts(location)
+    if scheme in ("", "file"):
+        return _clear_local(location, components, depth)
+    return _clear_remote(location, scheme, authority, components, depth)
 
 
 def write_flag(folder: str, flag: str) -> str:
