@@ -19,11 +19,15 @@ S3_STAMP := $(S3_VENV)/.installed
 
 # `make run`: Airflow (api-server, scheduler, dag-processor, triggerer; LocalExecutor on SQLite) with the example
 # entities; data under /tmp/falcon-airflow, Airflow's home in airflow-home/, lineage events in airflow-home/lineage.
-# RUN_HOME, RUN_PORT and RUN_ENTITIES choose another home, port and entities folder (the UI test uses them);
+# RUN_HOME, RUN_PORT and RUN_ENTITIES choose another home, port and entities folder (the UI test uses them); another
+# home without RUN_ENTITIES runs its own copy of the example, <home>/entities, writing under <home>/storage, so two
+# deployments on one machine never share data (falcon_airflow/sandbox/example.py, which also refuses to start a
+# deployment on storage another existing home uses).
 # RUN_CATCHUP=True runs every past instance inside the entities' validity instead of only the latest one.
-RUN_HOME ?= $(CURDIR)/airflow-home
+DEFAULT_RUN_HOME := $(CURDIR)/airflow-home
+RUN_HOME ?= $(DEFAULT_RUN_HOME)
 RUN_PORT ?= 8080
-RUN_ENTITIES ?= $(CURDIR)/entities
+RUN_ENTITIES ?= $(if $(filter $(DEFAULT_RUN_HOME),$(abspath $(RUN_HOME))),$(CURDIR)/entities,$(abspath $(RUN_HOME))/entities)
 RUN_CATCHUP ?= False
 # Running tasks' logs are served to the api-server from 127.0.0.1 only, on a port that follows RUN_PORT.
 RUN_LOG_PORT ?= $(shell echo $$(( $(RUN_PORT) + 713 )))
@@ -107,6 +111,7 @@ bench: install
 # 127.0.0.1 so that the log URLs point at it.
 run: install
 	@mkdir -p $(RUN_HOME)/lineage
+	@$(BIN)/python -m falcon_airflow.sandbox.example --home $(RUN_HOME) --entities $(RUN_ENTITIES) --example $(CURDIR)/entities
 	@$(BIN)/python entities/apps/seed_shop_db.py $(RUN_ENTITIES)  # the example import's database, where its datasource says
 	@test -f $(RUN_HOME)/simple_auth_manager_passwords.json.generated || \
 	  echo '{"admin": "admin"}' > $(RUN_HOME)/simple_auth_manager_passwords.json.generated

@@ -8,7 +8,6 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import shutil
 import signal
 import socket
 import subprocess
@@ -22,6 +21,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
+from falcon_airflow.sandbox.example import EXAMPLE_STORAGE, copy_example
 
 REPOSITORY = Path(__file__).resolve().parents[3]
 USER = PASSWORD = "admin"
@@ -149,17 +150,10 @@ def session_members(session: int) -> list[int]:
 def example_entities(target: Path, storage: Path, leave_out: Sequence[str] = ()) -> None:
     """The example entities but ``leave_out`` (paths relative to entities/), their clusters' storage moved from
     /tmp/falcon-airflow to ``storage``."""
-    shutil.copytree(REPOSITORY / "entities", target)
-    for relative in leave_out:
-        left = target / relative
-        assert left.exists(), f"entities/{relative} is not in the example"
-        shutil.rmtree(left) if left.is_dir() else left.unlink()
-    for path in [*target.rglob("*.xml"), *target.rglob("*.py")]:  # endpoints, and paths the example's jobs use
-        text = path.read_text(encoding="utf-8")
-        path.write_text(text.replace("/tmp/falcon-airflow/", f"{storage}/"), encoding="utf-8")
+    copy_example(REPOSITORY / "entities", target, storage, leave_out)
     leftovers = [str(path) for path in target.rglob("*") if path.is_file()
-                 and "/tmp/falcon-airflow" in path.read_text(encoding="utf-8", errors="replace")]
-    assert not leftovers, f"example entities still point at /tmp/falcon-airflow: {leftovers}"
+                 and EXAMPLE_STORAGE in path.read_text(encoding="utf-8", errors="replace")]
+    assert not leftovers, f"example entities still point at {EXAMPLE_STORAGE}: {leftovers}"
 
 
 def api_get(airflow: RunningAirflow, path: str) -> dict[str, Any]:
