@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from urllib.parse import urlsplit
 
+from falcon_airflow.core.paths import read_path
 from falcon_airflow.el import reference_time
 from falcon_airflow.entities import (
     EntityType,
@@ -316,11 +317,19 @@ def overlapping_locations(context: RuleContext, feed: Feed) -> Iterator[Finding]
 
 
 def location_danger(path: str) -> str | None:
-    """Why a feed location template is unsafe to clear or evict, or ``None`` when it is not."""
-    text = urlsplit(path).path if _SCHEME.match(path) else path
-    segments = [part for part in text.split("/") if part]
-    if any(part in ("..", ".") for part in segments):
+    """Why a feed location template is unsafe to clear or evict, or ``None`` when it is not.
+
+    The template is judged as storage reads it (:func:`falcon_airflow.core.paths.read_path`): percent-decoded, so
+    ``%2e%2e`` is the ``..`` it becomes; every further decoding and ``\\`` as a separator must read the same."""
+    if "?" in path or "#" in path:
+        return ("it has a '?' or '#', and storage reads a URI's path only up to it (so an instance would be a "
+                "folder above the one named; write variables as ${YEAR} ...)")
+    reading = read_path(urlsplit(path).path if _SCHEME.match(path) else path)
+    if reading.problem is not None:
+        return f"it {reading.problem}, so its instances can lie outside the feed's folder"
+    if reading.dotted:
         return "it has a '..' or '.' segment, so its instances can lie outside the feed's folder"
+    segments = list(reading.components)
     fixed = 0
     for part in segments:
         if _VARIABLE.search(part):
@@ -336,7 +345,8 @@ def location_danger(path: str) -> str | None:
     return None
 
 
-@rule("FA010", EntityType.FEED, "a feed location has no '..' and is not the root or a top-level folder")
+@rule("FA010", EntityType.FEED, "a feed location, read as storage reads it (percent-decoded), has no '..' and is "
+      "not the root or a top-level folder")
 def dangerous_locations(context: RuleContext, feed: Feed) -> Iterator[Finding]:
     seen: set[tuple[str, int | None]] = set()
     locations = [*(feed.locations or ()), *(loc for cluster in feed.clusters for loc in cluster.locations or ())]

@@ -134,6 +134,28 @@ def test_shared_folders_accepted_on_both_feeds_are_clean(ws):
     ("file:///data/../${YEAR}", "'..'"),
 ])
 def test_unsafe_locations_are_refused(ws, path, why):
+    _assert_refused(ws, path, why)
+
+
+# Storage reads a location percent-decoded (Hadoop's Path and Python's clients alike): the rule reads it that way.
+@pytest.mark.parametrize(("path", "why"), [
+    ("/data/%2e%2e/%2e%2e/etc/${YEAR}${MONTH}${DAY}", "'..'"),
+    ("/data/.%2E/x/${YEAR}", "'..'"),
+    ("/data/%252e%252e/x/${YEAR}", "'..'"),  # a second decoding gives '..'
+    ("hdfs://nn.east.example:8020/data/%2e%2e/${YEAR}", "'..'"),
+    ("/data\\..\\..\\etc/${YEAR}", "'..'"),  # '\' read as a separator
+    ("/data/x%2F..%2F../${YEAR}", "'..'"),  # an encoded '/'
+    ("/%2e/${YEAR}/${MONTH}", "'.'"),
+    ("/data/x%255Cy/${YEAR}", "reads as other folders"),  # 'x%5Cy' to storage, 'x/y' decoded again
+    ("/data/%25%32%35%32%65%25%32%35%32%65/${YEAR}", "'..'"),  # nested deeper
+    ("/data/${YEAR}/?{MONTH}", "'?' or '#'"),  # a URI's path ends at '?': the year folder would be the instance
+    ("hdfs://nn.east.example:8020/data/x#y/${YEAR}", "'?' or '#'"),
+])
+def test_locations_unsafe_once_read_as_storage_reads_them_are_refused(ws, path, why):
+    _assert_refused(ws, path, why)
+
+
+def _assert_refused(ws, path, why):
     report = ws.edit("clicks", CLICKS_DATA, f'<location type="data" path="{path}"/>').validate()
     issue = next((i for i in report.issues if i.rule == "FA010"), None)
     assert issue is not None, ws.describe(report)
