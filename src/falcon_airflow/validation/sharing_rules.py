@@ -5,10 +5,14 @@ clears its output instance before writing and each feed's retention deletes what
 sharing silently destroys the other entity's data. FA010 refuses locations whose instances would be the file
 system's root, a top-level folder, or reach outside their base with ``..``.
 
-Two feeds with one location are allowed when they keep it alike (same frequency, zone and retention): two
-names for the same data, as when a second feed replicates what another describes. FA008 and FA009 are errors
-unless every entity involved accepts the case deliberately with the property ``airflow.accept-rules`` listing the
-rule id (e.g. ``FA008`` on both processes of a pair). FA010 cannot be accepted.
+FA009 compares every location of a feed (data, stats, meta, tmp, or its catalog table) with every other feed's,
+as storage reads them (default ports, case, percent-encoding, ``//`` and ``..`` normalised). Two feeds with one
+location are allowed when they keep it alike (same frequency, zone and retention): two names for the same data, as
+when a second feed replicates what another describes; so are two undated locations that are not both data.
+
+FA008 and FA009 are errors unless every entity involved accepts the case deliberately with the property
+``airflow.accept-rules`` listing the rule id (e.g. ``FA008`` on both processes of a pair). FA010 cannot be
+accepted.
 """
 
 from __future__ import annotations
@@ -21,7 +25,9 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from urllib.parse import urlsplit
 
-from falcon_airflow.core.paths import read_path
+from falcon_airflow.core.errors import RuleError
+from falcon_airflow.core.paths import lexical_components, read_path
+from falcon_airflow.core.tables import TableUri
 from falcon_airflow.el import reference_time
 from falcon_airflow.entities import (
     EntityType,
@@ -29,7 +35,6 @@ from falcon_airflow.entities import (
     FeedCluster,
     FeedLocation,
     InterfaceType,
-    LocationType,
     Process,
     Property,
     StorageKind,
@@ -132,20 +137,41 @@ def two_writers(context: RuleContext, process: Process) -> Iterator[Finding]:
 
 # -- FA009: feeds sharing a folder ----------------------------------------------------------------------------------
 
+_DEFAULT_PORTS = {"hdfs": 8020, "webhdfs": 9870, "swebhdfs": 9871, "http": 80, "https": 443}
+"""A URI without a port names the scheme's default one (Hadoop 3's namenode RPC and HTTP ports): ``hdfs://nn`` and
+``hdfs://nn:8020`` are one file system. Object stores (``s3a://bucket``) have no port."""
+_SCHEME_ALIASES = {"s3a": "s3", "s3n": "s3"}
+"""Connectors to one store: ``s3a://b/x`` and ``s3://b/x`` are the same objects."""
+_LOCAL_HOSTS = ("", "localhost", "127.0.0.1")
+_URI = re.compile(r"^(?P<scheme>[A-Za-z][A-Za-z0-9+.\-]*)://(?P<authority>[^/]*)(?P<path>.*)$", re.S)
+_OOZIE_SPELLING = re.compile(r"\?\{(YEAR|MONTH|DAY|HOUR|MINUTE)\}")
+
 
 @dataclass(frozen=True)
 class _Place:
+    """One location of a feed on a cluster: a folder template on a file system, or a slice of a catalog table."""
+
     feed: Feed
     cluster: str
-    location: FeedLocation
-    root: tuple[str, str]  # scheme and authority of the resolved location
-    segments: tuple[str, ...]
+    kind: str  # data, stats, meta, tmp; "table" for a catalog table
+    text: str  # as written in the definition
+    line: int | None
+    root: tuple[str, str]  # the file system (scheme, authority) or ("catalog", "db:table")
+    segments: tuple[str, ...]  # folders; for a table its partition specs, ``key=value`` sorted by key
     placement: FeedCluster
 
     @property
     def keeping(self) -> tuple[str, ...]:
         """What decides which instances exist and when they are evicted (asked only of equal locations)."""
         return _keeping(self.feed, self.placement)
+
+    @property
+    def is_table(self) -> bool:
+        return self.kind == "table"
+
+    @property
+    def dated(self) -> bool:
+        return any(_VARIABLE.search(segment) for segment in self.segments)
 
 
 def _on_storage(base: str | None, path: str) -> str:
@@ -170,19 +196,60 @@ def _keeping(feed: Feed, cluster: FeedCluster) -> tuple[str, ...]:
             feed.property_map.get("retention.action", ""), *staged)
 
 
+def file_system_of(scheme: str, authority: str) -> tuple[str, str]:
+    """One spelling per file system: scheme and host in lower case, no user, the scheme's default port written
+    out, ``file://localhost`` as ``file://``, ``s3a``/``s3n`` as ``s3``."""
+    scheme = scheme.lower()
+    scheme = _SCHEME_ALIASES.get(scheme, scheme)
+    host_port = authority.rpartition("@")[2]
+    host, colon, port = host_port.rpartition(":") if not host_port.endswith("]") else (host_port, "", "")
+    if not colon or not port.isdigit():
+        host, port = host_port, ""
+    host = host.lower()
+    if scheme == "file" and host in _LOCAL_HOSTS:
+        return scheme, ""
+    number = int(port) if port else _DEFAULT_PORTS.get(scheme)
+    return scheme, f"{host}:{number}" if number is not None else host
+
+
+def _file_place(feed: Feed, cluster: FeedCluster, location: FeedLocation, storage: str | None) -> _Place | None:
+    text = location.path.strip()
+    if not text:
+        return None
+    joined = _on_storage(storage, _OOZIE_SPELLING.sub(lambda match: "${" + match[1] + "}", text))
+    match = _URI.match(joined)
+    root, path = (file_system_of(match["scheme"], match["authority"]), match["path"]) if match else (("", ""), joined)
+    return _Place(feed, cluster.name, location.type.value, location.path, location.line, root,
+                  lexical_components(path), cluster)
+
+
+def _table_place(feed: Feed, cluster: FeedCluster) -> _Place | None:
+    table = feed.table_for(cluster)
+    if table is None:
+        return None
+    try:
+        parsed = TableUri.parse(table.uri)
+    except RuleError:  # the schema and the catalog rules report it
+        return None
+    # Hive folds database, table and partition key names to lower case; values are compared as written.
+    specs = tuple(sorted(f"{key.lower()}={value}" for key, value in parsed.partitions))
+    root = ("catalog", f"{parsed.database.lower()}:{parsed.table.lower()}")
+    return _Place(feed, cluster.name, "table", table.uri, table.line, root, specs, cluster)
+
+
 def _places_of(workspace: Workspace, feed: Feed, storages: dict[str, str | None]) -> list[_Place]:
+    """Every location of the feed on each of its clusters (data, stats, meta and tmp, or its table)."""
     places = []
     for cluster in feed.clusters:
-        if feed.storage_for(cluster) is not StorageKind.FILESYSTEM:
-            continue
-        location = feed.location_for(cluster, LocationType.DATA)
-        if location is None or not location.path.strip():
+        if feed.storage_for(cluster) is StorageKind.TABLE:
+            place = _table_place(feed, cluster)
+            places += [place] if place is not None else []
             continue
         if cluster.name not in storages:
             storages[cluster.name] = _storage_of(workspace, cluster.name)
-        resolved = urlsplit(_on_storage(storages[cluster.name], location.path.strip()))
-        segments = tuple(part for part in resolved.path.split("/") if part)
-        places.append(_Place(feed, cluster.name, location, (resolved.scheme, resolved.netloc), segments, cluster))
+        for location in feed.locations_for(cluster):
+            place = _file_place(feed, cluster, location, storages[cluster.name])
+            places += [place] if place is not None else []
     return places
 
 
@@ -207,8 +274,35 @@ def _within(inner: tuple[str, ...], outer: tuple[str, ...]) -> bool:
     return len(outer) <= len(inner) and all(_same_folder(a, b) for a, b in zip(outer, inner, strict=False))
 
 
+def _partitions_within(inner: tuple[str, ...], outer: tuple[str, ...]) -> bool:
+    """True when every partition ``inner`` names can be one of ``outer``'s: each key ``outer`` fixes, ``inner``
+    fixes to a value that can match (a spec naming fewer keys holds more partitions)."""
+    mine = dict(spec.split("=", 1) for spec in inner)
+    return all(key in mine and _same_folder(mine[key], value)
+               for key, value in (spec.split("=", 1) for spec in outer))
+
+
+def _shared_partitions(one: tuple[str, ...], other: tuple[str, ...]) -> bool:
+    first, second = dict(spec.split("=", 1) for spec in one), dict(spec.split("=", 1) for spec in other)
+    return all(_same_folder(value, second[key]) for key, value in first.items() if key in second)
+
+
+def _relation(mine: _Place, other: _Place) -> str | None:
+    """How ``other``'s location stands to ``mine``, or ``None`` when they cannot hold the same data."""
+    inside, around = ((_partitions_within, _partitions_within) if mine.is_table else (_within, _within))
+    if inside(mine.segments, other.segments) and around(other.segments, mine.segments):
+        return "the same location as"
+    if inside(mine.segments, other.segments):
+        return "a location inside that of"
+    if around(other.segments, mine.segments):
+        return "a location that contains that of"
+    if mine.is_table and _shared_partitions(mine.segments, other.segments):
+        return "partitions in common with"
+    return None
+
+
 class _Node:
-    """A folder level of every data location: children by literal name and, for dated names, by their shape."""
+    """A folder level of every location: children by literal name and, for dated names, by their shape."""
 
     def __init__(self) -> None:
         self.literal: dict[str, _Node] = {}
@@ -246,27 +340,35 @@ class _Node:
 @dataclass(frozen=True)
 class _Index:
     roots: dict[tuple[str, str], _Node]
+    tables: dict[tuple[str, str], list[_Place]]
     by_feed: dict[str, list[_Place]]
 
 
 def _index(workspace: Workspace) -> _Index:
-    """Every feed's data location in a tree per file system (scheme, authority)."""
+    """Every feed's locations in a tree per file system (scheme, authority), and its tables by name."""
     roots: dict[tuple[str, str], _Node] = {}
+    tables: dict[tuple[str, str], list[_Place]] = {}
     by_feed: dict[str, list[_Place]] = {}
     storages: dict[str, str | None] = {}
     for feed in workspace.feeds.values():
         by_feed[feed.name] = places = _places_of(workspace, feed, storages)
         for place in places:
+            if place.is_table:
+                tables.setdefault(place.root, []).append(place)
+                continue
             node = roots.setdefault(place.root, _Node())
             for segment in place.segments:
                 node = node.child(segment)
             node.places.append(place)
-    return _Index(roots, by_feed)
+    return _Index(roots, tables, by_feed)
 
 
-def _neighbours(roots: dict[tuple[str, str], _Node], place: _Place) -> Iterator[_Place]:
-    """Places whose location can be above, equal to or below ``place``'s."""
-    level = [roots[place.root]] if place.root in roots else []
+def _neighbours(index: _Index, place: _Place) -> Iterator[_Place]:
+    """Places whose location can be above, equal to or below ``place``'s (for a table: the same table's)."""
+    if place.is_table:
+        yield from index.tables.get(place.root, ())
+        return
+    level = [index.roots[place.root]] if place.root in index.roots else []
     for segment in place.segments:
         for node in level:
             yield from node.places  # a location above this one
@@ -285,32 +387,40 @@ def _cached_index(workspace: Workspace) -> _Index:
     return _place_cache[1]
 
 
-@rule("FA009", EntityType.FEED, "no two feeds keep their data in the same folder or one inside the other")
+def _harmless(mine: _Place, other: _Place) -> bool:
+    """Pairs that lose nothing: two names for the same data kept alike, or two undated locations that are not
+    both data (nothing evicts or clears an undated location; Falcon's examples share one stats or meta folder)."""
+    if mine.root == other.root and mine.segments == other.segments and mine.keeping == other.keeping:
+        return True
+    return not mine.dated and not other.dated and "data" not in (mine.kind, other.kind) and not mine.is_table
+
+
+def _shown(place: _Place) -> str:
+    return f"table '{place.text.strip()}'" if place.is_table else f"{place.kind} location '{place.text}'"
+
+
+@rule("FA009", EntityType.FEED, "no two feeds keep their data, stats, meta, tmp or table partitions in the same "
+      "place or one inside the other")
 def overlapping_locations(context: RuleContext, feed: Feed) -> Iterator[Finding]:
     if "FA009" in accepted_rules(feed.properties):
         return
     index = _cached_index(context.workspace)
     for mine in index.by_feed.get(feed.name, []):
         seen: set[int] = set()
-        for other in _neighbours(index.roots, mine):
+        for other in _neighbours(index, mine):
             if other.feed is feed or id(other) in seen:
                 continue
             seen.add(id(other))
-            if mine.segments == other.segments and mine.keeping == other.keeping:
-                continue  # two names for the same data (a second feed replicating it): evicted alike
-            if _within(mine.segments, other.segments) and _within(other.segments, mine.segments):
-                relation = "the same location as"
-            elif _within(mine.segments, other.segments):
-                relation = "a location inside that of"
-            elif _within(other.segments, mine.segments):
-                relation = "a location that contains that of"
-            else:
+            if _harmless(mine, other):
+                continue
+            relation = _relation(mine, other)
+            if relation is None:
                 continue
             yield error(
                 f"feed '{feed.name}' on cluster '{mine.cluster}' has {relation} feed '{other.feed.name}' on cluster "
-                f"'{other.cluster}' ('{mine.location.path}' and '{other.location.path}'): retention and re-runs of "
-                f"one feed delete the other's data; give each feed a folder of its own, or accept it with the "
-                f"property {ACCEPT_PROPERTY}=FA009 on both feeds", mine.location.line)
+                f"'{other.cluster}' ({_shown(mine)} and {_shown(other)}): retention and re-runs of one feed delete "
+                f"the other's data; give each feed a place of its own, or accept it with the property "
+                f"{ACCEPT_PROPERTY}=FA009 on both feeds", mine.line)
 
 
 # -- FA010: dangerous locations -------------------------------------------------------------------------------------

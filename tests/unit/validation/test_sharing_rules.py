@@ -118,6 +118,111 @@ def test_a_full_uri_on_the_clusters_own_storage_is_compared_with_plain_paths(ws)
     ws.assert_reported(report, "FA009", "join2", 'type="data"', "a location inside that of feed 'imp-click-join1'")
 
 
+# Every location type is evicted by retention when it is dated: all of them are compared, with every other feed's.
+@pytest.mark.parametrize(("kind", "path", "relation"), [
+    ("stats", "/data/join1/${YEAR}-${MONTH}-${DAY}/${HOUR}/stats", "a location inside that of"),
+    ("meta", "/data/join1", "a location that contains that of"),
+    ("tmp", "/data/join1/${YEAR}-${MONTH}-${DAY}/${HOUR}", "the same location as"),
+    ("stats", "/data/join1/2011-11-02/${HOUR}", "the same location as"),
+])
+def test_every_location_type_is_compared_with_every_other_feeds(ws, kind, path, relation):
+    marker = f'<location type="{kind}" path="{path}"/>'
+    ws.edit("join2", '<retention limit="days(7)"', '<retention limit="days(2)"')  # not two names for one data
+    report = ws.edit("join2", JOIN2_DATA, f"{JOIN2_DATA}\n        {marker}").validate()
+    ws.assert_reported(report, "FA009", "join2", f'type="{kind}"', f"has {relation} feed 'imp-click-join1'")
+    assert f"{kind} location '{path}'" in _issue_at(ws, report, "join2", f'type="{kind}"').message
+
+
+def test_a_dated_location_inside_another_feeds_stats_folder_is_reported(ws):
+    report = ws.edit("join2", JOIN2_DATA,
+                     '<location type="data" path="/stats/impressions/${YEAR}-${MONTH}-${DAY}/${HOUR}"/>').validate()
+    ws.assert_reported(report, "FA009", "join2", 'type="data"', "a location inside that of feed 'impressionFeed'")
+    ws.assert_reported(report, "FA009", "impressions", 'type="stats"', "a location that contains that of feed "
+                       "'imp-click-join2'")
+
+
+@pytest.mark.parametrize("extra", [
+    '<location type="stats" path="/stats/impressions"/>',  # Falcon's examples share a stats or meta folder
+    '<location type="meta" path="/stats/impressions/meta"/>',
+])
+def test_undated_stats_and_meta_folders_may_be_shared(ws, extra):
+    """Nothing evicts or clears an undated location, so two feeds sharing one lose nothing."""
+    ws.assert_clean(ws.edit("join2", JOIN2_DATA, f"{JOIN2_DATA}\n        {extra}").validate())
+
+
+# Locations are compared as the file system reads them: default ports, case of scheme and host, '//', '/./',
+# percent-encoding, a relative path on the cluster's write interface.
+@pytest.mark.parametrize("path", [
+    "hdfs://nn.east.example/data/join1/${YEAR}-${MONTH}-${DAY}/${HOUR}",  # hdfs's default port is 8020
+    "HDFS://NN.East.Example:8020/data/join1/${YEAR}-${MONTH}-${DAY}/${HOUR}",
+    "/data/./join1/${YEAR}-${MONTH}-${DAY}/${HOUR}",
+    "/data/%6Aoin1/${YEAR}-${MONTH}-${DAY}/${HOUR}",
+    "hdfs://user@nn.east.example:8020/data/join1/${YEAR}-${MONTH}-${DAY}/${HOUR}",
+])
+def test_locations_are_compared_as_the_file_system_reads_them(ws, path):
+    ws.edit("join2", '<retention limit="days(7)"', '<retention limit="days(2)"')  # not two names for one data
+    report = ws.edit("join2", JOIN2_DATA, f'<location type="data" path="{path}"/>').validate()
+    issue = _issue_at(ws, report, "join2", 'type="data"')
+    assert "has the same location as feed 'imp-click-join1'" in issue.message, ws.describe(report)
+
+
+def test_a_write_interface_without_its_port_is_the_same_file_system(ws):
+    ws.edit("primary", 'type="write" endpoint="hdfs://nn.east.example:8020"',
+            'type="write" endpoint="hdfs://nn.east.example"')
+    uri = "hdfs://nn.east.example:8020/data/join1/${YEAR}-${MONTH}-${DAY}/${HOUR}/part"
+    report = ws.edit("join2", JOIN2_DATA, f'<location type="data" path="{uri}"/>').validate()
+    assert "a location inside that of feed 'imp-click-join1'" in _issue_at(ws, report, "join2", 'type="data"').message
+
+
+def _table_feed(name: str, uri: str, retention: str = "days(3)") -> str:
+    return f"""\
+<feed name="{name}" xmlns="uri:falcon:feed:0.1">
+    <frequency>hours(1)</frequency>
+    <clusters>
+        <cluster name="primary" type="source">
+            <validity start="2011-11-01T00:00Z" end="2011-12-31T00:00Z"/>
+            <retention limit="{retention}" action="delete"/>
+        </cluster>
+    </clusters>
+    <table uri="{uri}"/>
+    <ACL owner="falcon" group="users" permission="0755"/>
+    <schema location="/schemas/clicks" provider="hcatalog"/>
+</feed>
+"""
+
+
+# Table feeds share a table's partitions the way file feeds share folders (Hive names are case-insensitive).
+@pytest.mark.parametrize(("uri", "relation"), [
+    ("catalog:clicksdb:clicks#ds=${YEAR}-${MONTH}-${DAY}-${HOUR}", "the same location as"),
+    ("catalog:ClicksDB:CLICKS#DS=${YEAR}-${MONTH}-${DAY}-${HOUR}", "the same location as"),
+    (" catalog:clicksdb: clicks #ds= ${YEAR}-${MONTH}-${DAY}-${HOUR} ;", "the same location as"),
+    ("catalog:clicksdb:clicks#ds=${YEAR}-${MONTH}-${DAY}-${HOUR};region=us", "a location inside that of"),
+])
+def test_table_feeds_on_one_tables_partitions_are_reported(ws, uri, relation):
+    report = ws.put("copy", _table_feed("clicksTableCopy", uri)).validate()
+    issue = _issue_at(ws, report, "copy", "<table uri=")
+    assert f"has {relation} feed 'clicksTable'" in issue.message, ws.describe(report)
+    assert any(i.rule == "FA009" and i.entity == "clicksTable" for i in report.issues)
+
+
+@pytest.mark.parametrize(("uri", "retention"), [
+    ("catalog:clicksdb:clicks_daily#ds=${YEAR}-${MONTH}-${DAY}-${HOUR}", "days(3)"),  # another table
+    ("catalog:otherdb:clicks#ds=${YEAR}-${MONTH}-${DAY}-${HOUR}", "days(3)"),
+    ("catalog:clicksdb:clicks#ds=${YEAR}-${MONTH}-${DAY}-${HOUR}", "days(2)"),  # two names, kept alike
+])
+def test_table_feeds_apart_or_kept_alike_are_clean(ws, uri, retention):
+    report = ws.put("copy", _table_feed("clicksTableCopy", uri, retention)).validate()
+    assert not [i for i in report.issues if i.rule == "FA009"], ws.describe(report)
+
+
+def _issue_at(ws, report, key, marker):
+    line = ws.line(key, marker)
+    found = [i for i in report.issues if i.rule == "FA009" and i.file == ws.path(key) and i.line == line]
+    assert found, f"no FA009 at {key}:{line}; got:\n{ws.describe(report)}"
+    assert found[0].entity == ws.entity_name(key)
+    return found[0]
+
+
 def test_shared_folders_accepted_on_both_feeds_are_clean(ws):
     accept = '<properties><property name="airflow.accept-rules" value="FA009"/></properties>\n</feed>'
     ws.edit("join2", JOIN2_DATA, JOIN1_DATA.replace("${HOUR}", "${HOUR}/part")).edit("join2", "</feed>", accept)
