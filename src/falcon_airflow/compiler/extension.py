@@ -16,6 +16,7 @@ from falcon_airflow.compiler.specs import (
     Schedule,
     SparkJob,
 )
+from falcon_airflow.compiler.templating import jinja, literal, template_conf, template_values
 from falcon_airflow.core.paths import join_storage
 from falcon_airflow.entities import Cluster
 from falcon_airflow.entities.cluster import InterfaceType
@@ -23,7 +24,8 @@ from falcon_airflow.entities.extension import ENTITY_TYPE, ExtensionJob, Extensi
 from falcon_airflow.errors import FalconAirflowError
 from falcon_airflow.timekeeping import Frequency
 
-INSTANCE = "{{ macros.falcon.instance(dag_run).strftime('%Y-%m-%dT%H:%MZ') }}"
+INSTANCE = jinja("{{ macros.falcon.instance(dag_run).strftime('%Y-%m-%dT%H:%MZ') }}")
+REPORT_PATH = jinja("{{ macros.falcon.report_path(dag_run, task.task_id) }}")
 SUBCOMMANDS = {ExtensionName.HDFS_MIRRORING: "hdfs", ExtensionName.HDFS_SNAPSHOT_MIRRORING: "snapshot",
                ExtensionName.HIVE_MIRRORING: "hive"}
 
@@ -61,7 +63,7 @@ def compile_extension(clusters: Mapping[str, Cluster], job: ExtensionJob) -> Ext
     write_base = _endpoint(target, InterfaceType.WRITE)
     arguments = [SUBCOMMANDS[job.extension], "--job", job.name, "--source-cluster", source.name,
                  "--target-cluster", target.name, "--instance", INSTANCE, "--max-maps", str(job.max_maps),
-                 "--report", "{{ macros.falcon.report_path(dag_run, task.task_id) }}"]
+                 "--report", REPORT_PATH]
     if job.map_bandwidth_mb:
         arguments += ["--map-bandwidth", str(job.map_bandwidth_mb)]
     sources: tuple[str, ...] = ()
@@ -90,7 +92,7 @@ def compile_extension(clusters: Mapping[str, Cluster], job: ExtensionJob) -> Ext
         if job.extension is ExtensionName.HDFS_SNAPSHOT_MIRRORING:
             arguments += [*_retention_arguments("source", job.source_retention),
                           *_retention_arguments("target", job.target_retention),
-                          "--now", "{{ macros.falcon.run_time(dag_run) }}"]
+                          "--now", jinja("{{ macros.falcon.run_time(dag_run) }}")]
             if job.encrypted:
                 arguments.append("--length-only")
             doc = (f"Snapshots `{sources[0]}`, applies what changed since the last replicated snapshot to "
@@ -99,10 +101,13 @@ def compile_extension(clusters: Mapping[str, Cluster], job: ExtensionJob) -> Ext
             doc = (f"Mirrors {', '.join(f'`{folder}`' for folder in sources)} onto `{mirror}` (verified, published "
                    "by rename; files the source no longer has are removed).")
     master, deploy_mode = spark_master(runner, None)
+    # Folders, databases, tables, endpoints and the clusters' properties are entity text: escaped into the
+    # templated fields.
     spark_job = SparkJob(connection=runner.name, master=master, deploy_mode=deploy_mode,
-                         application=job_file("mirroring.py"), py_files=job_py_files("common.py", "replication.py"),
-                         conf=cluster_spark_conf(source, target, runner), name=f"falcon-extension-{job.name}",
-                         arguments=tuple(arguments))
+                         application=literal(job_file("mirroring.py")),
+                         py_files=literal(job_py_files("common.py", "replication.py")),
+                         conf=template_conf(cluster_spark_conf(source, target, runner)),
+                         name=literal(f"falcon-extension-{job.name}"), arguments=template_values(arguments))
     where = f"{job.file}:{job.line}" if job.line else job.file
     doc_md = "\n".join([f"### Falcon extension `{job.extension.value}` job `{job.name}`", "",
                         f"Defined in `{where}`. Every {job.frequency} from {job.start} until {job.end} "

@@ -35,6 +35,7 @@ from falcon_airflow.compiler.specs import (
     Schedule,
     SparkJob,
 )
+from falcon_airflow.compiler.templating import jinja, literal, template_conf, template_values
 from falcon_airflow.core.formats import SCHEMA_FORMATS
 from falcon_airflow.core.paths import join_storage
 from falcon_airflow.entities import (
@@ -51,6 +52,8 @@ from falcon_airflow.instances.feeds import FeedOnCluster
 from falcon_airflow.instances.replication import Replication
 from falcon_airflow.timekeeping import Frequency, TimeUnit, format_falcon_date
 
+RUN_TIME = jinja("{{ macros.falcon.run_time(dag_run) }}")
+REPORT_PATH = jinja("{{ macros.falcon.report_path(dag_run, task.task_id) }}")
 SIX_HOURS = Frequency(unit=TimeUnit.HOURS, count=6)
 ONE_DAY = Frequency(unit=TimeUnit.DAYS, count=1)
 LATE_REPLICATION_POLICY = "exp-backoff"
@@ -113,18 +116,19 @@ def compile_retention(workspace_clusters: Mapping[str, Cluster], feed: Feed, pla
     stage = feed.retention_stage_for(placement)
     arguments = ["--feed", feed.name, "--cluster", placement.name, "--timezone", feed.zone.name,
                  "--limit", limit, "--frequency", str(feed.frequency), "--action", action,
-                 "--now", "{{ macros.falcon.run_time(dag_run) }}",
-                 "--report", "{{ macros.falcon.report_path(dag_run, task.task_id) }}"]
+                 "--now", RUN_TIME, "--report", REPORT_PATH]
     for kind, template in locations.items():
         arguments += ["--location", f"{kind}={template}"]
     if table:
         arguments += ["--table", table]
     if archive_root:
         arguments += ["--archive-root", archive_root]
+    # Paths, the table and the cluster's properties are entity text: escaped into the templated fields.
     job = SparkJob(connection=placement.name, master=master, deploy_mode=deploy_mode,
-                   application=job_file("retention.py"), py_files=job_py_files("common.py"),
-                   conf=cluster_spark_conf(cluster, metastore=table is not None),
-                   name=f"falcon-retention-{feed.name}-{placement.name}", arguments=tuple(arguments),
+                   application=literal(job_file("retention.py")), py_files=literal(job_py_files("common.py")),
+                   conf=template_conf(cluster_spark_conf(cluster, metastore=table is not None)),
+                   name=literal(f"falcon-retention-{feed.name}-{placement.name}"),
+                   arguments=template_values(arguments),
                    queue=stage.queue if stage is not None and stage.queue else feed.property_map.get("queueName"))
     doc = "\n".join([doc_header(feed, f"retention on cluster `{placement.name}`"),
                      f"Every {frequency}: instances older than {limit} are {action}d "
@@ -177,11 +181,10 @@ def compile_replication(workspace_clusters: Mapping[str, Cluster], feed: Feed, s
     instance = f"macros.falcon.replicated_instance(falcon.source, dag_run, {delay})"
     side = "table" if source_side.storage is StorageKind.TABLE else "path"  # a catalog partition or a folder
     arguments = ["--feed", feed.name, "--source-cluster", source.name, "--target-cluster", target.name,
-                 "--instance", f"{{{{ {instance} }}}}",
-                 f"--source-{side}", f"{{{{ macros.falcon.feed_path(falcon.source, {instance}) }}}}",
-                 f"--target-{side}", f"{{{{ macros.falcon.feed_path(falcon.target, {instance}) }}}}",
-                 "--max-maps", str(_int_property(feed, "maxMaps", 5)),
-                 "--report", "{{ macros.falcon.report_path(dag_run, task.task_id) }}"]
+                 "--instance", jinja(f"{{{{ {instance} }}}}"),
+                 f"--source-{side}", jinja(f"{{{{ macros.falcon.feed_path(falcon.source, {instance}) }}}}"),
+                 f"--target-{side}", jinja(f"{{{{ macros.falcon.feed_path(falcon.target, {instance}) }}}}"),
+                 "--max-maps", str(_int_property(feed, "maxMaps", 5)), "--report", REPORT_PATH]
     if side == "table":  # a partition's source may be in another metastore; a missing target table is created
         if source_side.metastore:
             arguments += ["--source-metastore", source_side.metastore]
@@ -202,9 +205,11 @@ def compile_replication(workspace_clusters: Mapping[str, Cluster], feed: Feed, s
         if properties.get(switch, "").strip().lower() == "true":
             arguments.append(flag)
     job = SparkJob(connection=target.name, master=master, deploy_mode=deploy_mode,
-                   application=job_file("replication.py"), py_files=job_py_files("common.py"),
-                   conf=cluster_spark_conf(source_side.cluster, target_side.cluster, metastore=side == "table"),
-                   name=f"falcon-replication-{feed.name}-{source.name}-{target.name}", arguments=tuple(arguments),
+                   application=literal(job_file("replication.py")), py_files=literal(job_py_files("common.py")),
+                   conf=template_conf(cluster_spark_conf(source_side.cluster, target_side.cluster,
+                                                         metastore=side == "table")),
+                   name=literal(f"falcon-replication-{feed.name}-{source.name}-{target.name}"),
+                   arguments=template_values(arguments),
                    queue=properties.get("queueName"))
     doc = "\n".join([doc_header(feed, f"replication `{source.name}` → `{target.name}`"),
                      f"Every {feed.frequency} from {format_falcon_date(start)} until {format_falcon_date(end)}: "

@@ -34,7 +34,24 @@ from falcon_airflow.compiler.common import (
 )
 from falcon_airflow.compiler.messaging import messaging_of
 from falcon_airflow.compiler.spark_options import parse_spark_options
-from falcon_airflow.compiler.specs import LateDataSpec, LineageSpec, ProcessDagSpec, Schedule, SlaSpec, SparkJob
+from falcon_airflow.compiler.specs import (
+    SPARK_JOB_TEMPLATED,
+    LateDataSpec,
+    LineageSpec,
+    ProcessDagSpec,
+    Schedule,
+    SlaSpec,
+    SparkJob,
+)
+from falcon_airflow.compiler.templating import (
+    JinjaText,
+    jinja,
+    jinja_string,
+    literal,
+    template_conf,
+    template_text,
+    template_values,
+)
 from falcon_airflow.core.naming import TABLE_NAMESPACE_CONF, metastore_namespace
 from falcon_airflow.entities import InterfaceType, Process, ProcessCluster, WorkflowEngine
 from falcon_airflow.instances.bindings import InputBinding, OutputBinding
@@ -47,42 +64,38 @@ CATCHUP_PROPERTY = "airflow.catchup"
 LINEAGE_PROPERTY = "airflow.lineage"
 """``false`` runs a Python workflow as it is, without the column-lineage driver."""
 RESERVED_PREFIX = "airflow."
-LINEAGE_EVENTS = "{{ macros.falcon.lineage_path(dag_run, task.task_id) }}"
+LINEAGE_EVENTS = jinja("{{ macros.falcon.lineage_path(dag_run, task.task_id) }}")
 """How the lineage driver names catalog tables: as the task's own lineage does (the cluster's metastore)."""
 
 
-def _quote(text: str) -> str:
-    """A Python string literal safe inside a Jinja expression."""
-    return repr(text)
-
-
-def input_argument(binding: InputBinding) -> list[str]:
+def input_argument(binding: InputBinding) -> list[JinjaText]:
     """Falcon's workflow arguments for one input: its paths, or (filter, table, database) for tables."""
-    name = _quote(binding.name)
+    name = jinja_string(binding.name)
     if binding.feed.storage == "table":
-        return [f"{{{{ macros.falcon.partition_filter(falcon.inputs[{name}], dag_run) }}}}",
-                f"{{{{ macros.falcon.table_part(falcon.inputs[{name}], 'table') }}}}",
-                f"{{{{ macros.falcon.table_part(falcon.inputs[{name}], 'database') }}}}"]
-    return [f"{{{{ macros.falcon.data_in(falcon, {name}, dag_run) }}}}"]
+        return [jinja(f"{{{{ macros.falcon.partition_filter(falcon.inputs[{name}], dag_run) }}}}"),
+                jinja(f"{{{{ macros.falcon.table_part(falcon.inputs[{name}], 'table') }}}}"),
+                jinja(f"{{{{ macros.falcon.table_part(falcon.inputs[{name}], 'database') }}}}")]
+    return [jinja(f"{{{{ macros.falcon.data_in(falcon, {name}, dag_run) }}}}")]
 
 
-def output_argument(name: str) -> str:
-    return f"{{{{ macros.falcon.output_path(falcon.outputs[{_quote(name)}], dag_run) }}}}"
+def output_argument(name: str) -> JinjaText:
+    return jinja(f"{{{{ macros.falcon.output_path(falcon.outputs[{jinja_string(name)}], dag_run) }}}}")
 
 
-def table_property(kind: str, name: str, key: str) -> str:
+def table_property(kind: str, name: str, key: str) -> JinjaText:
     """A template of one of Falcon's catalog properties of a table input or output."""
-    return f"{{{{ macros.falcon.table_property(falcon.{kind}[{_quote(name)}], {_quote(key)}, dag_run) }}}}"
+    return jinja(f"{{{{ macros.falcon.table_property(falcon.{kind}[{jinja_string(name)}], {jinja_string(key)}, "
+                 "dag_run) }}")
 
 
-def output_arguments(binding: OutputBinding) -> list[str]:
+def output_arguments(binding: OutputBinding) -> list[JinjaText]:
     """Falcon's workflow arguments for one output: its path, or (partitions for Hive, table, database) for tables."""
     if binding.feed.storage == "table":
         return [table_property("outputs", binding.name, key) for key in ("partitions_hive", "table", "database")]
     return [output_argument(binding.name)]
 
 
-def table_conf(binding: InputBinding | OutputBinding, engine: WorkflowEngine) -> dict[str, str]:
+def table_conf(binding: InputBinding | OutputBinding, engine: WorkflowEngine) -> dict[str, JinjaText]:
     """Falcon's catalog properties of a table input or output as ``falcon_<name>_<property>`` templates; a Hive
     script also gets the input's filter as ``falcon_<name>_filter`` and the output's partitions as
     ``falcon_<name>_partitions``, as Falcon's Hive action passed them."""
@@ -99,17 +112,20 @@ def table_conf(binding: InputBinding | OutputBinding, engine: WorkflowEngine) ->
     return conf
 
 
-def workflow_conf(process: Process, bindings: list[InputBinding], outputs: list[OutputBinding]) -> dict[str, str]:
-    """Falcon's workflow properties and the entity's properties, as ``spark.falcon.*`` conf (templated)."""
-    conf = {}
+def workflow_conf(process: Process, bindings: list[InputBinding],
+                  outputs: list[OutputBinding]) -> dict[str, JinjaText]:
+    """Falcon's workflow properties and the entity's properties, as ``spark.falcon.*`` conf (templated); entity
+    text (a property's value) is resolved by the macros per run, never read by Jinja."""
+    conf: dict[str, JinjaText] = {}
     for key in ("nominalTime", "timeStamp", "falconInputFeeds", "falconInPaths", "falconInputNames",
                 "falconInputFeedStorageTypes", "falconOutputFeeds", "falconOutPaths", "falconOutputNames",
                 "entityName", "entityType", "cluster", "queueName", "jobPriority"):
-        conf[f"spark.falcon.{key}"] = f"{{{{ macros.falcon.workflow_property(falcon, {_quote(key)}, dag_run) }}}}"
+        conf[f"spark.falcon.{key}"] = jinja(
+            f"{{{{ macros.falcon.workflow_property(falcon, {jinja_string(key)}, dag_run) }}}}")
     engine = process.workflow.engine
     for binding in bindings:
-        conf[f"spark.falcon.{binding.name}"] = (
-            f"{{{{ macros.falcon.data_in(falcon, {_quote(binding.name)}, dag_run) }}}}")
+        conf[f"spark.falcon.{binding.name}"] = jinja(
+            f"{{{{ macros.falcon.data_in(falcon, {jinja_string(binding.name)}, dag_run) }}}}")
         if binding.feed.storage == "table":
             conf.update({f"spark.falcon.{key}": value for key, value in table_conf(binding, engine).items()})
     for output in outputs:
@@ -118,7 +134,8 @@ def workflow_conf(process: Process, bindings: list[InputBinding], outputs: list[
             conf.update({f"spark.falcon.{key}": value for key, value in table_conf(output, engine).items()})
     for name in process.property_map:
         if not name.startswith(RESERVED_PREFIX):
-            conf[f"spark.falcon.{name}"] = f"{{{{ macros.falcon.property(falcon, {_quote(name)}, dag_run) }}}}"
+            conf[f"spark.falcon.{name}"] = jinja(
+                f"{{{{ macros.falcon.property(falcon, {jinja_string(name)}, dag_run) }}}}")
     return conf
 
 
@@ -131,8 +148,11 @@ def _spark_job(runner: ProcessOnCluster, entities_dir: Path | None, bindings: li
     outputs = [runner.output_binding(item) for item in process.outputs]
     storages = [binding.feed.storage for binding in bindings] + [binding.feed.storage for binding in outputs]
     tables = engine is WorkflowEngine.HIVE or "table" in storages
-    conf = {**cluster_spark_conf(cluster, metastore=tables), **workflow_conf(process, bindings, outputs)}
-    arguments = [argument for binding in bindings for argument in input_argument(binding)]
+    # Every value below is template text: JinjaText the compiler wrote, or entity text that template_conf and
+    # template_values escape when the job is made (see compiler/templating.py).
+    conf: dict[str, str] = {**cluster_spark_conf(cluster, metastore=tables),
+                            **workflow_conf(process, bindings, outputs)}
+    arguments: list[str] = [argument for binding in bindings for argument in input_argument(binding)]
     arguments += [argument for binding in outputs for argument in output_arguments(binding)]
     master, deploy_mode = spark_master(cluster, attributes.master if attributes else None)
     if attributes is not None and attributes.mode:
@@ -142,18 +162,20 @@ def _spark_job(runner: ProcessOnCluster, entities_dir: Path | None, bindings: li
     queue = process.property_map.get("queueName")
     if engine is WorkflowEngine.HIVE:
         script = application or resolve_application(process.workflow.path, entities_dir, cluster)
-        hive_arguments = ["--script", script]
+        hive_arguments: list[str] = ["--script", script]
         for key in conf:
             if key.startswith("spark.falcon."):
-                hive_arguments += ["--var", f"{key.removeprefix('spark.falcon.')}={conf[key]}"]
+                hive_arguments += ["--var", template_text(f"{key.removeprefix('spark.falcon.')}=", conf[key])]
         return "hive", SparkJob(connection=runner.cluster_name, master=master, deploy_mode=deploy_mode,
-                                application=job_file("hive_script.py"), name=f"falcon-{process.name}",
-                                conf=conf, arguments=tuple(hive_arguments), queue=queue,
-                                **options.arguments)
+                                application=literal(job_file("hive_script.py")),
+                                name=literal(f"falcon-{process.name}"), conf=template_conf(conf),
+                                arguments=template_values(hive_arguments), queue=queue,
+                                **_option_arguments(options.arguments))
     assert attributes is not None  # P20 guarantees spark-attributes for the spark engine
-    user_arguments = [f"{{{{ macros.falcon.expand(falcon, {_quote(text)}, dag_run) }}}}" for text in attributes.args]
+    user_arguments = [jinja(f"{{{{ macros.falcon.expand(falcon, {jinja_string(text)}, dag_run) }}}}")
+                      for text in attributes.args]
     app = application or resolve_application(attributes.jar, entities_dir, cluster)
-    extra = dict(options.arguments)
+    extra = _option_arguments(options.arguments)
     if queue and "queue" not in extra:
         extra["queue"] = queue
     arguments += user_arguments
@@ -165,12 +187,20 @@ def _spark_job(runner: ProcessOnCluster, entities_dir: Path | None, bindings: li
         registry = cluster.interface(InterfaceType.REGISTRY) if cluster is not None else None
         conf.setdefault(TABLE_NAMESPACE_CONF, metastore_namespace(registry.endpoint if registry else None,
                                                                   runner.cluster_name))  # tables named alike
-        user_py_files = extra.get("py_files")
-        shipped = [job_py_files("lineage_plan.py"), *([str(user_py_files)] if user_py_files else [])]
-        extra["py_files"] = ",".join(shipped)
+        user_py_files = extra.get("py_files")  # escaped already: template_text keeps it as it is
+        extra["py_files"] = template_text(job_py_files("lineage_plan.py"),
+                                          *([jinja(","), user_py_files] if isinstance(user_py_files, str) else []))
     return "spark", SparkJob(connection=runner.cluster_name, master=master, deploy_mode=deploy_mode,
-                             application=app, java_class=attributes.class_name, name=attributes.name or process.name,
-                             conf=conf, arguments=tuple(arguments), lineage_events=events, **extra)
+                             application=literal(app), java_class=attributes.class_name,
+                             name=literal(attributes.name or process.name), conf=template_conf(conf),
+                             arguments=template_values(arguments), lineage_events=events, **extra)
+
+
+def _option_arguments(arguments: dict[str, str | int]) -> dict[str, str | int]:
+    """``<spark-opts>`` settings for the job: those the operator renders (``--jars``, ``--files`` ...) escaped as
+    entity text, the others (memory, cores, queue) as they are."""
+    return {key: literal(value) if key in SPARK_JOB_TEMPLATED and isinstance(value, str) else value
+            for key, value in arguments.items()}
 
 
 def _observed(process: Process, application: str) -> bool:

@@ -48,7 +48,11 @@ class RetrySpec(Spec):
 
 
 class SparkJob(Spec):
-    """One spark-submit: where, what, with which conf and (templated) arguments."""
+    """One spark-submit: where, what, with which conf and (templated) arguments.
+
+    The fields named in :data:`SPARK_JOB_TEMPLATED` are Jinja text, rendered by Airflow for each run: the compiler
+    builds them with :mod:`falcon_airflow.compiler.templating`, so entity text in them is escaped and renders as
+    written. The other fields are plain values, never rendered."""
 
     connection: str
     """Airflow connection id that overrides ``master``/``deploy_mode`` when it exists (the cluster's name)."""
@@ -74,6 +78,12 @@ class SparkJob(Spec):
     lineage_events: str | None = None
     """Set when the application runs under ``jobs/lineage_driver.py``: the (templated) per-run file of OpenLineage
     events it writes, which the task forwards to the configured transport."""
+
+
+SPARK_JOB_TEMPLATED = frozenset({"application", "name", "conf", "arguments", "py_files", "jars", "files", "packages",
+                                 "proxy_user", "env", "lineage_events"})
+"""The :class:`SparkJob` fields that reach templated operator fields (``SparkSubmitOperator.template_fields`` and
+ours): Jinja text in the spec, rendered once per run. ``conf`` and ``env``: their values."""
 
 
 class FeedFacts(Spec):

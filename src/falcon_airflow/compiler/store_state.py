@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from falcon_airflow.compiler.specs import DagSpec, ProcessDagSpec, SparkJob
+from falcon_airflow.compiler.templating import literal
 
 META_FOLDER = ".falcon"
 """Where older versions kept the state, inside the entities folder (read until a command migrates it)."""
@@ -41,7 +42,8 @@ def _with_proxy_user(job: SparkJob, user: str | None) -> SparkJob:
     # A --proxy-user written in the entity's own spark-opts is the more specific choice and wins.
     if user is None or job.proxy_user is not None:
         return job
-    return job.model_copy(update={"proxy_user": user})
+    # proxy_user is a templated field: the recorded name goes in as data.
+    return job.model_copy(update={"proxy_user": literal(user)})
 
 
 def apply_store_state(spec: DagSpec, state: StoreState) -> DagSpec:

@@ -28,6 +28,7 @@ from falcon_airflow.compiler.common import (
 )
 from falcon_airflow.compiler.messaging import messaging_of
 from falcon_airflow.compiler.specs import DatabaseSpec, LineageSpec, Schedule, SparkJob, TransferDagSpec
+from falcon_airflow.compiler.templating import jinja, literal, template_values
 from falcon_airflow.core.databases.drivers import DRIVERS, driver_problem, runtime_class
 from falcon_airflow.entities import (
     Cluster,
@@ -45,6 +46,8 @@ from falcon_airflow.timekeeping import format_falcon_date
 
 INSTANCE = "macros.falcon.replicated_instance(falcon.feed, dag_run, 0)"
 """The feed instance a run imports or exports: the run's time on the feed's grid."""
+FILTER = jinja("{{ macros.falcon.expand(falcon, falcon.filter, dag_run) }}")
+"""The row filter or query as written (``falcon.filter``, data of the DAG), its EL resolved for the run."""
 
 IMPORT_ARGUMENTS = ("--split-by", "--num-mappers", "--where", "--query", "--boundary-query", "--fetch-size",
                     "--direct")
@@ -108,16 +111,18 @@ def _credential_arguments(database: DatabaseSpec) -> list[str]:
 def _spark_job(kind: str, feed: Feed, placement: FeedCluster, side: FeedOnCluster, database: DatabaseSpec,
                arguments: list[str]) -> SparkJob:
     master, deploy_mode = spark_master(side.cluster, None)
-    common = ["--feed", feed.name, "--cluster", placement.name, "--instance", f"{{{{ {INSTANCE} }}}}",
+    # The URL, the table, the location and the names are entity text: escaped into the templated fields.
+    common = ["--feed", feed.name, "--cluster", placement.name, "--instance", jinja(f"{{{{ {INSTANCE} }}}}"),
               "--timezone", feed.timezone, "--location", side.binding().location,
               "--url", database.url, "--driver", database.driver, "--dialect", database.dialect,
               "--table", database.table, *_credential_arguments(database),
               "--format", storage_format(feed)]
     return SparkJob(connection=placement.name, master=master, deploy_mode=deploy_mode,
-                    application=job_file(f"db_{kind}.py"), py_files=job_py_files("common.py", "jdbc.py"),
-                    name=f"falcon-{kind}-{feed.name}-{placement.name}",
-                    arguments=(*common, *arguments, "--report",
-                               "{{ macros.falcon.report_path(dag_run, task.task_id) }}"),
+                    application=literal(job_file(f"db_{kind}.py")),
+                    py_files=literal(job_py_files("common.py", "jdbc.py")),
+                    name=literal(f"falcon-{kind}-{feed.name}-{placement.name}"),
+                    arguments=template_values([*common, *arguments, "--report",
+                                               jinja("{{ macros.falcon.report_path(dag_run, task.task_id) }}")]),
                     queue=feed.property_map.get("queueName"))
 
 
@@ -189,9 +194,9 @@ def compile_import(workspace_clusters: Mapping[str, Cluster], datasources: Mappi
         arguments.append("--direct")
     filter_text = given.get("--where") or given.get("--query")
     if "--where" in given:
-        arguments += ["--where", "{{ macros.falcon.expand(falcon, falcon.filter, dag_run) }}"]
+        arguments += ["--where", FILTER]
     elif "--query" in given:
-        arguments += ["--query", "{{ macros.falcon.expand(falcon, falcon.filter, dag_run) }}"]
+        arguments += ["--query", FILTER]
     if feed.availability_flag:
         arguments += ["--availability-flag", feed.availability_flag]
     job = _spark_job("import", feed, placement, side, database, arguments)

@@ -27,6 +27,7 @@ from falcon_airflow.compiler.specs import (
     SparkJob,
     TransferDagSpec,
 )
+from falcon_airflow.compiler.templating import jinja_string
 from falcon_airflow.provider.assets import distinct_assets
 from falcon_airflow.provider.instance_end import announce_instance_ends
 from falcon_airflow.provider.operators.late_data import LateDataOperator
@@ -156,6 +157,11 @@ def _instance_order(order: str | None) -> dict[str, Any]:
     return {"weight_rule": NewestInstanceFirst()} if order == "LIFO" else {}
 
 
+def _input_markers(name: str) -> str:
+    """The template of what an input waits for; its name goes in as a Jinja string literal."""
+    return f"{{{{ macros.falcon.input_markers(falcon.inputs[{jinja_string(name)}], dag_run) }}}}"
+
+
 def _poke_seconds(timeout: int) -> int:
     return max(5, min(POKE_SECONDS_MAX, timeout // 20))
 
@@ -177,7 +183,7 @@ def build_process_dag(spec: ProcessDagSpec, settings: DeploymentSettings | None 
         sensors = [
             FeedInstanceSensor(
                 task_id=f"wait_for_{item.name}", input_name=item.name, feed=item.feed.feed,
-                markers=f"{{{{ macros.falcon.input_markers(falcon.inputs[{item.name!r}], dag_run) }}}}",
+                markers=_input_markers(item.name),
                 timeout=spec.input_timeout_seconds, poke_interval=_poke_seconds(spec.input_timeout_seconds),
                 retry_on_timeout=bool(spec.retry and spec.retry.on_timeout),
                 retries=spec.retry.attempts if spec.retry and spec.retry.on_timeout else 0,

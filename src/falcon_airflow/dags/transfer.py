@@ -11,6 +11,7 @@ from typing import Any
 from airflow.sdk import DAG
 
 from falcon_airflow.compiler.specs import TransferDagSpec
+from falcon_airflow.compiler.templating import literal
 from falcon_airflow.compiler.transfer import INSTANCE
 from falcon_airflow.provider.assets import distinct_assets
 from falcon_airflow.provider.instance_end import announce_instance_ends
@@ -19,11 +20,12 @@ from falcon_airflow.provider.sensors.feed import FeedInstanceSensor
 
 
 def _driver_jar(spec: TransferDagSpec) -> str | None:
+    """The pinned driver jar in the local cache, as template text (``jars`` and ``conf`` are rendered)."""
     if spec.database.driver_artifact is None:
         return None
     from falcon_airflow.core.databases.jars import jar_path
 
-    return str(jar_path(spec.database.driver_artifact))
+    return literal(str(jar_path(spec.database.driver_artifact)))
 
 
 def _assets(spec: TransferDagSpec) -> dict[str, Any]:

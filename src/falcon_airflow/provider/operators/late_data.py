@@ -18,7 +18,7 @@ import pendulum
 from airflow.sdk import BaseOperator
 from airflow.sdk.exceptions import AirflowException
 
-from falcon_airflow.compiler.specs import ProcessDagSpec
+from falcon_airflow.compiler.specs import SPARK_JOB_TEMPLATED, ProcessDagSpec
 from falcon_airflow.instances.bindings import InputBinding
 from falcon_airflow.provider.hooks.spark import FalconSparkSubmitHook
 from falcon_airflow.provider.macros import instance
@@ -32,6 +32,10 @@ _SPARK_OPTIONS = ("conf", "py_files", "jars", "files", "packages", "java_class",
 
 
 class LateDataOperator(BaseOperator):
+    """``rerun_job`` is the late workflow's :class:`~falcon_airflow.compiler.specs.SparkJob` as a dict. Only its
+    templated fields are rendered (``rerun_job``), as the workflow task renders them; its plain settings (master,
+    connection, queue, memory ...) are kept apart in ``rerun_settings``, which Jinja never reads."""
+
     template_fields: Sequence[str] = ("rerun_job",)
     ui_color = "#fdf8e8"
 
@@ -44,7 +48,8 @@ class LateDataOperator(BaseOperator):
         self.cut_off_seconds = cut_off_seconds
         self.policy = policy
         self.delay_seconds = delay_seconds
-        self.rerun_job = rerun_job
+        self.rerun_job = {key: value for key, value in rerun_job.items() if key in SPARK_JOB_TEMPLATED}
+        self.rerun_settings = {key: value for key, value in rerun_job.items() if key not in SPARK_JOB_TEMPLATED}
         self.outputs = outputs
 
     # -- what to watch -----------------------------------------------------------------------------------------
@@ -97,7 +102,7 @@ class LateDataOperator(BaseOperator):
 
     def _rerun(self, context: Any) -> None:
         ClearOutputsOperator(task_id=f"{self.task_id}.clear", outputs=self.outputs).execute(context)
-        job = self.rerun_job
+        job = {**self.rerun_settings, **self.rerun_job}
         options = {key: job[key] for key in _SPARK_OPTIONS if job.get(key) not in (None, {}, "")}
         events = Path(job["lineage_events"]) if job.get("lineage_events") else None
         if events is not None:  # the re-run under the lineage driver is a child run of this task
