@@ -58,7 +58,7 @@ def run_retention(spark: Any, base: Path, now: datetime, limit_hours: int) -> tu
     from falcon_airflow.jobs import retention
 
     argv = ["--feed", "bench", "--cluster", "local", "--location", f"data=file://{base}{LAYOUT}",
-            "--limit", f"hours({limit_hours})", "--now", f"{now:%Y-%m-%dT%H:%MZ}"]
+            "--frequency", "hours(1)", "--limit", f"hours({limit_hours})", "--now", f"{now:%Y-%m-%dT%H:%MZ}"]
     output = io.StringIO()
     started = time.perf_counter()
     with contextlib.redirect_stdout(output):

@@ -115,7 +115,9 @@ def compile_retention(workspace_clusters: Mapping[str, Cluster], feed: Feed, pla
     master, deploy_mode = spark_master(cluster, None)
     stage = feed.retention_stage_for(placement)
     arguments = ["--feed", feed.name, "--cluster", placement.name, "--timezone", feed.zone.name,
-                 "--limit", limit, "--frequency", str(feed.frequency), "--action", action,
+                 "--limit", limit, "--frequency", str(feed.frequency),
+                 # where the feed's instances on this cluster start: the job finds the last instance of a folder
+                 "--start", format_falcon_date(placement.validity.start), "--action", action,
                  "--now", RUN_TIME, "--report", REPORT_PATH]
     for kind, template in locations.items():
         arguments += ["--location", f"{kind}={template}"]

@@ -3,7 +3,8 @@
 The parse rules are Falcon's (``CatalogStorage``): the scheme must be ``catalog``; the rest before ``#`` splits on
 ``:`` into exactly a database and a table; the ``#`` part is mandatory and holds ``;``-separated ``key=value``
 specs with exactly one ``=`` each (empty specs are skipped, as Falcon did). Values may hold path variables such as
-``${YEAR}``: the dated keys, whose values at a cut-off Falcon's retention compares lexicographically.
+``${YEAR}``: the dated keys, whose values name an instance time (:mod:`falcon_airflow.core.eviction` reads them
+back strictly, as times: Falcon's retention compared them with the cut-off's values as strings).
 """
 
 from __future__ import annotations
@@ -80,23 +81,6 @@ class TableUri:
     def dated_template(self) -> Template:
         """The dated keys as a path template ``k1=${YEAR}${MONTH}/k2=${DAY}`` (to read partition times)."""
         return Template("/".join(f"{key}={value}" for key, value in self.partitions if key in self.dated_keys))
-
-    def cutoff_values(self, cutoff: datetime, zone: tzinfo) -> tuple[str, ...]:
-        """Each dated key's value at the cut-off (Falcon evaluates the partition values at the cut-off time)."""
-        values = dict(self.partitions)
-        return tuple(Template(values[key]).resolve(cutoff, zone) for key in self.dated_keys)
-
-    def is_older(self, partition: dict[str, str], cutoff_values: tuple[str, ...]) -> bool:
-        """Falcon's lexicographic filter over the dated keys: ``(k1<v1) or (k1=v1 and k2<v2) or …``.
-
-        Partitions whose static keys differ from this URI's (another feed's slice of the table) never match.
-        """
-        for key, value in self.static_partitions.items():
-            if partition.get(key) != value:
-                return False
-        if any(key not in partition for key in self.dated_keys):
-            return False
-        return tuple(partition[key] for key in self.dated_keys) < cutoff_values
 
 
 # -- availability of a partition ---------------------------------------------------------------------------------

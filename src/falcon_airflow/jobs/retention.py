@@ -8,7 +8,9 @@ Command line (``spark-submit --py-files common.py,<core zip> retention.py ARGS``
     --table catalog:db:table#k=${YEAR}${MONTH}${DAY};k2=v    a table feed instead of locations
     --timezone TZ              feed time zone (IANA id or GMT+hh:mm), default UTC
     --limit FREQ               minutes(N)|hours(N)|days(N)|months(N) (months = 31 days)
-    --frequency FREQ           the feed's frequency (informational, checked)
+    --frequency FREQ           the feed's frequency: its instances are every FREQ (required)
+    --start yyyy-MM-ddTHH:mmZ  the feed's validity start on the cluster, where its instance grid starts (default:
+                               each folder's or partition's own start is taken to be an instance)
     --action delete|archive    default delete; archive moves instances under --archive-root URI
     --dry-run                  report what would be evicted, change nothing
     --now yyyy-MM-ddTHH:mmZ    reference time (default: now, UTC)
@@ -16,15 +18,24 @@ Command line (``spark-submit --py-files common.py,<core zip> retention.py ARGS``
 
 Filesystem algorithm (Falcon ``FileSystemStorage#evict``): cut-off = now − limit; every variable of a dated
 template becomes ``*`` in a glob; each match's instance time is read back with the template in the feed time zone
-(exact digit widths, HOUR 00-24, MINUTE 00-60); matches strictly older than the cut-off are evicted; static
-templates and unreadable matches are left alone. After deleting, parents that became empty are removed up to, never
-including, the template's base folder (the folder before the first variable); empty folders whose whole time range
-is before the cut-off are removed too, so a rerun after a crash finishes that clean-up.
+(exact digit widths, HOUR 00-24, MINUTE 00-60); only a path the template gives for its time is an instance, and it
+is evicted when the last instance of the feed's grid it holds is strictly older than the cut-off
+(:mod:`falcon_airflow.core.eviction`): the instance itself when the template is as fine as the frequency, as in
+Falcon, the last of its month when an hourly feed lives under ``${YEAR}/${MONTH}``, where Falcon deleted the current
+month with this hour's data. Static templates, unreadable matches and folders holding no instance of the grid are
+left alone. After deleting, parents that became empty are removed up to, never including, the template's base
+folder (the folder before the first variable); empty folders whose whole time range is before the cut-off are
+removed too, so a rerun after a crash finishes that clean-up.
 
-Table feeds (``--table``, Falcon ``CatalogStorage#evict``): the dated partition values are evaluated at the cut-off
-and partitions lexicographically older over the dated keys (``(k1<v1) or (k1=v1 and k2<v2) …``) are dropped with
-``ALTER TABLE … DROP IF EXISTS PARTITION``; partitions whose static keys differ from the URI's (another feed's slice
-of the table) are never touched; an external table's partition data is deleted too, as Falcon did.
+Table feeds (``--table``, Falcon ``CatalogStorage#evict``): a partition is an instance only when its keys are the
+URI's, its static values the URI's (another feed's slice of the table is never touched) and its dated values
+exactly the URI's at one time of the grid; anything else (``ds=2019_restore``, ``ds=1``, ``ds=2026-12-31`` under
+``ds=${YEAR}${MONTH}${DAY}``) is left alone and reported. Instances are judged by time as folders are (Falcon
+compared the values as strings) and dropped with ``ALTER TABLE … DROP IF EXISTS PARTITION``. A partition's files
+are deleted (an external table's by the job, as Falcon did; a managed table's by the catalog) only when its location
+lies strictly inside the table's folder, no folder between them a symlink: an external table's partition placed
+elsewhere loses its metadata only, a managed table's is not dropped at all (the catalog would delete its folder
+wherever it is); both are reported.
 
 Speed: a folder below the base that holds nothing but expired instances (nothing else, no symlink) goes in one
 recursive delete; its instances are still reported one by one.
@@ -55,6 +66,7 @@ if __package__:
 else:  # run as a script by spark-submit, common.py beside it or shipped with --py-files
     import common  # type: ignore[import-not-found, no-redef]
 
+from falcon_airflow.core.eviction import FeedGrid, judge_partition, judge_path, location_outside
 from falcon_airflow.core.paths import Template
 from falcon_airflow.core.tables import TableUri
 from falcon_airflow.core.times import Duration, format_instant, parse_duration, parse_instant, parse_zone, utc_now
@@ -73,7 +85,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--table", metavar="CATALOG_URI")
     parser.add_argument("--timezone", default="UTC")
     parser.add_argument("--limit", required=True)
-    parser.add_argument("--frequency")
+    parser.add_argument("--frequency", required=True)
+    parser.add_argument("--start", metavar="yyyy-MM-ddTHH:mmZ")
     parser.add_argument("--action", choices=("delete", "archive"), default="delete")
     parser.add_argument("--archive-root", metavar="URI")
     parser.add_argument("--dry-run", action="store_true")
@@ -98,6 +111,7 @@ class Options:
     zone: tzinfo
     zone_name: str
     limit: Duration
+    grid: FeedGrid
     action: str
     archive_root: common.Uri | None
     dry_run: bool
@@ -134,8 +148,8 @@ def parse_options(args: argparse.Namespace) -> Options:
     table = common.parse_table_uri(args.table) if args.table else None
     if table is not None and not table.dated_keys:
         raise common.UsageError(f"--table {args.table!r}: no partition value has a date variable")
-    if args.frequency:
-        parse_duration(args.frequency)
+    zone = parse_zone(args.timezone)
+    grid = FeedGrid(parse_duration(args.frequency), zone, parse_instant(args.start) if args.start else None)
     archive_root = None
     if args.action == "archive":
         if not args.archive_root:
@@ -155,7 +169,7 @@ def parse_options(args: argparse.Namespace) -> Options:
         raise common.UsageError("--archive-root is only for --action archive")
     return Options(
         feed=args.feed, cluster=args.cluster, locations=tuple(locations), table=table,
-        zone=parse_zone(args.timezone), zone_name=args.timezone, limit=parse_duration(args.limit),
+        zone=zone, zone_name=args.timezone, limit=parse_duration(args.limit), grid=grid,
         action=args.action, archive_root=archive_root, dry_run=args.dry_run,
         now=parse_instant(args.now) if args.now else utc_now())
 
@@ -198,16 +212,11 @@ class LocationEvictor:
             path = self.checked_path(entry.path)
             if path is None:
                 continue
-            moment = self.template.instance_time(path, self.options.zone)
-            if moment is None:
-                self.skip(path, "not an instance of the template (no readable date): left alone")
-            elif (canonical := self.template.resolve(moment, self.options.zone)) != path:
-                # Falcon's reading of a path rolls impossible values over (day 30 of February is 2 March), but
-                # the feed never writes such a path: only the path the template gives for its time is an instance.
-                self.skip(path, f"not an instance of the template (instance {format_instant(moment)} is at "
-                                f"{canonical}): left alone")
-            elif moment < self.options.cutoff:
-                candidates.append((path, moment))
+            verdict = judge_path(self.template, path, self.options.grid, self.options.cutoff)
+            if verdict.reason is not None:
+                self.skip(path, verdict.reason)
+            elif verdict.evict and verdict.moment is not None:
+                candidates.append((path, verdict.moment))
             else:
                 self.outcome.kept += 1
         candidates.sort()
@@ -437,43 +446,81 @@ class LocationEvictor:
 
 
 def evict_table(spark: SparkSession, fs: common.HadoopFs, options: Options, outcome: Outcome) -> None:
-    """Falcon ``CatalogStorage#evict``: drop partitions lexicographically older than the cut-off values."""
+    """Falcon ``CatalogStorage#evict``: drop the partitions that are instances of the feed whose every instance is
+    older than the cut-off (:func:`falcon_airflow.core.eviction.judge_partition`), deleting their files only
+    inside the table's own folder (:meth:`partition_data_problem`)."""
     table = options.table
     assert table is not None
-    cutoff_values = table.cutoff_values(options.cutoff, options.zone)
     external = (common.table_detail(spark, table, "Type") or "").upper() == "EXTERNAL"
-    template = table.dated_template()
+    table_location = common.table_detail(spark, table, "Location")
     for partition in sorted(common.list_partitions(spark, table), key=lambda spec: sorted(spec.items())):
-        if any(partition.get(key) != value for key, value in table.static_partitions.items()):
-            continue  # another slice of the table
-        if not table.is_older(partition, cutoff_values):
+        name = "/".join(f"{key}={value}" for key, value in partition.items())
+        verdict = judge_partition(table, partition, options.grid, options.cutoff)
+        if verdict.reason is not None:
+            outcome.skipped.append({"path": name, "partition": name, "reason": verdict.reason})
+            continue
+        if not verdict.evict:
             outcome.kept += 1
             continue
-        name = "/".join(f"{key}={value}" for key, value in partition.items())
         details = common.partition_detail(spark, table, partition, check=False) or {}
         location = details.get("Location")
-        moment = template.instance_time("/".join(f"{key}={partition[key]}" for key in table.dated_keys),
-                                        options.zone)
-        record: dict[str, Any] = {"instance": format_instant(moment) if moment else None, "type": "table",
-                                  "path": location, "partition": name}
+        try:
+            problem = partition_data_problem(fs, table_location, location)
+        except Exception as error:
+            outcome.failed.append({"path": location or name, "partition": name, "reason": _reason(error)})
+            continue
+        if problem is not None and not external:
+            # the catalog deletes a managed table's partition folder wherever it is: not dropped at all
+            outcome.skipped.append({"path": location or name, "partition": name,
+                                    "reason": f"partition not dropped: {problem}; dropping it would delete that "
+                                              f"folder"})
+            continue
+        record: dict[str, Any] = {"instance": format_instant(verdict.moment) if verdict.moment else None,
+                                  "type": "table", "path": location, "partition": name}
         if not options.dry_run:
             try:
-                if options.action == "archive" and location and fs.exists(location):
-                    record["archived_to"] = _archive_partition(fs, options, location)
+                keep_data = problem is not None or not location or not fs.exists(location)
+                if options.action == "archive" and not keep_data:
+                    record["archived_to"] = _archive_partition(fs, options, location)  # type: ignore[arg-type]
                 spark.sql(f"ALTER TABLE {common.qualified(table)} DROP IF EXISTS {common.spec_sql(table, partition)}")
-                if external and options.action == "delete" and location and fs.exists(location):
-                    # Falcon deleted the data of external tables too; never through a symlink or at a root
-                    if fs.is_symlink(location) or common.split_uri(location).path.count("/") < 2:
-                        outcome.skipped.append({"path": location, "reason": "partition data not deleted: symlink "
-                                                                            "or top-level folder"})
-                    else:
-                        fs.delete(location, True)
+                if external and options.action == "delete" and not keep_data:
+                    fs.delete(location, True)  # Falcon deleted the data of external tables too
             except Exception as error:
-                outcome.failed.append({"path": location or name, "reason": _reason(error)})
+                outcome.failed.append({"path": location or name, "partition": name, "reason": _reason(error)})
                 continue
+        if problem is not None:
+            outcome.skipped.append({"path": location or name, "partition": name,
+                                    "reason": f"partition dropped, its data not {options.action}d: {problem}"})
         outcome.evicted.append(record)
-        if moment is not None:
-            outcome.moments.append(moment)
+        if verdict.moment is not None:
+            outcome.moments.append(verdict.moment)
+
+
+def partition_data_problem(fs: common.HadoopFs, table_location: str | None, location: str | None) -> str | None:
+    """Why a partition's files must not be deleted, or ``None``: its location must lie strictly inside the table's
+    folder (:func:`falcon_airflow.core.eviction.location_outside`: same file system, default ports, ``..`` and
+    percent-encoding read both ways), and no folder from the table's down to it (itself included) is a symlink."""
+    if not location:
+        return "the partition has no location"
+    if not table_location:
+        return "the table has no location to hold its partitions"
+    outside = location_outside(table_location, location)
+    if outside is not None:
+        return outside
+    found = common.split_uri(location)
+    try:  # inside once resolved, but the folders to check for links are the ones named, without . or ..
+        table_path, path = common.checked_path(common.split_uri(table_location).path), common.checked_path(found.path)
+    except ValueError as error:
+        return str(error)
+    if not common.is_under(path, table_path):
+        return f"{location} is not inside the table's folder {table_location}"
+    current = table_path
+    for part in path[len(table_path):].strip("/").split("/"):
+        current = f"{current}/{part}" if current != "/" else f"/{part}"
+        uri = found.with_path(current)
+        if fs.is_symlink(uri):
+            return f"{uri} is a symbolic link: not followed"
+    return None
 
 
 def _archive_partition(fs: common.HadoopFs, options: Options, location: str) -> str:

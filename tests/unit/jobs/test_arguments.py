@@ -15,7 +15,7 @@ from falcon_airflow.core.times import format_instant, parse_instant, parse_zone
 from falcon_airflow.jobs import fingerprint, replication, retention
 from falcon_airflow.provider.hooks.archives import package_archive
 
-RETENTION = ["--feed", "clicks", "--cluster", "primary", "--limit", "days(10)"]
+RETENTION = ["--feed", "clicks", "--cluster", "primary", "--frequency", "hours(1)", "--limit", "days(10)"]
 REPLICATION = ["--feed", "clicks", "--source-cluster", "a", "--target-cluster", "b", "--instance", "2015-01-01T00:00Z"]
 
 
@@ -41,6 +41,12 @@ REPLICATION = ["--feed", "clicks", "--source-cluster", "a", "--target-cluster", 
     ([*RETENTION, "--location", "data=/d/${YEAR}", "--action", "purge"], "invalid choice"),
     ([*RETENTION, "--table", "catalog:db:t#region=us"], "no partition value has a date variable"),
     ([*RETENTION, "--table", "db:t#ds=${YEAR}"], "catalog scheme is missing"),
+    # the feed's instance grid: which instances a folder holds decides when it may go
+    (["--feed", "f", "--cluster", "c", "--limit", "days(1)", "--location", "data=/d/${YEAR}"], "--frequency"),
+    ([*RETENTION, "--location", "data=/d/${YEAR}", "--frequency", "weeks(1)"], "not a duration"),
+    ([*RETENTION, "--location", "data=/d/${YEAR}", "--frequency", "hours(0)"], "at least 1"),
+    ([*RETENTION, "--location", "data=/d/${YEAR}", "--start", "2026-01-01"], "yyyy-MM-ddTHH:mmZ"),
+    ([*RETENTION, "--location", "data=/d/${YEAR}", "--start", "2026-02-30T00:00Z"], "not a valid instant"),
 ])
 def test_retention_rejects(argv: list[str], message: str, capsys: pytest.CaptureFixture[str]) -> None:
     assert retention.main(argv) == 2
