@@ -29,6 +29,7 @@ from falcon_airflow.errors import FalconAirflowError
 from falcon_airflow.issues import Issue, Level
 from falcon_airflow.validation import Report, validate_workspace
 from falcon_airflow.validation.extensions import read_jobs
+from falcon_airflow.validation.incumbents import NO_INCUMBENTS
 from falcon_airflow.workspace import Workspace
 
 COMPILE_RULE = "FA100"
@@ -126,7 +127,9 @@ def compile_workspace(workspace: Workspace, *, entities_dir: Path | None = None,
     """Validate, then compile every entity without errors. With ``memo``, an entity whose inputs are unchanged
     since the memo's compilation gets that compilation's outcome instead of compiling again."""
     moment = now or datetime.now(UTC)
-    report = validate_workspace(workspace, now=moment)
+    # With the store's records, a pairwise rule (FA008, FA009) blames only the entity that arrived last.
+    report = validate_workspace(workspace, now=moment,
+                                incumbents=store_state.incumbents() if store_state is not None else NO_INCUMBENTS)
     broken: set[tuple[str | None, str | None]] = {(issue.entity_type, issue.entity) for issue in report.issues
                                                   if issue.is_error and issue.entity}
     broken |= {(parsed.entity_type.value, parsed.entity_name) for parsed in workspace.files

@@ -5,29 +5,42 @@ them outside the definition too: the ``-doAs`` user its jobs run as (Spark's ``-
 scheduled (a new DAG of a RUNNING entity starts unpaused, of a SUSPENDED one paused). The loader reads them with
 :func:`recorded_store_state` (read-only, never raising: the entity commands write them, see
 :mod:`falcon_airflow.operate.config_store`); the compiler stays pure and only receives them as values.
+
+One record is the loader's own: when each entity's DAGs were first built (:func:`record_first_built`), so that a
+newcomer colliding with a running entity is the one left out (:mod:`falcon_airflow.validation.incumbents`).
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import os
-from collections.abc import Mapping
+import tempfile
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from falcon_airflow.compiler.specs import DagSpec, ProcessDagSpec, SparkJob
+from falcon_airflow.validation.incumbents import Incumbents
 from falcon_airflow.compiler.templating import literal
 
 META_FOLDER = ".falcon"
 """Where older versions kept the state, inside the entities folder (read until a command migrates it)."""
 STORE_DIR_VARIABLES = ("FALCON_STORE_DIR", "AIRFLOW__FALCON__STORE_DIR")
+log = logging.getLogger("falcon_airflow.dags")
+
 SCHEDULE_DOC = "schedule.json"
 DOAS_DOC = "doas.json"
+FIRST_BUILT_DOC = "first_built.json"
+"""Per entity, when the loader first built its DAGs: who was running first when a newcomer collides with it
+(:mod:`falcon_airflow.validation.incumbents`)."""
 
 EntityKey = tuple[str, str]
 """(entity type, name), e.g. ``("process", "count-clicks")``."""
+SCHEDULED_STATES = ("RUNNING", "SUSPENDED")
 
 
 @dataclass(frozen=True)
@@ -36,6 +49,13 @@ class StoreState:
     """The ``-doAs`` user recorded per entity."""
     schedule_states: Mapping[EntityKey, str] = field(default_factory=dict)
     """``RUNNING`` or ``SUSPENDED`` per entity that was scheduled; absent while it is only submitted."""
+    first_built: Mapping[EntityKey, str] = field(default_factory=dict)
+    """When the loader first built each entity's DAGs (UTC ISO time)."""
+
+    def incumbents(self) -> Incumbents:
+        """What runs already, for the rules that blame only a newcomer."""
+        scheduled = frozenset(key for key, state in self.schedule_states.items() if state in SCHEDULED_STATES)
+        return Incumbents(scheduled, self.first_built)
 
 
 def _with_proxy_user(job: SparkJob, user: str | None) -> SparkJob:
@@ -125,7 +145,41 @@ def _entries(document: dict[str, Any], field: str) -> dict[tuple[str, str], str]
 def recorded_store_state(entities_dir: Path, state_dir: Path | None = None) -> StoreState:
     """Every entity's recorded ``-doAs`` user and schedule state, for the compiler (empty when none)."""
     return StoreState(proxy_users=_entries(_doc(entities_dir, DOAS_DOC, state_dir), "user"),
-                      schedule_states=_entries(_doc(entities_dir, SCHEDULE_DOC, state_dir), "state"))
+                      schedule_states=_entries(_doc(entities_dir, SCHEDULE_DOC, state_dir), "state"),
+                      first_built=_entries(_doc(entities_dir, FIRST_BUILT_DOC, state_dir), "since"))
+
+
+# -- written by the DAG loader (never raise) --------------------------------------------------------------------------
+
+def record_first_built(entities_dir: Path, state_dir: Path | None, built: Iterable[EntityKey],
+                       present: Iterable[EntityKey], known: Mapping[EntityKey, str],
+                       now: datetime | None = None) -> None:
+    """Add the entities whose DAGs were just built for the first time to ``first_built.json`` (``known`` is what it
+    held when the compilation started); forget entities whose files left the folder, so a later entity of the same
+    name starts anew. Written only when it changes, atomically; a failure to write is logged, never raised (the DAGs
+    are built either way, and the next compilation tries again).
+
+    The file is not part of the loader's content key: recording only entities that were valid under the old record
+    changes no outcome for the same files, so a cached compilation stays right."""
+    folder = state_dir if state_dir is not None else state_folder(entities_dir)
+    if not folder.exists() and legacy_state_folder(entities_dir).exists():
+        return  # the first command moves the old layout here; creating the folder first would stop that move
+    stayed = set(present)
+    since = (now or datetime.now(UTC)).astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    document = {f"{kind}/{name}": {"since": value} for (kind, name), value in known.items() if (kind, name) in stayed}
+    for kind, name in built:
+        document.setdefault(f"{kind}/{name}", {"since": since})
+    if document == {f"{kind}/{name}": {"since": value} for (kind, name), value in known.items()}:
+        return
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        handle, temporary = tempfile.mkstemp(prefix=f".{FIRST_BUILT_DOC}.", dir=folder)
+        with os.fdopen(handle, "w", encoding="utf-8") as stream:
+            json.dump(document, stream, indent=2, sort_keys=True)
+            stream.write("\n")
+        os.replace(temporary, folder / FIRST_BUILT_DOC)
+    except OSError as problem:
+        log.warning("falcon-airflow: cannot record which entities run in %s: %s", folder, problem)
 
 
 def state_files(entities_dir: Path, state_dir: Path | None = None) -> list[Path]:

@@ -6,6 +6,9 @@
   back instead of parsing, validating and compiling again (the cache's files: ``compiled_cache``). After a change,
   only the files and entities it affects are parsed and compiled again (``compile_memo``).
 * A worker that runs one task builds only that task's DAG (``get_parsing_context().dag_id``).
+* A newcomer never takes running entities down: when a file dropped in collides with an entity that runs already
+  (FA008, FA009), only the newcomer is invalid; the loader records when it first built each entity's DAGs
+  (:mod:`falcon_airflow.validation.incumbents`).
 * Invalid entities never hide the valid ones: they are left out, their problems (file:line, rule) are logged and
   shown in the Airflow UI as the ``falcon.invalid-entities`` DAG (its docs list them; running it fails with
   them) and, through the second DAG file ``falcon_invalid_entities.py``, as a DAG import error naming each invalid
@@ -30,7 +33,12 @@ from pydantic import TypeAdapter
 
 from falcon_airflow.bulk import collector_paused
 from falcon_airflow.compiler.specs import DagSpec
-from falcon_airflow.compiler.store_state import recorded_store_state, state_files, state_folder
+from falcon_airflow.compiler.store_state import (
+    record_first_built,
+    recorded_store_state,
+    state_files,
+    state_folder,
+)
 from falcon_airflow.dags.compiled_cache import (
     cache_folder,
     code_fingerprint,
@@ -167,8 +175,13 @@ def compile_folder_reusing(folder: Path, *, catchup_default: bool) -> FolderComp
         parsed = parse_folder(folder, stored.parses)
         workspace = Workspace.from_parsed(parsed.files)
     memo = CompileMemo(digests=parsed.digests, previous=stored.outcomes)
+    state_dir = _state_dir(folder)
+    store_state = recorded_store_state(folder, state_dir)
     compilation = compile_workspace(workspace, entities_dir=folder, catchup_default=catchup_default,
-                                    store_state=recorded_store_state(folder, _state_dir(folder)), memo=memo)
+                                    store_state=store_state, memo=memo)
+    record_first_built(folder, state_dir, {(spec.source.type, spec.source.name) for spec in compilation.specs},
+                       {(entity.entity_type.value, entity.name) for entity in workspace.entities()},
+                       store_state.first_built)
     result = FolderCompilation(list(compilation.specs), list(compilation.report.issues), files=len(parsed.files),
                                files_parsed=len(parsed.files) - parsed.reused, entities=len(memo.recorded),
                                entities_compiled=len(memo.recorded) - memo.reused)

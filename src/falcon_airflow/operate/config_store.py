@@ -40,10 +40,12 @@ from falcon_airflow.compiler.store_state import (
     DOAS_DOC,
     SCHEDULE_DOC,
     legacy_state_folder,
+    recorded_store_state,
     state_folder,
 )
 from falcon_airflow.entities import Entity, EntityType
 from falcon_airflow.operate.outcomes import Refused
+from falcon_airflow.validation.incumbents import Incumbents
 from falcon_airflow.workspace import Workspace
 
 TYPE_FOLDERS = {EntityType.CLUSTER: "clusters", EntityType.FEED: "feeds", EntityType.PROCESS: "processes",
@@ -252,6 +254,11 @@ class Store:
         """``RUNNING`` or ``SUSPENDED`` once the entity was scheduled; ``None`` while it is only submitted."""
         entry = self.read_doc(SCHEDULE_DOC).get(entity_key(entity_type, name))
         return str(entry["state"]) if isinstance(entry, dict) and "state" in entry else None
+
+    def incumbents(self) -> Incumbents:
+        """What runs already (scheduled here, or built by the DAG loader first): the entities a newcomer that
+        collides with them cannot take down, judged as the loader judges them."""
+        return recorded_store_state(self.root, self.meta).incumbents()
 
     def set_schedule_state(self, entity_type: EntityType | str, name: str, state: str | None, *, user: str) -> None:
         document = self.read_doc(SCHEDULE_DOC)

@@ -163,7 +163,8 @@ def _dependent_regressions(context: Context, parsed: ParsedFile, replacing: Path
 
 
 def _store_errors(context: Context, entity: Entity) -> list[Issue]:
-    report = validate_workspace(context.store.workspace(), now=context.now())
+    # A running entity stays schedulable when a newcomer collides with it: the newcomer is the invalid one.
+    report = validate_workspace(context.store.workspace(), now=context.now(), incumbents=context.store.incumbents())
     return [issue for issue in _entity_issues(report.issues, entity) if issue.is_error]
 
 
@@ -649,7 +650,8 @@ def status(context: Context, options: Options) -> Outcome:
                          entityStatus=EntityStatus.INVALID.value, rules=list(shown.rules), file=shown.file)
     stored = _require_stored(context, entity_type, name)
     current, rows = status_of(context, stored.entity)
-    broken = invalid_entities(context.store.workspace(), context.now()).get((entity_type.value, name))
+    broken = invalid_entities(context.store.workspace(), context.now(),
+                              context.store.incumbents()).get((entity_type.value, name))
     if broken:
         return succeeded(invalid_text(broken), dags=rows, entityStatus=EntityStatus.INVALID.value, rules=broken,
                          scheduled=current.value)
@@ -773,7 +775,7 @@ def _filtered(context: Context, candidates: Iterable[Listed], filters: Mapping[s
 def _statuses(context: Context, entities: Sequence[Listed]) -> dict[tuple[str, str], str]:
     dags = {str(dag["dag_id"]): dag for dag in context.airflow().dags("falcon.")} \
         if any(entity.entity_type.schedulable for entity in entities) else {}
-    broken = invalid_entities(context.store.workspace(), context.now())
+    broken = invalid_entities(context.store.workspace(), context.now(), context.store.incumbents())
     return {(entity.entity_type.value, entity.name):
             EntityStatus.INVALID.value
             if (entity.entity_type.value, entity.name) in broken or isinstance(entity, UnreadableEntity)
@@ -795,7 +797,8 @@ def list_entities(context: Context, options: Options) -> Outcome:
     candidates = [entity for entity in context.visible(stored) if not types or entity.entity_type in types]
     need_status = "status" in chosen_fields or "STATUS" in filters
     statuses = _statuses(context, candidates) if need_status else {}
-    broken_rules = invalid_entities(context.store.workspace(), context.now()) if need_status else {}
+    broken_rules = (invalid_entities(context.store.workspace(), context.now(), context.store.incumbents())
+                    if need_status else {})
     chosen = _filtered(context, candidates, filters, options.text("tags"), options.text("nameseq"),
                        options.text("tagkeys"), statuses)
     if order == "name":

@@ -11,6 +11,7 @@ from datetime import datetime
 from falcon_airflow.entities import EntityType
 from falcon_airflow.parsing import ParsedFile
 from falcon_airflow.validation import validate_workspace
+from falcon_airflow.validation.incumbents import NO_INCUMBENTS, Incumbents
 from falcon_airflow.workspace import Workspace
 
 DEPENDS_ON_INVALID = "FA101"
@@ -50,13 +51,14 @@ def unreadable_entities(workspace: Workspace) -> list[UnreadableEntity]:
     return [UnreadableEntity.of(parsed) for parsed in workspace.unreadable.values()]
 
 
-def invalid_entities(workspace: Workspace, now: datetime) -> dict[EntityKey, list[str]]:
+def invalid_entities(workspace: Workspace, now: datetime,
+                     incumbents: Incumbents = NO_INCUMBENTS) -> dict[EntityKey, list[str]]:
     """(type, name) of every invalid entity -> the ids of the rules it breaks (sorted), including entities that
     are valid themselves but use an invalid one (FA101: they cannot be compiled either)."""
     found: dict[EntityKey, set[str]] = {}
     for unreadable in unreadable_entities(workspace):
         found[(unreadable.entity_type.value, unreadable.name)] = set(unreadable.rules)
-    for issue in validate_workspace(workspace, now=now).issues:
+    for issue in validate_workspace(workspace, now=now, incumbents=incumbents).issues:
         if issue.is_error and issue.entity and issue.entity_type:
             found.setdefault((issue.entity_type, issue.entity), set()).add(issue.rule)
     changed = True

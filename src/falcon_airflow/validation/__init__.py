@@ -27,6 +27,7 @@ from falcon_airflow.validation import (  # noqa: F401  (importing a rule module 
     sharing_rules,
 )
 from falcon_airflow.validation.extensions import read_jobs
+from falcon_airflow.validation.incumbents import NO_INCUMBENTS, Incumbents
 from falcon_airflow.validation.oozie_workflows import with_workflow_files, workflow_issues
 from falcon_airflow.validation.registry import RULES, Rule, RuleContext
 from falcon_airflow.workspace import Workspace
@@ -64,12 +65,13 @@ class Report:
 
 
 def validate_workspace(workspace: Workspace, *, now: datetime | None = None, check_environment: bool = False,
-                       entities_dirs: Sequence[Path] = ()) -> Report:
+                       entities_dirs: Sequence[Path] = (), incumbents: Incumbents = NO_INCUMBENTS) -> Report:
     """Run every rule over every entity of the workspace; parse issues of its files come first.
 
     ``entities_dirs`` are the entities folders the workspace came from (environment checks look there first for
-    relative workflow paths, as the runtime does)."""
-    context = RuleContext(workspace, now or datetime.now(UTC), check_environment, tuple(entities_dirs))
+    relative workflow paths, as the runtime does); ``incumbents`` what the store says already runs (see
+    :mod:`falcon_airflow.validation.incumbents`)."""
+    context = RuleContext(workspace, now or datetime.now(UTC), check_environment, tuple(entities_dirs), incumbents)
     issues: list[Issue] = [issue for parsed in workspace.files for issue in parsed.issues]
     issues.extend(workspace.issues)
     by_type: dict[object, list[Rule]] = {}

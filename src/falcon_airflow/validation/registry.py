@@ -15,6 +15,7 @@ from typing import TypeVar
 
 from falcon_airflow.entities import Entity, EntityType
 from falcon_airflow.issues import Level
+from falcon_airflow.validation.incumbents import NO_INCUMBENTS, Incumbents
 from falcon_airflow.workspace import Workspace
 
 
@@ -32,6 +33,8 @@ class RuleContext:
     check_environment: bool = False
     # Folders given to validate: the runtime takes relative workflow paths from the entities folder first.
     entities_dirs: tuple[Path, ...] = ()
+    # What already runs (the loader's and the store's records): a pairwise rule blames only the newcomer.
+    incumbents: Incumbents = NO_INCUMBENTS
 
 
 E = TypeVar("E", bound=Entity)

@@ -124,6 +124,9 @@ def two_writers(context: RuleContext, process: Process) -> Iterator[Finding]:
                 if other is writer or (other.process is process and other.output == writer.output) \
                         or not writer.overlaps(other):
                     continue
+                standing = _standing(context, process, other.process)
+                if standing is None:
+                    continue  # this process runs already; the newcomer's own check names it
                 who = ("its output" if other.process is process else f"process '{other.process.name}' (output")
                 closing = "" if other.process is process else ")"
                 yield error(
@@ -131,8 +134,23 @@ def two_writers(context: RuleContext, process: Process) -> Iterator[Finding]:
                     f"({format_falcon_date(writer.first)} up to {format_falcon_date(writer.end)}) that "
                     f"{who} '{other.output}'{closing} also writes ({format_falcon_date(other.first)} up to "
                     f"{format_falcon_date(other.end)}): each run clears its output instance first, so one "
-                    f"writer deletes the other's data; give each writer its own feed or validity, or accept it "
-                    f"with the property {ACCEPT_PROPERTY}=FA008 on every writer", writer.line)
+                    f"writer deletes the other's data; {standing}give each writer its own feed or validity, "
+                    f"or accept it with the property {ACCEPT_PROPERTY}=FA008 on every writer", writer.line)
+
+
+def _standing(context: RuleContext, mine: Feed | Process, other: Feed | Process) -> str | None:
+    """Who a pairwise finding blames (:mod:`falcon_airflow.validation.incumbents`): ``None`` when ``mine`` was
+    there first (the finding belongs to ``other``), else what to say of ``other`` in ``mine``'s finding: that it
+    runs already, naming its type, name and file, or ``""`` when neither came first (both are reported)."""
+    if other is mine:
+        return ""
+    one, two = (mine.entity_type.value, mine.name), (other.entity_type.value, other.name)
+    if context.incumbents.outranks(one, two):
+        return None
+    if not context.incumbents.outranks(two, one):
+        return ""
+    return (f"{two[0]} '{other.name}' ({other.source.file}) is running already ({context.incumbents.standing(two)}) "
+            f"and keeps running, so {one[0]} '{mine.name}' is the one left out until it changes; ")
 
 
 # -- FA009: feeds sharing a folder ----------------------------------------------------------------------------------
@@ -414,12 +432,13 @@ def overlapping_locations(context: RuleContext, feed: Feed) -> Iterator[Finding]
             if _harmless(mine, other):
                 continue
             relation = _relation(mine, other)
-            if relation is None:
-                continue
+            standing = _standing(context, feed, other.feed) if relation is not None else None
+            if relation is None or standing is None:
+                continue  # apart, or this feed runs already and the newcomer's own check names it
             yield error(
                 f"feed '{feed.name}' on cluster '{mine.cluster}' has {relation} feed '{other.feed.name}' on cluster "
                 f"'{other.cluster}' ({_shown(mine)} and {_shown(other)}): retention and re-runs of one feed delete "
-                f"the other's data; give each feed a place of its own, or accept it with the property "
+                f"the other's data; {standing}give each feed a place of its own, or accept it with the property "
                 f"{ACCEPT_PROPERTY}=FA009 on both feeds", mine.line)
 
 
