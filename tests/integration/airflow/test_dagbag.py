@@ -93,3 +93,27 @@ def test_the_import_error_opens_with_the_invalid_entities(monkeypatch: pytest.Mo
         assert error.index("Traceback") > error.index(rule), error
     else:
         assert "Traceback" not in error
+
+
+def test_a_file_colliding_with_running_feeds_takes_none_of_their_dags_down(monkeypatch: pytest.MonkeyPatch,
+                                                                             tmp_path: Path) -> None:
+    """A running `make run` gets a new feed in the folder of raw-clicks: the DAG list keeps every DAG it had, and
+    the import error names the newcomer, the rule and the running feed."""
+    folder = tmp_path / "entities"
+    shutil.copytree(REPOSITORY / "entities", folder)
+    monkeypatch.setenv("FALCON_STORE_DIR", str(tmp_path / "store"))
+    running = dagbag(monkeypatch, folder)
+    assert running.import_errors == {}
+    before = set(running.dag_ids)
+
+    incumbent = folder / "feeds" / "raw-clicks.xml"
+    newcomer = folder / "feeds" / "clicks-copy.xml"
+    newcomer.write_text(incumbent.read_text().replace('name="raw-clicks"', 'name="clicks-copy"')
+                        .replace('limit="days(2)"', 'limit="days(5)"'))
+    bag = dagbag(monkeypatch, folder)
+    assert set(bag.dag_ids) == before | {"falcon.invalid-entities"}
+    (where, error), = bag.import_errors.items()
+    assert where.endswith("falcon_invalid_entities.py")
+    assert "clicks-copy.xml:" in error and "[FA009]" in error
+    assert f"feed 'raw-clicks' ({incumbent}) is running already" in error
+    assert "raw-clicks.xml:" not in error
