@@ -23,10 +23,15 @@ again - :class:`JinjaText` lets the helpers here pass text they already produced
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping
 
 _JINJA_STARTS = ("{{", "{%", "{#")
 """What opens a variable, a statement and a comment with Jinja's default delimiters (our DAGs keep them)."""
+
+
+_ESCAPED = re.compile(r"\{\{ '((?:[^'\\]|\\.)*)' \}\}", re.DOTALL)
+"""What :func:`literal` makes of text it escapes."""
 
 
 class JinjaText(str):
@@ -65,6 +70,13 @@ def literal(text: str) -> JinjaText:
     if not needs_escaping(text):
         return JinjaText(text)
     return JinjaText("{{ " + jinja_string(text) + " }}")
+
+
+def literal_text(template: str) -> str:
+    """The text a value made by :func:`literal` renders to, without rendering it: for showing a templated spec
+    field (the Spark application's name in an instance's mail) outside a task."""
+    escaped = _ESCAPED.fullmatch(template)
+    return escaped[1].encode("ascii").decode("unicode_escape") if escaped else template
 
 
 def template_text(*pieces: str) -> JinjaText:

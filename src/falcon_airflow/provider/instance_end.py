@@ -22,6 +22,7 @@ from falcon_airflow.compiler.specs import (
     RetentionDagSpec,
     TransferDagSpec,
 )
+from falcon_airflow.compiler.templating import literal_text
 from falcon_airflow.notifications.broker import DEFAULT_STOMP_PORT, publish
 from falcon_airflow.notifications.mail import instance_mail
 from falcon_airflow.notifications.messages import DEFAULT_TTL_MINUTES, FeedInstance, InstanceEnd, instance_messages
@@ -104,7 +105,9 @@ def instance_end(spec: AnnouncedSpec, context: Any, *, succeeded: bool) -> Insta
         outputs=_outputs(spec, moment, context, succeeded), inputs=_inputs(spec, moment),
         log_dir=str(getattr(ti, "log_url", "") or ""),
         engine=spec.engine if isinstance(spec, ProcessDagSpec) else "",
-        workflow_name=spec.job.name if spec.job is not None else spec.dag_id, started=started, ended=datetime.now(UTC))
+        # the job's name is template text in the spec (entity text escaped): the mail shows it as written
+        workflow_name=literal_text(spec.job.name) if spec.job is not None else spec.dag_id, started=started,
+        ended=datetime.now(UTC))
 
 
 @dataclass(frozen=True)

@@ -82,7 +82,7 @@ def process_xml(name: str, payload: str, *, engine: str, io: str) -> str:
     options = escape(shlex.join(["--conf", f"spark.test.opt={payload}"]))
     if engine == "spark":
         workflow = f"""<workflow engine="spark" path="apps"/>
-  <spark-attributes><name>{name}</name><jar>apps/job.py</jar><spark-opts>{options}</spark-opts>
+  <spark-attributes><name>{escape(payload)}</name><jar>apps/job.py</jar><spark-opts>{options}</spark-opts>
     <arg>{escape(payload)}</arg></spark-attributes>
   <late-process policy="periodic" delay="hours(1)"><late-input input="input" workflow-path="apps/job.py"/>
   </late-process>"""
@@ -270,6 +270,7 @@ def test_spark_opts_properties_arguments_and_cluster_properties_verbatim(dags: d
         assert conf["spark.test.note"] == payload  # a cluster property
         assert conf["spark.falcon.note"] == payload  # a process property, resolved by the macros
     assert workflow.application_args[-1] == payload  # a spark <arg>
+    assert workflow.name == payload  # the spark <name>
     assert list(late.rerun_job["arguments"])[-1] == payload
     retention = dags["falcon.feed.counts.retention.east"].get_task("retention")
     assert retention.conf["spark.test.note"] == payload
@@ -324,3 +325,13 @@ def test_the_templated_fields_of_a_spark_job_are_exactly_those_its_tasks_render(
         templated = field in SPARK_JOB_TEMPLATED
         assert rendered(getattr(spark, attribute_name)) == templated, field
         assert rendered(rerun[field]) == templated, field
+
+
+def test_an_instance_end_names_the_spark_application_as_written(dags: dict[str, Any], payload: str) -> None:
+    from falcon_airflow.provider.instance_end import instance_end
+
+    spec = dags["falcon.process.count.east"].get_task("workflow").falcon_lineage
+    run = SimpleNamespace(dag_id=spec.dag_id, run_id="r", data_interval_start=INSTANCE, start_date=None)
+    ti = SimpleNamespace(try_number=1, start_date=INSTANCE, log_url="")
+    end = instance_end(spec, {"dag_run": run, "ti": ti}, succeeded=False)
+    assert end.workflow_name == payload

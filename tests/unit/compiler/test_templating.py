@@ -11,6 +11,7 @@ from falcon_airflow.compiler.templating import (
     jinja,
     jinja_string,
     literal,
+    literal_text,
     needs_escaping,
     template_conf,
     template_text,
@@ -49,6 +50,11 @@ def render(text: str) -> str:
 def test_a_literal_renders_as_the_text(text: str) -> None:
     assert render(literal(text)) == text
     assert render("{{ " + jinja_string(text) + " }}") == text
+
+
+@pytest.mark.parametrize("text", HOSTILE + PLAIN)
+def test_an_escaped_value_reads_back_without_rendering(text: str) -> None:
+    assert literal_text(literal(text)) == text
 
 
 @pytest.mark.parametrize("text", HOSTILE)
