@@ -6,12 +6,14 @@ prints) so that the text form and the JSON form cannot disagree.
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 import pendulum
 
-from falcon_airflow.entities import Feed, Process
+from falcon_airflow.core.eviction import FeedGrid, last_instance, span_of
+from falcon_airflow.core.times import parse_duration
+from falcon_airflow.entities import Feed, Process, StorageKind
 from falcon_airflow.errors import InstanceError
 from falcon_airflow.instances.feeds import FeedOnCluster
 from falcon_airflow.instances.process import ProcessOnCluster, check_instance
@@ -61,6 +63,25 @@ def _users(workspace: Workspace, feed: Feed, cluster: str,
     return consumers, producers
 
 
+def _last_in_folder(on_cluster: FeedOnCluster, moment: datetime) -> datetime | None:
+    """The last instance of the feed's grid in the folder (or partition) holding the instance ``moment``, which
+    retention waits for (:mod:`falcon_airflow.core.eviction`); ``None`` when the storage names no dated folder."""
+    zone = on_cluster.feed.zone.zone
+    if on_cluster.storage is StorageKind.TABLE:
+        table = on_cluster.table
+        template = table.dated_template() if table is not None else None
+    else:
+        template = on_cluster.template()
+    if template is None or not template.is_dated:
+        return None
+    path = template.resolve(moment, zone)
+    span = span_of(template, path, zone)
+    if span is None:
+        return None
+    grid = FeedGrid(parse_duration(str(on_cluster.feed.frequency)), zone, on_cluster.placement.validity.start)
+    return last_instance(template, path, span, grid)
+
+
 def explain_feed(workspace: Workspace, feed: Feed, at: datetime, cluster: str | None) -> dict[str, Any]:
     placements = feed.clusters if cluster is None else tuple(item for item in feed.clusters if item.name == cluster)
     if not placements:
@@ -80,7 +101,14 @@ def explain_feed(workspace: Workspace, feed: Feed, at: datetime, cluster: str | 
         limit = placement.retention.limit
         entry["retention"] = {"limit": str(limit), "action": placement.retention.action,
                               "cut_off": format_falcon_date(moment.subtract(minutes=limit.minutes)),
-                              "rule": "instances strictly older than the cut-off are evicted"}
+                              "rule": "a folder goes when the last instance it holds is older than the cut-off"}
+        try:
+            last = _last_in_folder(on_cluster, moment) if entry["path"] is not None else None
+        except (ValueError, OverflowError):  # a table URI that does not parse, a time past year 9999
+            last = None
+        if last is not None:
+            entry["retention"]["folder_last_instance"] = format_falcon_date(last)
+            entry["retention"]["evicted_after"] = format_falcon_date(last + timedelta(minutes=limit.minutes))
         if entry["path"] is not None:
             entry["consumers"], entry["producers"] = _users(workspace, feed, placement.name, moment)
         clusters.append(entry)
@@ -132,6 +160,11 @@ def as_text(report: dict[str, Any]) -> str:
         lines.append(f"  cluster {item['cluster']}{kind}: {item['path'] or item.get('note')}")
         lines.append(f"    retention {retention['limit']} ({retention['action']}): instances before "
                      f"{retention['cut_off']} are evicted")
+        if retention.get("evicted_after"):
+            shared = (f", when its folder's last instance {retention['folder_last_instance']} has expired"
+                      if retention["folder_last_instance"] != report["instance"] else "")
+            lines.append(f"    this instance is evicted by the first retention run after "
+                         f"{retention['evicted_after']}{shared}")
         for consumer in item.get("consumers", []):
             lines.append(f"    read by process {consumer['process']} instance(s) {', '.join(consumer['instances'])}")
         for producer in item.get("producers", []):

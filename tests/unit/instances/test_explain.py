@@ -58,6 +58,31 @@ def test_feed_instance_paths_retention_and_replication(capsys: pytest.CaptureFix
     assert replication["copies"] == [{"from": clusters["primary"]["path"], "to": clusters["backup"]["path"]}]
 
 
+@pytest.mark.parametrize(("frequency", "storage", "at", "last", "evicted_after"), [
+    pytest.param("hours(1)", {"path": "/d/${YEAR}/${MONTH}"}, "2026-03-01T05:00Z", "2026-03-31T23:00Z",
+                 "2026-04-01T23:00Z", id="hourly-under-month"),
+    pytest.param("minutes(15)", {"path": "/d/${YEAR}/${MONTH}/${DAY}/${HOUR}"}, "2026-03-01T05:00Z",
+                 "2026-03-01T05:45Z", "2026-03-02T05:45Z", id="quarter-hours-under-hour"),
+    pytest.param("hours(1)", {"path": "/d/${YEAR}/${MONTH}/${DAY}/${HOUR}"}, "2026-03-01T05:00Z",
+                 "2026-03-01T05:00Z", "2026-03-02T05:00Z", id="one-instance-per-folder"),
+    pytest.param("hours(1)", {"table": "catalog:db:t#ds=${YEAR}${MONTH}${DAY}"}, "2026-03-01T05:00Z",
+                 "2026-03-01T23:00Z", "2026-03-02T23:00Z", id="hourly-table-in-day-partitions"),
+])
+def test_a_feed_instance_is_evicted_after_the_last_instance_of_its_folder(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], frequency: str, storage: dict[str, str], at: str,
+        last: str, evicted_after: str) -> None:
+    workspace(tmp_path, cluster(), feed(frequency=frequency, start="2026-01-01T00:00Z", retention="days(1)",
+                                        **storage))  # type: ignore[arg-type]
+    code, out, _ = run(capsys, "explain", "f", "--at", at, "--entities", str(tmp_path), "--format", "json")
+    assert code == 0, out
+    (entry,) = json.loads(out)["clusters"]
+    assert entry["retention"]["folder_last_instance"] == last
+    assert entry["retention"]["evicted_after"] == evicted_after
+    code, out, _ = run(capsys, "explain", "f", "--at", at, "--entities", str(tmp_path))
+    assert f"evicted by the first retention run after {evicted_after}" in out
+    assert (f"when its folder's last instance {last} has expired" in out) is (last != at)
+
+
 def test_replication_partition_expressions_use_each_cluster(tmp_path: Path,
                                                             capsys: pytest.CaptureFixture[str]) -> None:
     workspace(tmp_path, cluster("c1", "file:///srv/c1"), cluster("c2", "file:///srv/c2").replace(

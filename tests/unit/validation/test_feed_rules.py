@@ -35,6 +35,9 @@ def archive_in_clicks(cluster_type: str, partition: str | None = None) -> list[t
 
 # Lines of the base files that the cases below edit (each occurs once in its file).
 IMPRESSIONS_FREQUENCY = "<frequency>hours(1)</frequency>\n    <timezone>"
+IMPRESSIONS_DATA = '/data/impressions/${YEAR}/${MONTH}/${DAY}/${HOUR}"'
+BY_MINUTE = ("impressions", IMPRESSIONS_DATA, '/data/impressions/${YEAR}/${MONTH}/${DAY}/${HOUR}/${MINUTE}"')
+"""A folder per instance of a feed under an hour (FA055)."""
 STAGE_FREQUENCY = "<frequency>hours(10)</frequency>"
 STAGE_LIMIT = '<property name="retention.policy.agebaseddelete.limit" value="hours(48)"/>'
 CLICKS_PRIMARY = '<cluster name="primary" type="source">'
@@ -70,7 +73,7 @@ FAILING = [
     pytest.param("F3", [("impressions", IMPRESSIONS_FREQUENCY, "<frequency>minutes(30)</frequency>\n    <timezone>"),
                         ("impressions", STAGE_FREQUENCY, "<frequency>minutes(59)</frequency>")],
                  "impressions", "<retention-stage>", "lifecycle retention of feed 'impressionFeed' on cluster "
-                 "'primary' runs every minutes(59); it can not be more frequent than hours(1)", (),
+                 "'primary' runs every minutes(59); it can not be more frequent than hours(1)", ("FA055",),
                  id="F3-stage-more-frequent-than-an-hour"),
     pytest.param("F3", [("impressions", STAGE_LIMIT, '<property name="other.limit" value="hours(48)"/>')],
                  "impressions", "<retention-stage>", "retention.policy.agebaseddelete.limit is required by the "
@@ -233,7 +236,7 @@ FAILING = [
                           + '\n            <locations><location type="data" '
                           'path="/data/west/${YEAR}/${MONTH}/${DAY}"/></locations>')],
                  "clicks", CLICKS_BACKUP, "data path '/data/west/${YEAR}/${MONTH}/${DAY}' of feed 'clicksFeed' on "
-                 "cluster 'backup' uses time variables", (), id="F26-cluster-path-lacks-hour"),
+                 "cluster 'backup' uses time variables", ("FA055",), id="F26-cluster-path-lacks-hour"),
     pytest.param("F27", [("join2", "<frequency>hours(1)</frequency>", "<frequency>hours(2)</frequency>")],
                  "join2", "<feed ", "feed 'imp-click-join2' (hours(2), path variables", (), id="F27-other-frequency"),
     # Falcon compares frequencies as written: minutes(60) is not hours(1).
@@ -241,7 +244,7 @@ FAILING = [
                  "join2", "<feed ", "does not match group 'online' as defined by feed 'imp-click-join1'", (),
                  id="F27-same-length-other-unit"),
     pytest.param("F27", [("join2", '/${HOUR}"', '"')],
-                 "join2", "<feed ", "does not match group 'bi' as defined by feed 'imp-click-join1'", (),
+                 "join2", "<feed ", "does not match group 'bi' as defined by feed 'imp-click-join1'", ("FA055",),
                  id="F27-other-path-variables"),
     pytest.param("F28", [("clicks", CLICKS_SLA, '<sla slaLow="hours(4)" slaHigh="hours(3)"/>')],
                  "clicks", "<sla ", "slaLow hours(4) of feed 'clicksFeed' on cluster 'primary' is longer than slaHigh "
@@ -279,13 +282,13 @@ def test_broken_feed_reports_the_rule(ws, rule, edits, key, marker, fragment, al
 PASSING = [
     # §3.6 AgeBasedDelete data points that Falcon accepts.
     pytest.param("F2", [("impressions", IMPRESSIONS_FREQUENCY, "<frequency>minutes(30)</frequency>\n    <timezone>"),
-                        ("impressions", STAGE_FREQUENCY, "<frequency>minutes(60)</frequency>")],
+                        ("impressions", STAGE_FREQUENCY, "<frequency>minutes(60)</frequency>"), BY_MINUTE],
                  id="F2-feed-30min-stage-60min"),
     pytest.param("F2", [("impressions", IMPRESSIONS_FREQUENCY, "<frequency>minutes(30)</frequency>\n    <timezone>"),
-                        ("impressions", STAGE_FREQUENCY, "<frequency>hours(1)</frequency>")],
+                        ("impressions", STAGE_FREQUENCY, "<frequency>hours(1)</frequency>"), BY_MINUTE],
                  id="F2-feed-30min-stage-1h"),
     *[pytest.param("F2", [("impressions", IMPRESSIONS_FREQUENCY, f"<frequency>{f}</frequency>\n    <timezone>"),
-                          ("impressions", STAGE_FREQUENCY, "")], id=f"F2-default-stage-frequency-feed-{f}")
+                          ("impressions", STAGE_FREQUENCY, ""), BY_MINUTE], id=f"F2-default-stage-frequency-feed-{f}")
       for f in ("minutes(10)", "hours(7)", "days(2)")],
     pytest.param("F2", [("impressions", STAGE_FREQUENCY, "<frequency>hours(1)</frequency>")],
                  id="F2-stage-as-frequent-as-feed"),
@@ -328,7 +331,8 @@ PASSING = [
                           + '\n            <locations><location type="data" '
                           'path="/data/west/${HOUR}/${YEAR}-${MONTH}-${DAY}"/></locations>')],
                  id="F16-F26-cluster-overrides-path-with-same-variables"),
-    pytest.param("F20", [("customers", CUSTOMERS_DATA, '<location type="data" path="/data/customers/${YEAR}"/>')],
+    pytest.param("F20", [("customers", CUSTOMERS_DATA, '<location type="data" path="/data/customers/${YEAR}"/>'),
+                         ("customers", "<frequency>days(1)</frequency>", "<frequency>months(12)</frequency>")],
                  id="F20-one-time-variable-is-enough"),
     pytest.param("FA004", [("table", TABLE_URI, '<table uri="catalog:clicksdb:clicks#ds=${YEAR}-${MONTH}-${DAY}-'
                                                 '${HOUR};region=us"/>')],
