@@ -17,6 +17,7 @@ from enum import StrEnum
 
 from pydantic import BaseModel, ConfigDict
 
+from falcon_airflow.entities.base import ACL
 from falcon_airflow.issues import Issue, Level
 from falcon_airflow.timekeeping import Frequency, parse_falcon_date
 from falcon_airflow.timekeeping.zones import resolve_zone
@@ -181,6 +182,15 @@ class ExtensionJob(Model):
 
     def line_of(self, key: str) -> int | None:
         return self.lines.get(key, self.line)
+
+    @property
+    def acl(self) -> ACL | None:
+        """Who may read and change the job, as an entity's ACL says it (``jobAclPermission`` defaults to Falcon's
+        ``*``); ``None`` when the job names neither owner nor group: then it is for superusers only."""
+        if not self.owner and not self.group:
+            return None
+        permission = (self.properties.get("jobAclPermission") or "").strip() or "*"
+        return ACL(owner=self.owner, group=self.group, permission=permission)
 
 
 # -- the properties file ---------------------------------------------------------------------------------------------

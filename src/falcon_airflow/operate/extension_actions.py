@@ -62,11 +62,12 @@ def _describe(issue: Issue) -> str:
 
 
 def _read_and_validate(context: Context, options: Options, extension: ExtensionName) -> tuple[ExtensionJob, str]:
-    file = Path(options.required("file", "file"))
+    data, given = options.file_bytes()  # the bytes the authorization check judged
+    file = Path(given)
     try:
-        text = file.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as problem:
-        raise Refused(f"cannot read {file}: {problem}") from None
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as problem:
+        raise Refused(f"cannot read {file}: not UTF-8 text ({problem.reason} at byte {problem.start})") from None
     job, issues = read_job(extension.value, text, str(file))
     if job is not None:
         issues = validate_job(job, context.store.workspace().clusters)
@@ -75,6 +76,14 @@ def _read_and_validate(context: Context, options: Options, extension: ExtensionN
         raise Refused(f"{file} is not a valid {extension.value} job",
                       details=tuple(_describe(issue) for issue in errors))
     return job, text
+
+
+def _readable_job(extension: ExtensionName, path: Path) -> ExtensionJob | None:
+    """The stored job, or ``None`` when it no longer reads."""
+    try:
+        return read_job(extension.value, path.read_text(encoding="utf-8"), str(path))[0]
+    except (OSError, UnicodeDecodeError):
+        return None
 
 
 def _job_path(context: Context, extension: ExtensionName, name: str) -> Path:
@@ -265,6 +274,8 @@ def list_jobs(context: Context, options: Options) -> Outcome:
     for name, (extension, path) in sorted(_stored(context).items()):
         if wanted and extension.value != wanted:
             continue
+        if context.may_read is not None and not context.may_read(_readable_job(extension, path)):
+            continue  # as entity -list: only the jobs the user may read (a job that does not read: superusers)
         rows.append({"jobName": name, "extensionName": extension.value, "status": _status(context, name),
                      "dagId": extension_dag_id(name), "file": str(path)})
     text = "\n".join(f"{row['jobName']} ({row['extensionName']}) {row['status']}" for row in rows)

@@ -21,6 +21,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from falcon_airflow.entities import EntityType
 from falcon_airflow.operate import audit
@@ -46,8 +47,9 @@ class Denied(Refused):
     """A command the acting user may not run (exit 1; audited as DENIED)."""
 
 
-def falcon_config(airflow_config: Callable[[str, str], str] | None) -> ConfigLookup:
-    """``[falcon]`` settings by key; ``None`` when not set."""
+def airflow_settings(airflow_config: Callable[[str, str], str] | None) -> Callable[[str, str], str | None]:
+    """The deployment's Airflow settings by (section, key), ``None`` when not set: ``AIRFLOW__<SECTION>__<KEY>``,
+    else Airflow's configuration (under ``airflow falcon``), else ``$AIRFLOW_HOME/airflow.cfg`` read as a file."""
     parser: configparser.RawConfigParser | None = None
     if airflow_config is None:
         parser = configparser.RawConfigParser(strict=False, interpolation=None)
@@ -56,15 +58,56 @@ def falcon_config(airflow_config: Callable[[str, str], str] | None) -> ConfigLoo
         with contextlib.suppress(OSError, configparser.Error):
             parser.read(config_file, encoding="utf-8")
 
-    def lookup(key: str) -> str | None:
-        value = os.environ.get(f"AIRFLOW__FALCON__{key.upper()}")
+    def lookup(section: str, key: str) -> str | None:
+        value = os.environ.get(f"AIRFLOW__{section.upper()}__{key.upper()}")
         if value is None and airflow_config is not None:
-            value = airflow_config("falcon", key) or None
-        if value is None and parser is not None and parser.has_option("falcon", key):
-            value = parser.get("falcon", key)
+            value = airflow_config(section, key) or None
+        if value is None and parser is not None and parser.has_option(section, key):
+            value = parser.get(section, key)
         return value
 
     return lookup
+
+
+def falcon_config(airflow_config: Callable[[str, str], str] | None) -> ConfigLookup:
+    """``[falcon]`` settings by key; ``None`` when not set."""
+    settings = airflow_settings(airflow_config)
+    return lambda key: settings("falcon", key)
+
+
+DEFAULT_API_PORT = "8080"
+LOOPBACK = frozenset({"localhost", "127.0.0.1", "::1"})
+
+
+def deployment_api(airflow_config: Callable[[str, str], str] | None) -> str:
+    """The deployment's own Airflow API: ``[api] base_url`` of its configuration, else (not set) the api-server on
+    this host at ``[api] port``, as Airflow serves it."""
+    settings = airflow_settings(airflow_config)
+    configured = (settings("api", "base_url") or "").strip()
+    if configured:
+        return configured.rstrip("/")
+    return f"http://localhost:{(settings('api', 'port') or '').strip() or DEFAULT_API_PORT}"
+
+
+def _api_key(url: str) -> tuple[str, str, int | None, str] | None:
+    """What makes two URLs one API: scheme, host (the loopback under any of its names), port (the scheme's default
+    when none is written) and path, without a trailing slash; ``None`` for a URL that does not read."""
+    try:
+        parts = urlsplit(url.strip())
+        port = parts.port
+    except ValueError:
+        return None
+    scheme = parts.scheme.lower()
+    host = (parts.hostname or "").lower()
+    if not scheme or not host:
+        return None
+    host = "localhost" if host in LOOPBACK else host
+    return scheme, host, port or {"http": 80, "https": 443}.get(scheme), parts.path.rstrip("/")
+
+
+def same_api(url: str, deployment: str) -> bool:
+    key = _api_key(url)
+    return key is not None and key == _api_key(deployment)
 
 
 def acting_user(context: Context) -> str:
@@ -104,13 +147,54 @@ def _targets(context: Context, command: str, action: str, options: Options) -> t
             found.append(Target(named[0], named[1], None))  # a definition the schema refuses: no ACL to trust
     if command == "entity" and action in ("submit", "submitAndSchedule", "update", "validate") \
             and options.text("file"):
-        with contextlib.suppress(OSError):
-            given = options.text("file") or ""
-            parsed = parse_bytes(Path(given).expanduser().read_bytes(), given)
-            if parsed.entity is not None:
-                entity = parsed.entity
-                found.append(Target(entity.entity_type.value, entity.name, _acl_of(entity)))
+        # the bytes the action will use: Options reads the file once for both
+        data, given = options.file_bytes()
+        parsed = parse_bytes(data, given)
+        if parsed.entity is not None:
+            entity = parsed.entity
+            found.append(Target(entity.entity_type.value, entity.name, _acl_of(entity)))
+    if command == "extension":
+        found += _extension_targets(context, action, options)
     return tuple(found)
+
+
+EXTENSION_FILE_ACTIONS = frozenset({"submit", "submitAndSchedule", "update", "validate"})
+"""The extension actions that bring a job's properties with -file."""
+
+
+def _extension_targets(context: Context, action: str, options: Options) -> list[Target]:
+    """The extension jobs a command names, as entity commands name entities: the stored job (``-jobName``, or the
+    job an ``-update`` replaces) with its ACL, and a job given with ``-file`` with the ACL it brings. A stored job
+    that no longer reads has no ACL to trust: superusers only."""
+    from falcon_airflow.entities.extension import ENTITY_TYPE, read_job
+    from falcon_airflow.validation.extensions import extension_files
+
+    found: list[Target] = []
+    names: list[str] = []
+    if options.text("job_name"):
+        names.append((options.text("job_name") or "").strip())
+    if action in EXTENSION_FILE_ACTIONS and options.text("file") and options.text("extension_name"):
+        data, given = options.file_bytes()  # the bytes the action will use
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError:
+            text = None  # the action says what is wrong with it
+        job = read_job(options.text("extension_name") or "", text, given)[0] if text is not None else None
+        if job is not None:
+            found.append(Target(ENTITY_TYPE, job.name, job.acl))
+            if action == "update":
+                names.append(job.name)
+    stored = {path.stem: (extension, path) for extension, path in extension_files(context.store.root)}
+    for name in dict.fromkeys(names):
+        if name not in stored:
+            continue  # the command says it is not submitted
+        extension, path = stored[name]
+        try:
+            job = read_job(extension.value, path.read_text(encoding="utf-8"), str(path))[0]
+        except (OSError, UnicodeDecodeError):
+            job = None
+        found.append(Target(ENTITY_TYPE, name, job.acl if job is not None else None))
+    return found
 
 
 @dataclass
@@ -124,6 +208,8 @@ class Gate:
     user: str
     do_as: str | None
     config: ConfigLookup
+    api: str = ""
+    """The deployment's own Airflow API (:func:`deployment_api`): the only server that proves who acts."""
     audit_id: str = field(default_factory=lambda: uuid.uuid4().hex)
     """Pairs the command's attempt line with its result line."""
     _groups: dict[str, frozenset[str]] = field(default_factory=dict)
@@ -136,7 +222,7 @@ class Gate:
         with contextlib.suppress(OSError):  # a store this user may not write: record() says so
             audit.protect(context.store.meta)
         return cls(context, command, action, options, acting_user(context), context.do_as,
-                   falcon_config(airflow_config))
+                   falcon_config(airflow_config), deployment_api(airflow_config))
 
     def known_groups(self, user: str) -> frozenset[str] | None:
         """The user's groups, or ``None`` when nothing here knows them (no ``[falcon] groups.<user>`` and no
@@ -178,7 +264,7 @@ class Gate:
             raise Denied(refusal.message) from None
         if not is_superuser(policy, subject):
             self.context.may_read = lambda entity: entity_right(_acl_of(entity), subject, write=False)
-        if self.command == "entity" and self.action in SUBMITTING:
+        if self.command in ("entity", "extension") and self.action in SUBMITTING:
             self._check_owner_in_group(request.targets)
 
     def _check_owner_in_group(self, targets: tuple[Target, ...]) -> None:
@@ -196,8 +282,15 @@ class Gate:
                              f"{', '.join(sorted(known)) or 'none'})")
 
     def _verify_identity(self) -> None:
-        """Authorization trusts only a proven identity: the password or token is checked with Airflow first."""
+        """Authorization trusts only a proven identity: the password or token is checked with Airflow first - with
+        the deployment's own Airflow API. The command line chooses the URL it talks to (``-url``,
+        ``FALCON_AIRFLOW_URL``); a server it chose would accept any password and name any roles, so another URL is
+        refused before it is asked anything."""
         settings = self.context.settings
+        if not same_api(settings.url, self.api):
+            raise Denied(f"Permission denied: identity is proven only by this deployment's Airflow API ({self.api}, "
+                         f"its [api] base_url), not by {settings.url}: drop -url and FALCON_AIRFLOW_URL, or name "
+                         "that API")
         if not settings.token and not (settings.user and settings.password):
             raise Denied(f"Permission denied: authorization is enabled and {self.user} is not an Airflow login: set "
                          "FALCON_AIRFLOW_USER and FALCON_AIRFLOW_PASSWORD, or FALCON_AIRFLOW_TOKEN")

@@ -7,8 +7,11 @@ Exactly one action option per command. Values are checked with Falcon's rules an
 from __future__ import annotations
 
 import argparse
+import os
+import stat
 from collections.abc import Sequence
 from datetime import datetime
+from pathlib import Path
 from typing import Any
 
 from falcon_airflow.entities import EntityType
@@ -16,7 +19,46 @@ from falcon_airflow.errors import DateFormatError
 from falcon_airflow.operate.arguments import COMMANDS, SUPPORTED, Spec, all_specs
 from falcon_airflow.operate.lifecycles import Lifecycle
 from falcon_airflow.operate.outcomes import Refused, missing, usage_error
+from falcon_airflow.parsing.secure import MAX_ENTITY_FILE_BYTES
 from falcon_airflow.timekeeping import parse_falcon_date
+
+
+MAX_GIVEN_FILE_BYTES = MAX_ENTITY_FILE_BYTES
+"""The largest ``-file`` a command reads (an entity definition or an extension job's properties)."""
+
+
+def read_given_file(given: str, limit: int = MAX_GIVEN_FILE_BYTES) -> bytes:
+    """The bytes of the file a user names, read once through one descriptor and never more than ``limit`` of them:
+    a regular file larger than that is refused before any byte is read, anything else (a pipe) when it goes on
+    past the limit. :class:`Refused` with a clear message, never a traceback."""
+    path = Path(given).expanduser()
+    try:
+        descriptor = os.open(path, os.O_RDONLY)
+    except FileNotFoundError:
+        raise Refused(f"File not found: {given}") from None
+    except OSError as problem:
+        raise Refused(f"cannot read {given}: {problem.strerror or problem}") from None
+    try:
+        status = os.fstat(descriptor)
+        if stat.S_ISDIR(status.st_mode):
+            raise Refused(f"cannot read {given}: it is a folder, not a file")
+        if stat.S_ISREG(status.st_mode) and status.st_size > limit:
+            raise Refused(f"{given} is larger than {limit:,} bytes ({status.st_size:,} bytes): refused unread")
+        chunks: list[bytes] = []
+        size = 0
+        while size <= limit:
+            chunk = os.read(descriptor, min(1 << 20, limit + 1 - size))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+    except OSError as problem:
+        raise Refused(f"cannot read {given}: {problem.strerror or problem}") from None
+    finally:
+        os.close(descriptor)
+    if size > limit:  # a pipe, or a file that grew while it was read
+        raise Refused(f"{given} is larger than {limit:,} bytes: refused")
+    return b"".join(chunks)
 
 
 class Options:
@@ -26,6 +68,16 @@ class Options:
         self.command = command
         values = vars(namespace) if isinstance(namespace, argparse.Namespace) else dict(namespace)
         self.values = {spec.dest: values.get(spec.dest) for spec in all_specs(command)}
+        self._files: dict[str, bytes] = {}
+
+    def file_bytes(self, dest: str = "file", option: str = "file") -> tuple[bytes, str]:
+        """The content of the file the option names and the name as given. Read once, on first use: the
+        authorization check and the action judge and use the same bytes, whatever happens to the file between
+        them (a second read could find another definition)."""
+        given = self.required(dest, option)
+        if given not in self._files:
+            self._files[given] = read_given_file(given)
+        return self._files[given], given
 
     def text(self, dest: str) -> str | None:
         value = self.values.get(dest)

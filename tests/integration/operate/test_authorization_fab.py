@@ -83,7 +83,9 @@ def fab(tmp_path_factory: pytest.TempPathFactory, airflow_postgres: Server) -> I
 
 def falcon(server: AirflowServer, user: str, *argv: str) -> tuple[int, str, str]:
     env = {"FALCON_AIRFLOW_USER": user, "FALCON_AIRFLOW_PASSWORD": PASSWORDS[user]}
-    return server.run(*argv, env={key: server.env[key] for key in server.env if key.startswith("AIRFLOW__FALCON")}
+    # the deployment's configuration: its [falcon] policy and its [api] base_url, the API that proves who acts
+    return server.run(*argv, env={key: server.env[key] for key in server.env
+                                  if key.startswith(("AIRFLOW__FALCON", "AIRFLOW__API__"))}
                       | env)
 
 
@@ -102,7 +104,7 @@ def test_each_command_as_falcons_provider_decides(fab: AirflowServer) -> None:
     # claiming to be the owner needs the owner's password
     code, _, err = fab.run("entity", *feed, "-schedule", env={
         "FALCON_AIRFLOW_USER": "ops", "FALCON_AIRFLOW_PASSWORD": "Not-the-ops-password",
-        **{key: value for key, value in fab.env.items() if key.startswith("AIRFLOW__FALCON")}})
+        **{key: value for key, value in fab.env.items() if key.startswith(("AIRFLOW__FALCON", "AIRFLOW__API__"))}})
     assert code == 1 and "Airflow did not accept the credentials of ops" in err
     # the owner schedules and suspends; the superuser (Admin role, read from FAB) resumes
     code, out, err = falcon(fab, "ops", "entity", *feed, "-schedule")

@@ -335,3 +335,29 @@ def test_an_instance_end_names_the_spark_application_as_written(dags: dict[str, 
     ti = SimpleNamespace(try_number=1, start_date=INSTANCE, log_url="")
     end = instance_end(spec, {"dag_run": run, "ti": ti}, succeeded=False)
     assert end.workflow_name == payload
+
+
+def test_extension_folders_and_cluster_properties_reach_the_mirror_job_verbatim(tmp_path: Path,
+                                                                              payload: str) -> None:
+    from falcon_airflow.compiler.extension import compile_extension
+    from falcon_airflow.entities import Cluster
+    from falcon_airflow.entities.extension import read_job
+    from falcon_airflow.parsing import parse_bytes
+
+    folder = in_path(payload)  # a properties file reads '\' as an escape, and rule FA010's reading applies
+    job, issues = read_job("hdfs-mirroring", "\n".join([
+        "jobName=mirror", "jobClusterName=west", "jobValidityStart=2026-01-01T00:00Z",
+        "jobValidityEnd=2027-01-01T00:00Z", "jobFrequency=hours(1)", "sourceCluster=east",
+        f"sourceDir=/data/{folder}/in", "targetCluster=west", f"targetDir=/mirror/{folder}"]), "mirror.properties")
+    assert job is not None, issues
+    clusters = {}
+    for name, note in (("east", payload), ("west", None)):
+        parsed = parse_bytes(cluster_xml(name, tmp_path / name, note).encode(), f"{name}.xml").entity
+        assert isinstance(parsed, Cluster)
+        clusters[name] = parsed
+    dag = build_dag(compile_extension(clusters, job))
+    task = dag.get_task("mirror")
+    task.render_template_fields(context(dag, task))
+    assert after(task.application_args, "--source-dir") == [f"file://{tmp_path}/east/data/{folder}/in"]
+    assert after(task.application_args, "--target-dir") == [f"file://{tmp_path}/west/mirror/{folder}"]
+    assert task.conf["spark.test.note"] == payload
