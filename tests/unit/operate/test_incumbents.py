@@ -44,5 +44,6 @@ def test_without_a_record_both_are_invalid(pipeline: Kit) -> None:
     """Nothing is known to run yet: neither came first, as ``falcon-airflow validate`` says."""
     pipeline.write("feeds/intruder.xml", INTRUDER)
     code, out, _ = pipeline.run("entity", "-list", "-type", "feed", "-fields", "status")
+    assert code == 0
     assert {line for line in out.splitlines() if "INVALID" in line} == {"(feed) intruder(INVALID: FA009)",
                                                                           "(feed) logs(INVALID: FA009)"}
