@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import json
 import os
 import shutil
 import sys
@@ -28,6 +29,7 @@ from typing import Any
 from tests.integration.databases import servers
 
 from falcon_airflow.compiler.common import job_file
+from falcon_airflow.core.databases.credentials import ROOTS_ENV
 from falcon_airflow.core.databases.jars import driver_jar
 from falcon_airflow.provider.hooks.spark import SPARK_CONF_DEFAULTS
 
@@ -90,6 +92,7 @@ def main() -> int:
         password = Path(scratch) / "password"
         password.write_text(server.password)
         password.chmod(0o600)
+        os.environ[ROOTS_ENV] = json.dumps([scratch])  # as the task tells the job: the file's folder is allowed
         spark, startup = start_spark()
         job = load_job()
         root = Path(scratch) / "storage"

@@ -30,6 +30,7 @@ from falcon_airflow.compiler.messaging import messaging_of
 from falcon_airflow.compiler.specs import DatabaseSpec, LineageSpec, Schedule, SparkJob, TransferDagSpec
 from falcon_airflow.compiler.templating import jinja, literal, template_values
 from falcon_airflow.core.databases.drivers import DRIVERS, driver_problem, runtime_class
+from falcon_airflow.core.secrets import redact_url, url_secrets
 from falcon_airflow.entities import (
     Cluster,
     Credential,
@@ -70,6 +71,10 @@ def storage_format(feed: Feed) -> str:
     return FORMATS.get(feed.data_schema.provider.strip().lower(), "parquet")
 
 
+def _owner(datasource: Datasource) -> str | None:
+    return ((datasource.acl.owner if datasource.acl else None) or "").strip() or None
+
+
 def _database(datasource: Datasource, kind: DatasourceInterfaceType, table: str, where: str) -> DatabaseSpec:
     interface = datasource.interface(kind)
     if interface is None:
@@ -78,6 +83,11 @@ def _database(datasource: Datasource, kind: DatasourceInterfaceType, table: str,
     problem = driver_problem(driver.clazz, datasource.type.value, interface.endpoint)
     if problem is not None:
         raise FalconAirflowError(f"{where} cannot use datasource '{datasource.name}': {problem}")
+    secrets = url_secrets(interface.endpoint)
+    if secrets:  # on the job's command line and in the DAG it would be anybody's to read (rule FA042)
+        raise FalconAirflowError(f"{where} cannot use datasource '{datasource.name}': its {kind.value} endpoint "
+                                 f"'{redact_url(interface.endpoint.strip())}' carries {', '.join(secrets)}; give "
+                                 "the password in a <credential> (rule FA042)")
     known = DRIVERS[driver.clazz.strip()]
     credential: Credential | None = interface.credential or datasource.default_credential
     values: dict[str, str | None] = {}
@@ -91,7 +101,8 @@ def _database(datasource: Datasource, kind: DatasourceInterfaceType, table: str,
                         url=interface.endpoint.strip(), driver=runtime_class(driver.clazz),
                         dialect=known.dialect.value,
                         driver_artifact=known.artifact.coordinate if known.artifact else None,
-                        table=table.strip(), **values)
+                        table=table.strip(), owner=_owner(datasource),
+                        **values)
 
 
 def _credential_arguments(database: DatabaseSpec) -> list[str]:
@@ -203,7 +214,7 @@ def compile_import(workspace_clusters: Mapping[str, Cluster], datasources: Mappi
     binding = side.binding()
     doc = [doc_header(feed, f"import on cluster `{placement.name}`"),
            f"Every {feed.frequency}: table `{database.table}` of datasource `{datasource.name}` "
-           f"(`{database.url}`) becomes the feed instance at `{binding.location}`"
+           f"(`{redact_url(database.url)}`) becomes the feed instance at `{binding.location}`"
            + (f", rows where `{filter_text}`" if filter_text else "") + ".",
            "Rows land in a staging folder and are published by rename, then the availability flag is written; "
            "a rerun replaces the instance."]
@@ -238,7 +249,7 @@ def compile_export(workspace_clusters: Mapping[str, Cluster], datasources: Mappi
     verb = {"insert": "inserted into", "updateonly": "updated in", "allowinsert": "upserted into"}[load]
     doc = [doc_header(feed, f"export on cluster `{placement.name}`"),
            f"Every {feed.frequency}, once the instance at `{binding.location}` is available: its rows are {verb} "
-           f"table `{database.table}` of datasource `{datasource.name}` (`{database.url}`)"
+           f"table `{database.table}` of datasource `{datasource.name}` (`{redact_url(database.url)}`)"
            + (f" matched on {', '.join(keys)}" if keys else "") + ".",
            "Rows go to a staging table first; one transaction moves them and records the instance, so a failed "
            "or repeated run never leaves half a batch or duplicates."]

@@ -32,6 +32,8 @@ import re
 from dataclasses import dataclass
 from urllib.parse import unquote, urlsplit
 
+from falcon_airflow.core.secrets import redact_url
+
 FALCON_SCHEME = "falcon"
 FEED_SYMLINK_TYPE = "FEED"
 TABLE_SYMLINK_TYPE = "TABLE"
@@ -118,13 +120,46 @@ def metastore_namespace(endpoint: str | None, cluster: str) -> str:
 
 
 def jdbc_dataset(url: str, table: str) -> DatasetId:
-    """``jdbc:postgresql://host:5432/db`` + ``schema.table`` to (``postgres://host:5432``, ``db.schema.table``)."""
-    text = url.removeprefix("jdbc:")
-    parts = urlsplit(text)
-    scheme = {"postgresql": "postgres", "sqlserver": "sqlserver"}.get(parts.scheme.lower(), parts.scheme.lower())
-    database = parts.path.strip("/").split(";")[0]
+    """``jdbc:postgresql://host:5432/db`` + ``schema.table`` to (``postgres://host:5432``, ``db.schema.table``).
+
+    Only the host, port and database name reach the identity, never a URL's credentials: user-info
+    (``//user:password@``), options in any vendor's style (``?password=``, ``;password=``, DB2's ``:user=..;``,
+    MySQL's ``address=(host=..)(password=..)``) and Oracle's ``user/password@`` are left out."""
+    text = url.strip().removeprefix("jdbc:")
+    vendor, _, rest = text.partition(":")
+    vendor = vendor.lower()
+    scheme = {"postgresql": "postgres", "sqlserver": "sqlserver"}.get(vendor, vendor)
+    database = ""
+    if vendor == "oracle":  # oracle:thin:[user/password]@host:port:sid, @//host:port/service
+        target = rest.rpartition("@")[2] if "@" in rest else rest.partition(":")[2]
+        target = target.removeprefix("//")
+        if "/" in target:
+            authority, _, database = target.partition("/")
+        else:
+            host, _, tail = target.partition(":")
+            port, _, database = tail.partition(":")
+            authority = f"{host}:{port}" if port else host
+    elif rest.startswith("//"):
+        body = rest[2:]
+        cut = min((body.find(mark) for mark in "/?;#" if mark in body), default=len(body))
+        authority, remainder = body[:cut], body[cut:]
+        authority = authority.rpartition("@")[2]
+        if "(" in authority:  # MySQL's address=(host=h)(port=p)(...) form
+            found = dict(re.findall(r"\((\w+)=([^)]*)\)", authority))
+            authority = found.get("host", "") + (f":{found['port']}" if found.get("port") else "")
+        if remainder.startswith("/"):
+            database = re.split(r"[;?#:]", remainder[1:], maxsplit=1)[0]
+        elif vendor == "sqlserver":
+            options = dict(re.findall(r";\s*(\w+)\s*=\s*([^;]*)", remainder))
+            database = options.get("databaseName") or options.get("database") or ""
+    else:
+        parts = urlsplit(text)
+        authority = parts.netloc.rpartition("@")[2]
+        database = re.split(r"[;?#]", parts.path, maxsplit=1)[0].strip("/")
+    if "=" in database:  # options where a database name would be (Teradata's /USER=..,PASSWORD=..)
+        database = ""
     name = f"{database}.{table}" if database and table.count(".") < 2 else table
-    return DatasetId(f"{scheme}://{parts.netloc}", name)
+    return DatasetId(redact_url(f"{scheme}://{authority}"), redact_url(name))
 
 
 def table_dataset(database: str, table: str, namespace: str) -> DatasetId:

@@ -4,15 +4,24 @@ Credentials (Falcon's three kinds), in this order:
 
 * ``$FALCON_JDBC_CREDENTIALS``: a local file readable by its owner only, JSON ``{"user", "password"}``, written
   by the Airflow task for a ``password-text`` credential or an Airflow connection and removed after the run;
-* ``--password-file PATH``: Falcon's ``password-file`` (any Hadoop file system path); its content is the password,
+* ``--password-file PATH``: Falcon's ``password-file`` (a Hadoop file system path); its content is the password,
   one trailing line break dropped;
 * ``--password-alias ALIAS --credential-provider PATH``: Falcon's ``password-alias``, read through Hadoop's
-  credential provider API (``Configuration.getPassword`` with ``hadoop.security.credential.provider.path``).
+  credential provider API (``Configuration.getPassword`` with ``hadoop.security.credential.provider.path``), never
+  from a Hadoop setting of that name (the clear-text fallback is off: an alias ``fs.s3a.secret.key`` would
+  otherwise hand over the cluster's key).
+
+A password file and a provider's keystore are read only under the folders the Airflow task passes in
+``$FALCON_JDBC_CREDENTIAL_ROOTS`` (the deployment's ``[falcon] datasource_credential_roots``, rule FA041/FA040):
+the path is qualified against the default file system and every symbolic link in it resolved (``realpath`` for a
+local file, ``FileSystem.resolvePath`` otherwise), the roots likewise, and only a path below a root is read (the
+resolved one). With no roots given nothing is read.
 
 A password is never printed, never put in a report or an exception message, never on a command line: it goes from
-the file or provider into ``java.util.Properties`` of the JDBC connection and Spark's JDBC options only.
+the file or provider into ``java.util.Properties`` of the JDBC connection and Spark's JDBC options only. A URL or a
+driver message quoted in an error has its credentials masked.
 
-Standard library and pyspark only (a job file, shipped with ``--py-files``).
+Standard library, pyspark and the shipped core package only (a job file, shipped with ``--py-files``).
 """
 
 from __future__ import annotations
@@ -29,10 +38,24 @@ try:
 except ImportError:  # run by spark-submit: common.py is shipped beside this file with --py-files
     import common  # type: ignore[import-not-found, no-redef]
 
+from falcon_airflow.core.databases.credentials import (
+    ALIAS_RULE,
+    FILE_RULE,
+    ROOTS_ENV,
+    ROOTS_KEY,
+    CredentialPathError,
+    parse_location,
+    provider_locations,
+    resolved_under,
+)
+from falcon_airflow.core.secrets import redact_text, redact_url
+
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
 CREDENTIALS_ENV = "FALCON_JDBC_CREDENTIALS"
+MAX_PASSWORD_FILE_BYTES = 64 * 1024
+"""A password file is a line of text: anything larger is not one (and is not read into memory)."""
 _IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_$]*(\.[A-Za-z_][A-Za-z0-9_$]*){0,2}$")
 _COLUMN = re.compile(r"^[A-Za-z_][A-Za-z0-9_$]*$")
 
@@ -84,34 +107,133 @@ def credentials(spark: SparkSession, args: Any) -> tuple[str | None, str | None]
     return user, None
 
 
-def _read_password_file(spark: SparkSession, path: str) -> str:
-    session: Any = spark
+def _given_roots(what: str, rule: str) -> list[str]:
+    """The credential roots the Airflow task passed; refusing when there are none."""
+    text = os.environ.get(ROOTS_ENV)
+    try:
+        roots = json.loads(text) if text else []
+    except ValueError:
+        roots = []
+    roots = [str(item) for item in roots if isinstance(item, str) and item.strip()] if isinstance(roots, list) else []
+    if not roots:
+        raise common.JobError(f"{what} is refused (rule {rule}): no credential roots were given in ${ROOTS_ENV} "
+                              f"([falcon] {ROOTS_KEY} of the deployment), so no file may be read")
+    return roots
+
+
+def _resolve(session: Any, text: str, *, must_exist: bool) -> str:
+    """``text`` fully qualified against the job's Hadoop configuration with every symbolic link resolved:
+    ``file:///real/path`` or ``scheme://authority/path``."""
     jvm = session._jvm
     conf = session.sparkContext._jsc.hadoopConfiguration()
-    hadoop_path = jvm.org.apache.hadoop.fs.Path(path)
+    path = jvm.org.apache.hadoop.fs.Path(text)
+    fs = path.getFileSystem(conf)
+    qualified = fs.makeQualified(path)
+    uri = qualified.toUri()
+    scheme = str(uri.getScheme() or "").lower()
+    if scheme == "file":
+        return "file://" + os.path.realpath(str(uri.getPath()))
     try:
-        stream = hadoop_path.getFileSystem(conf).open(hadoop_path)
+        resolved = fs.resolvePath(qualified).toUri()
+    except Exception:
+        if must_exist:
+            raise
+        resolved = uri  # a root that does not exist: nothing below it resolves there either
+    return f"{scheme}://{str(resolved.getAuthority() or '').lower()}{resolved.getPath()}"
+
+
+def _checked_location(session: Any, text: str, what: str, rule: str) -> str:
+    """The resolved location of a password file or keystore, when it lies under a given root; else refused."""
+    roots = _given_roots(what, rule)
+    try:
+        parse_location(text)
+    except CredentialPathError as problem:
+        raise common.JobError(f"{what} is refused (rule {rule}): {problem}") from None
+    try:
+        resolved = _resolve(session, text, must_exist=True)
+    except Exception:
+        raise common.JobError(f"cannot read the {what}") from None
+    allowed = []
+    for root in roots:
+        try:
+            allowed.append(_resolve(session, root, must_exist=False))
+        except Exception:
+            continue
+    if not resolved_under(resolved, allowed):
+        raise common.JobError(f"{what} is refused (rule {rule}): {resolved} (links resolved) is not under the "
+                              f"credential roots {', '.join(roots)} ([falcon] {ROOTS_KEY})")
+    return resolved
+
+
+def _read_password_file(spark: SparkSession, path: str) -> str:
+    session: Any = spark
+    what = f"password file {redact_url(path)}"
+    resolved = _checked_location(session, path, what, FILE_RULE)
+    if resolved.startswith("file://"):
+        data = _read_local(resolved[len("file://"):], what)
+    else:
+        data = _read_hadoop(session, resolved, what)
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise common.JobError(f"the {what} is not UTF-8 text") from None
+    return text[:-1] if text.endswith("\n") else text
+
+
+def _read_local(real: str, what: str) -> bytes:
+    """A local file read at its resolved path, the last component not followed if it became a link since."""
+    try:
+        descriptor = os.open(real, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+        with os.fdopen(descriptor, "rb") as handle:
+            data = handle.read(MAX_PASSWORD_FILE_BYTES + 1)
+    except OSError:
+        raise common.JobError(f"cannot read the {what}") from None
+    if len(data) > MAX_PASSWORD_FILE_BYTES:
+        raise common.JobError(f"the {what} is larger than {MAX_PASSWORD_FILE_BYTES} bytes: not a password file")
+    return data
+
+
+def _read_hadoop(session: Any, resolved: str, what: str) -> bytes:
+    jvm = session._jvm
+    conf = session.sparkContext._jsc.hadoopConfiguration()
+    hadoop_path = jvm.org.apache.hadoop.fs.Path(resolved)
+    try:
+        fs = hadoop_path.getFileSystem(conf)
+        if int(fs.getFileStatus(hadoop_path).getLen()) > MAX_PASSWORD_FILE_BYTES:
+            raise common.JobError(f"the {what} is larger than {MAX_PASSWORD_FILE_BYTES} bytes: not a password file")
+        stream = fs.open(hadoop_path)
         try:
             data = jvm.org.apache.commons.io.IOUtils.toByteArray(stream)
         finally:
             stream.close()
+    except common.JobError:
+        raise
     except Exception:
-        raise common.JobError(f"cannot read the password file {path}") from None
-    text = bytes(data).decode("utf-8")
-    return text[:-1] if text.endswith("\n") else text
+        raise common.JobError(f"cannot read the {what}") from None
+    return bytes(data)
 
 
 def _read_alias(spark: SparkSession, alias: str, provider: str) -> str:
     session: Any = spark
     jvm = session._jvm
+    try:
+        keystores = provider_locations(provider)
+    except CredentialPathError as problem:
+        raise common.JobError(f"credential provider {redact_url(provider)} is refused (rule {ALIAS_RULE}): "
+                              f"{problem}") from None
+    for keystore in keystores:
+        _checked_location(session, keystore.text, f"credential provider keystore {keystore.text}", ALIAS_RULE)
     conf = jvm.org.apache.hadoop.conf.Configuration(session.sparkContext._jsc.hadoopConfiguration())
     conf.set("hadoop.security.credential.provider.path", provider)
+    # Without this, an alias no keystore holds is looked up as a Hadoop setting of that name (fs.s3a.secret.key).
+    conf.setBoolean("hadoop.security.credential.clear-text-fallback", False)
     try:
         chars = conf.getPassword(alias)
     except Exception:
-        raise common.JobError(f"cannot read alias '{alias}' from credential provider {provider}") from None
+        raise common.JobError(f"cannot read alias '{alias}' from credential provider {redact_url(provider)}") \
+            from None
     if chars is None:
-        raise common.JobError(f"credential provider {provider} has no alias '{alias}'")
+        raise common.JobError(f"credential provider {redact_url(provider)} has no alias '{alias}'")
     return "".join(str(c) for c in chars)
 
 
@@ -150,7 +272,8 @@ def connection(spark: SparkSession, args: Any, user: str | None, password: str |
         jvm.java.lang.Class.forName(args.driver)
         handle = jvm.java.sql.DriverManager.getConnection(jdbc_url(args), properties)
     except Exception as problem:
-        raise common.JobError(f"cannot connect to {args.url.split('?')[0]}: {java_message(problem)}") from None
+        raise common.JobError(f"cannot connect to {redact_url(args.url.split('?')[0])}: {java_message(problem)}") \
+            from None
     try:
         yield handle
     finally:
@@ -160,7 +283,7 @@ def connection(spark: SparkSession, args: Any, user: str | None, password: str |
 def java_message(problem: BaseException) -> str:
     java = getattr(problem, "java_exception", None)
     text = str(java.getMessage()) if java is not None else str(problem)
-    return text.splitlines()[0] if text else type(problem).__name__
+    return redact_text(text.splitlines()[0]) if text else type(problem).__name__
 
 
 def execute(handle: Any, statement: str) -> int:

@@ -49,7 +49,8 @@ folder of expired instances), so a rerun after a crash completes the job.
 Output: stdout ``instances=<yyyyMMddHHmm,…>`` (feed time zone) or ``instances=NULL`` as Falcon printed, then a
 one-line JSON summary. Report: ``{"job", "feed", "cluster", "now", "cutoff", "limit", "timezone", "action",
 "dry_run", "evicted": [{"instance", "type", "path"[, "archived_to"][, "partition"]}], "kept", "skipped":
-[{"path", "reason"}], "failed": [{"path", "reason"}], "removed_folders", "instances", "seconds"}``.
+[{"path", "reason"[, "partition"]}], "failed": [{"path", "reason"[, "partition"]}], "removed_folders", "instances",
+"seconds"}``.
 Exit 0 done, 1 failures (reported), 2 bad arguments.
 """
 
@@ -479,12 +480,12 @@ def evict_table(spark: SparkSession, fs: common.HadoopFs, options: Options, outc
                                   "type": "table", "path": location, "partition": name}
         if not options.dry_run:
             try:
-                keep_data = problem is not None or not location or not fs.exists(location)
-                if options.action == "archive" and not keep_data:
-                    record["archived_to"] = _archive_partition(fs, options, location)  # type: ignore[arg-type]
+                data = location if problem is None and location and fs.exists(location) else None
+                if options.action == "archive" and data is not None:
+                    record["archived_to"] = _archive_partition(fs, options, data)
                 spark.sql(f"ALTER TABLE {common.qualified(table)} DROP IF EXISTS {common.spec_sql(table, partition)}")
-                if external and options.action == "delete" and not keep_data:
-                    fs.delete(location, True)  # Falcon deleted the data of external tables too
+                if external and options.action == "delete" and data is not None:
+                    fs.delete(data, True)  # Falcon deleted the data of external tables too
             except Exception as error:
                 outcome.failed.append({"path": location or name, "partition": name, "reason": _reason(error)})
                 continue

@@ -24,6 +24,7 @@ from falcon_airflow.compiler.specs import DatabaseSpec, TransferDagSpec
 from falcon_airflow.core.databases.urls import JdbcUrlError, parse_jdbc_url
 from falcon_airflow.core.lineage import PRODUCER
 from falcon_airflow.core.naming import DatasetId
+from falcon_airflow.core.secrets import redact_url
 from falcon_airflow.lineage import facets as F
 from falcon_airflow.lineage.datasets import (
     TaskLineage,
@@ -40,7 +41,13 @@ _SCHEMES = {"postgresql": "postgres", "mysql": "mysql", "mariadb": "mysql", "hsq
 
 
 def table_dataset_of(database: DatabaseSpec) -> DatasetId:
-    """The OpenLineage identity of the datasource table (see the module docstring)."""
+    """The OpenLineage identity of the datasource table (see the module docstring): host, port and database of
+    the URL, never its user-info or options (masked as well, should a credential ever sit where a name is read)."""
+    found = _table_dataset(database)
+    return DatasetId(redact_url(found.namespace), redact_url(found.name))
+
+
+def _table_dataset(database: DatabaseSpec) -> DatasetId:
     table = database.table.strip()
     try:
         url = parse_jdbc_url(database.url)

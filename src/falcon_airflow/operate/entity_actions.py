@@ -50,6 +50,7 @@ from falcon_airflow.operate.sla_alert import sla_alert
 from falcon_airflow.operate.states import EntityStatus, entity_status, marker_line, with_marker
 from falcon_airflow.parsing import ParsedFile, parse_bytes
 from falcon_airflow.timekeeping import format_falcon_date
+from falcon_airflow.parsing.redaction import redact_definition
 from falcon_airflow.validation import validate_workspace
 from falcon_airflow.workspace import Workspace
 
@@ -660,7 +661,9 @@ def definition(context: Context, options: Options) -> Outcome:
     rules.check_colo_not_given(options)
     name = options.required("name", "name")
     stored = _require_stored(context, entity_type, name)
-    text = stored.read_bytes().decode("utf-8")
+    # Whoever may read the entity reads it without its secrets (a password text, a secret property); the stored
+    # file keeps them for the runs that need them.
+    text = redact_definition(stored.read_bytes())
     return succeeded(f"definition of ({entity_type.value}) {name}", text=text.rstrip("\n"), definition=text,
                      file=str(stored.path))
 

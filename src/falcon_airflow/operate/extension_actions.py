@@ -31,6 +31,7 @@ from falcon_airflow.operate.options import Options
 from falcon_airflow.operate.outcomes import Outcome, Refused, succeeded
 from falcon_airflow.operate.runs import collect, page
 from falcon_airflow.timekeeping import parse_falcon_date
+from falcon_airflow.parsing.redaction import redact_properties_file
 from falcon_airflow.validation.extensions import EXTENSIONS_FOLDER, extension_files, validate_job
 
 
@@ -181,7 +182,7 @@ def definition(context: Context, options: Options) -> Outcome:
     given = options.text("job_name")
     if given:  # a job: its properties as stored
         name, _, path = _require_job(context, options)
-        return succeeded(name, text=path.read_text(encoding="utf-8").rstrip("\n"))
+        return succeeded(name, text=redact_properties_file(path.read_text(encoding="utf-8")).rstrip("\n"))
     extension = _extension(options)
     description, properties = DEFINITIONS[extension]
     document = {"shortDescription": description,

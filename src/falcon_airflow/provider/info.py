@@ -70,6 +70,19 @@ def get_provider_info() -> dict[str, Any]:
                     "retention_keep_instances_beyond_validity": _option(
                         "Retention stops at the feed's validity end, keeping the instances of its last retention "
                         "limit (Falcon's falcon.retention.keep.instances.beyond.validity).", "True", "boolean"),
+                    "datasource_connections": _option(
+                        "The Airflow connections a datasource's password-alias may resolve: comma-separated "
+                        "fnmatch patterns of connection ids, {owner} standing for the datasource's ACL owner "
+                        "(falcon_datasource_{owner}_* ties a connection to one owner). Any other alias is read "
+                        "from the Hadoop credential provider only. Empty: no connection. A connection that names a "
+                        "host gives its password to that host only (rule FA040).", "falcon_datasource_*",
+                        example="falcon_datasource_{owner}_*"),
+                    "datasource_credential_roots": _option(
+                        "The folders under which a datasource's password-file and the keystore of a "
+                        "password-alias's providerPath may lie: comma-separated paths or URIs, {owner} standing "
+                        "for the datasource's ACL owner. Paths are decoded and normalised, '..' is refused and the "
+                        "job resolves symbolic links before judging (rules FA040, FA041). Empty: none.", "",
+                        example="/etc/falcon/datasource-secrets,hdfs:///secure/falcon/{owner}"),
                     "preload_task_modules": _option(
                         "Long-lived Airflow processes (the scheduler, whose executor forks the task processes) "
                         "import the loader, DAG builder and operators once when they load the plugin, so that no "

@@ -1,9 +1,12 @@
-"""Datasource rules (Falcon's D-rules that can be judged from the files)."""
+"""Datasource rules (Falcon's D-rules that can be judged from the files) and the deployment's limits on which
+secrets a datasource may name (FA040-FA042, see :mod:`falcon_airflow.core.databases.credentials`)."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 
+from falcon_airflow.core.databases.credentials import ALIAS_RULE, ENDPOINT_RULE, FILE_RULE, configured_policy
+from falcon_airflow.core.secrets import redact_url, url_secrets
 from falcon_airflow.entities import Credential, CredentialType, Datasource, EntityType
 from falcon_airflow.validation.helpers import property_findings
 from falcon_airflow.validation.registry import Finding, RuleContext, error, rule
@@ -40,3 +43,57 @@ def datasource_properties(context: RuleContext, datasource: Datasource) -> Itera
     for interface in datasource.interfaces:
         yield from property_findings(interface.properties,
                                      f"the {interface.type.value} interface of datasource '{datasource.name}'")
+
+
+def _credentials(datasource: Datasource) -> list[tuple[str, Credential]]:
+    found = [("default credential", datasource.default_credential)]
+    found += [(f"credential of the {item.type.value} interface", item.credential) for item in datasource.interfaces]
+    return [(where, credential) for where, credential in found if credential is not None]
+
+
+def _owner(datasource: Datasource) -> str | None:
+    return ((datasource.acl.owner if datasource.acl else None) or "").strip() or None
+
+
+@rule(ALIAS_RULE, EntityType.DATASOURCE, "a password-alias resolves only what the deployment allows "
+      "([falcon] datasource_connections, datasource_credential_roots)")
+def allowed_alias(context: RuleContext, datasource: Datasource) -> Iterator[Finding]:
+    policy = configured_policy()
+    owner = _owner(datasource)
+    for where, credential in _credentials(datasource):
+        alias = credential.password_alias
+        if credential.type is not CredentialType.PASSWORD_ALIAS or alias is None:
+            continue
+        if policy.connection_allowed(alias.alias, owner):
+            continue  # an Airflow connection it may use: whether it exists is known when the job runs
+        problem = policy.provider_problem(alias.provider_path, owner)
+        if problem is not None:
+            yield error(f"password-alias '{alias.alias.strip()}' of the {where} of datasource '{datasource.name}' "
+                        f"can resolve nothing this deployment allows: it is not an Airflow connection "
+                        f"{policy.describe_connections()} allows (for owner '{owner or 'none'}'), and {problem}",
+                        alias.line or credential.line)
+
+
+@rule(FILE_RULE, EntityType.DATASOURCE, "a password-file lies under a folder the deployment allows "
+      "([falcon] datasource_credential_roots)")
+def allowed_password_file(context: RuleContext, datasource: Datasource) -> Iterator[Finding]:
+    policy = configured_policy()
+    owner = _owner(datasource)
+    for where, credential in _credentials(datasource):
+        if credential.type is not CredentialType.PASSWORD_FILE or credential.password_file is None:
+            continue
+        problem = policy.file_problem(credential.password_file, owner)
+        if problem is not None:
+            yield error(f"the {where} of datasource '{datasource.name}' may not be read: {problem}", credential.line)
+
+
+@rule(ENDPOINT_RULE, EntityType.DATASOURCE, "an endpoint carries no password (it would be on the job's command "
+      "line); the password goes in a <credential>")
+def endpoint_without_password(context: RuleContext, datasource: Datasource) -> Iterator[Finding]:
+    for interface in datasource.interfaces:
+        secrets = url_secrets(interface.endpoint)
+        if secrets:
+            yield error(f"the {interface.type.value} endpoint of datasource '{datasource.name}' "
+                        f"('{redact_url(interface.endpoint.strip())}') carries {', '.join(secrets)}: the URL reaches "
+                        "the job's command line, the DAG and lineage, so give the password in a <credential>",
+                        interface.line)

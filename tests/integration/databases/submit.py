@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -9,6 +10,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from falcon_airflow.compiler.common import job_file
+from falcon_airflow.core.databases.credentials import ROOTS_ENV
 from falcon_airflow.core.databases.jars import driver_jar
 from falcon_airflow.provider.hooks.spark import SPARK_CONF_DEFAULTS
 
@@ -29,10 +31,13 @@ def command(job: str, driver: str, arguments: Sequence[str]) -> list[str]:
     return argv
 
 
-def environment(credentials: Path | None = None) -> dict[str, str]:
+def environment(credentials: Path | None = None, credential_roots: Sequence[Path] = ()) -> dict[str, str]:
+    """What the task gives the job: the private credentials file, and the folders a password file may lie in."""
     env = {**os.environ, "PYSPARK_PYTHON": sys.executable}
     if credentials is not None:
         env["FALCON_JDBC_CREDENTIALS"] = str(credentials)
+    if credential_roots:
+        env[ROOTS_ENV] = json.dumps([str(root) for root in credential_roots])
     return env
 
 
@@ -45,6 +50,6 @@ def start(job: str, driver: str, arguments: Sequence[str], *, log: Path,
 
 
 def submit(job: str, driver: str, arguments: Sequence[str], *, credentials: Path | None = None,
-           timeout: int = 900) -> subprocess.CompletedProcess[str]:
+           credential_roots: Sequence[Path] = (), timeout: int = 900) -> subprocess.CompletedProcess[str]:
     return subprocess.run(command(job, driver, arguments), capture_output=True, text=True, timeout=timeout,
-                          env=environment(credentials), check=False)
+                          env=environment(credentials, credential_roots), check=False)

@@ -97,7 +97,8 @@ def like(server: servers.Server, table: str) -> None:
 def import_instance(server: servers.Server, root: Path, secrets: Path) -> dict[str, Any]:
     arguments = [*common_arguments(server, root, "orders"), "--split-by", "id", "--num-mappers", "4"]
     if server.kind == "postgres":
-        return run("db_import.py", server, [*arguments, "--password-file", str(password_file(secrets, server))])
+        return run("db_import.py", server, [*arguments, "--password-file", str(password_file(secrets, server))],
+                   credential_roots=[secrets])
     return run("db_import.py", server, arguments, credentials=credentials_file(secrets, server))
 
 
@@ -147,7 +148,7 @@ def test_postgres_direct_import_streams_copy_into_csv_part_files(postgres: serve
     root = tmp_path / "storage"
     arguments = [*common_arguments(postgres, root, "orders"), "--split-by", "id", "--num-mappers", "4", "--direct",
                  "--format", "csv", "--password-file", str(password_file(tmp_path, postgres))]
-    summary = run("db_import.py", postgres, arguments)
+    summary = run("db_import.py", postgres, arguments, credential_roots=[tmp_path])
     assert summary["rows"] == ROWS and summary["partitions"] == 4
     folder = instance_folder(root)
     assert (folder / "_SUCCESS").exists() and not list(root.glob("orders/.*"))  # published, no staging left

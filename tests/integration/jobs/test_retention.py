@@ -538,3 +538,24 @@ def test_a_managed_tables_partition_placed_elsewhere_is_left_alone(spark: Any, t
     assert any(item.get("partition") == "ds=20260101" and "not inside the table's folder" in item["reason"]
                for item in report["skipped"])
     spark.sql("DROP TABLE retention_db.managed")
+
+
+def test_archiving_moves_only_partition_files_inside_the_table_folder(spark: Any, tmp_path: Path, kit: Any) -> None:
+    location = tmp_path / "warehouse" / "archived"
+    elsewhere = tmp_path / "elsewhere" / "2026-01-02"
+    archive = tmp_path / "archive"
+    external_table(spark, "archived", location)
+    add_partition(spark, kit, "archived", {"ds": "20260101"}, location / "ds=20260101")
+    add_partition(spark, kit, "archived", {"ds": "20260102"}, elsewhere)
+
+    code, report = run(spark, "--table", "catalog:retention_db:archived#ds=${YEAR}${MONTH}${DAY}",
+                       "--frequency", "days(1)", "--limit", "days(1)", "--now", "2026-02-01T00:00Z",
+                       "--action", "archive", "--archive-root", f"file://{archive}", report=tmp_path / "report.json")
+
+    assert code == 0, report
+    assert (Path(str(archive) + str(location)) / "ds=20260101" / "part-00000.parquet").exists()
+    assert not (location / "ds=20260101").exists()
+    assert (elsewhere / "part-00000.parquet").exists()  # not the table's to move
+    assert partitions_of(spark, "archived") == []
+    assert [item.get("archived_to") is not None for item in report["evicted"]] == [True, False]
+    assert any("its data not archived" in item["reason"] for item in report["skipped"])

@@ -34,4 +34,5 @@ def test_config_section_falcon() -> None:
     options = get_provider_info()["config"]["falcon"]["options"]
     assert set(options) == {"entities_dir", "strict", "catchup", "dag_access_control", "dag_shards", "store_dir",
                             "invalid_entities_as_import_errors", "asset_partition_keys", "broker_stomp_port",
-                            "retention_keep_instances_beyond_validity", "preload_task_modules"}
+                            "retention_keep_instances_beyond_validity", "preload_task_modules",
+                            "datasource_connections", "datasource_credential_roots"}

@@ -20,7 +20,7 @@ DATASOURCE = """<datasource name="db" colo="local" type="{type}" xmlns="uri:falc
     </interface>
     <interface type="write" endpoint="{url}">
       <credential type="password-alias"><userName>writer</userName>
-        <passwordAlias><alias>db.writer</alias><providerPath>jceks://file/etc/db.jceks</providerPath></passwordAlias>
+        <passwordAlias><alias>falcon_datasource_writer</alias><providerPath>jceks://file/etc/db.jceks</providerPath></passwordAlias>
       </credential>
     </interface>
   </interfaces>
@@ -93,7 +93,7 @@ def test_no_password_reaches_the_spec(tmp_path: Path) -> None:
     for spec in (imported, exported):
         assert "TopSecret" not in spec.model_dump_json()
     assert imported.database.credential_type == "password-text" and argument(imported, "--user") == "reader"
-    assert argument(exported, "--password-alias") == "db.writer"
+    assert argument(exported, "--password-alias") == "falcon_datasource_writer"
     assert argument(exported, "--credential-provider") == "jceks://file/etc/db.jceks"
 
 
@@ -160,3 +160,49 @@ def test_jdbc_urls() -> None:
     for bad in ("postgresql://h/db", "jdbc:", "jdbc:postgresql:db", "jdbc:postgresql://h:x/db"):
         with pytest.raises(JdbcUrlError):
             parse_jdbc_url(bad)
+
+
+# -- credentials in a URL (rule FA042), and in lineage names ---------------------------------------------------------
+
+CREDENTIAL_URLS = [
+    pytest.param("jdbc:postgresql://reader:Pa55word@db.example:5433/shop", id="userinfo"),
+    pytest.param("jdbc:postgresql://db.example:5433/shop?user=reader&amp;password=Pa55word", id="query"),
+    pytest.param("jdbc:postgresql://db.example:5433/shop?sslpassword=Pa55word", id="ssl-key-password"),
+    pytest.param("jdbc:mysql://address=(host=db.example)(port=3306)(password=Pa55word)/shop", id="mysql-address"),
+]
+
+
+@pytest.mark.parametrize("url", CREDENTIAL_URLS)
+def test_a_url_carrying_a_password_compiles_no_transfer(tmp_path: Path, url: str) -> None:
+    kind = {"type": "mysql", "driver": "org.mariadb.jdbc.Driver"} if "mysql" in url else {}
+    documents = [cluster(), DATASOURCE.format(**{**POSTGRES, **kind, "url": url}),
+                 FEED.format(extra="", provider="none")]
+    result = compile_workspace(workspace(tmp_path, *documents))
+    assert "FA042" in {issue.rule for issue in result.report.issues if issue.is_error}
+    assert not [spec for spec in result.specs if isinstance(spec, TransferDagSpec)]
+    assert all("Pa55word" not in issue.message for issue in result.report.issues)
+
+
+def test_the_spec_names_the_datasource_owner_and_the_doc_no_user_info(tmp_path: Path) -> None:
+    text = DATASOURCE.replace("</driver>", "</driver>\n  <ACL owner=\"ana\" group=\"g\" permission=\"*\"/>")
+    documents = [cluster(), text.format(**{**POSTGRES, "url": "jdbc:postgresql://reader@db.example:5433/shop"}),
+                 FEED.format(extra="", provider="none")]
+    result = compile_workspace(workspace(tmp_path, *documents))
+    specs = [spec for spec in result.specs if isinstance(spec, TransferDagSpec)]
+    assert [spec.database.owner for spec in specs] == ["ana", "ana"]
+    assert all("reader@" not in spec.doc_md and "db.example:5433" in spec.doc_md for spec in specs)
+
+
+@pytest.mark.parametrize(("url", "expected"), [
+    pytest.param("jdbc:postgresql://reader:Pa55word@db.example:5433/shop?password=Pa55word",
+                 ("postgres://db.example:5433", "shop.public.orders"), id="postgres-userinfo"),
+    pytest.param("jdbc:postgresql://reader@db.example/shop", ("postgres://db.example:5432", "shop.public.orders"),
+                 id="postgres-user-alone"),
+    pytest.param("jdbc:mariadb://reader:Pa55word@db.example/shop", ("mysql://db.example:3306", "shop.orders"),
+                 id="mariadb-userinfo"),
+    pytest.param("jdbc:mysql://address=(host=db.example)(port=3307)(user=reader)(password=Pa55word)/shop",
+                 ("mysql://db.example:3307", "shop.orders"), id="mysql-address-form"),
+])
+def test_lineage_table_names_carry_no_credential(url: str, expected: tuple[str, str]) -> None:
+    dataset = table_dataset_of(_database(url, "orders", "mysql" if "postgres" not in url else "postgres"))
+    assert (dataset.namespace, dataset.name) == expected

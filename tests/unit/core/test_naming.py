@@ -87,3 +87,21 @@ def test_a_spark_jobs_metastore_and_jdbc_names() -> None:
     assert metastore_authority("") is None and metastore_authority(None) is None
     jdbc = jdbc_dataset("jdbc:postgresql://db:5432/shop", "public.orders")
     assert (jdbc.namespace, jdbc.name) == ("postgres://db:5432", "shop.public.orders")
+
+
+@pytest.mark.parametrize(("url", "expected"), [
+    pytest.param("jdbc:postgresql://alice:Pa55word@db:5432/shop?password=Pa55word", ("postgres://db:5432", "shop"),
+                 id="postgres-userinfo-and-query"),
+    pytest.param("jdbc:mysql://db:3306/shop?user=alice&password=Pa55word", ("mysql://db:3306", "shop"),
+                 id="mysql-query"),
+    pytest.param("jdbc:mysql://address=(host=db)(port=3306)(user=alice)(password=Pa55word)/shop",
+                 ("mysql://db:3306", "shop"), id="mysql-address-form"),
+    pytest.param("jdbc:sqlserver://db:1433;databaseName=shop;user=alice;password=Pa55word",
+                 ("sqlserver://db:1433", "shop"), id="sqlserver"),
+    pytest.param("jdbc:oracle:thin:alice/Pa55word@//db:1521/shop", ("oracle://db:1521", "shop"), id="oracle"),
+    pytest.param("jdbc:db2://db:50000/shop:user=alice;password=Pa55word;", ("db2://db:50000", "shop"), id="db2"),
+])
+def test_a_jdbc_name_holds_no_credential(url: str, expected: tuple[str, str]) -> None:
+    dataset = jdbc_dataset(url, "orders")
+    assert (dataset.namespace, dataset.name) == (expected[0], f"{expected[1]}.orders")
+    assert "alice" not in dataset.namespace + dataset.name and "Pa55word" not in dataset.namespace + dataset.name

@@ -401,6 +401,25 @@ class EntityWorkspace:
         assert report.valid
 
 
+CREDENTIAL_SETTINGS = {"AIRFLOW__FALCON__DATASOURCE_CREDENTIAL_ROOTS": "/secure",
+                       "AIRFLOW__FALCON__DATASOURCE_CONNECTIONS": None}
+"""The deployment the base workspace is valid in: its datasource reads a password file and a keystore under
+/secure (rules FA040, FA041); connections keep the default allow-list."""
+
+
+def _deployment(patch: pytest.MonkeyPatch) -> None:
+    for name, value in CREDENTIAL_SETTINGS.items():
+        if value is None:
+            patch.delenv(name, raising=False)
+        else:
+            patch.setenv(name, value)
+
+
+@pytest.fixture(autouse=True)
+def credential_settings(monkeypatch: pytest.MonkeyPatch) -> None:
+    _deployment(monkeypatch)
+
+
 @pytest.fixture
 def ws(write_entity: WriteEntity, tmp_path: Path) -> EntityWorkspace:
     """A fresh copy of the valid base workspace."""
@@ -418,4 +437,6 @@ def base_report(tmp_path_factory: pytest.TempPathFactory) -> Report:
         path.write_text(textwrap.dedent(xml).lstrip(), encoding="utf-8")
         return path
 
-    return EntityWorkspace(write, root).validate()
+    with pytest.MonkeyPatch.context() as patch:
+        _deployment(patch)
+        return EntityWorkspace(write, root).validate()

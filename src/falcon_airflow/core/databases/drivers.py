@@ -97,6 +97,8 @@ def driver_problem(clazz: str, datasource_type: str, endpoint: str) -> str | Non
     except JdbcUrlError as problem:
         return str(problem)
     if url.scheme not in driver.url_schemes:
-        return (f"endpoint '{endpoint.strip()}' is a jdbc:{url.scheme}: URL, which driver class '{driver.clazz}' "
-                f"does not accept (it takes {', '.join(f'jdbc:{s}:' for s in driver.url_schemes)})")
+        from falcon_airflow.core.secrets import redact_url
+
+        return (f"endpoint '{redact_url(endpoint.strip())}' is a jdbc:{url.scheme}: URL, which driver class "
+                f"'{driver.clazz}' does not accept (it takes {', '.join(f'jdbc:{s}:' for s in driver.url_schemes)})")
     return None

@@ -10,12 +10,14 @@ from __future__ import annotations
 import os
 import shutil
 import sys
+import tempfile
 from pathlib import Path
 from typing import Any
 
 from airflow.providers.apache.spark.hooks.spark_submit import SparkSubmitHook
 from airflow.sdk.exceptions import AirflowNotFoundException
 
+from falcon_airflow.core.secrets import is_secret_name
 from falcon_airflow.jvm import s3a_jars_for
 from falcon_airflow.provider.hooks.archives import ship_packages
 
@@ -26,6 +28,23 @@ def default_spark_submit() -> str:
     if beside.exists():
         return str(beside)
     return shutil.which("spark-submit") or "spark-submit"
+
+
+def refuse_identity_settings(arguments: dict[str, Any]) -> None:
+    """Refuse (``ValueError``) the hook's arguments when they would make the job log in or run as anyone but its
+    ``proxy_user``: a ``principal`` or ``keytab`` of the task (a deployment's own login comes from the connection or
+    the worker's ticket cache), or Spark conf or environment that sets a user or a login
+    (:mod:`falcon_airflow.core.identity`). Validation and the compiler refuse them already (FA035); this holds
+    whatever built the task."""
+    from falcon_airflow.core.identity import identity_environment, identity_settings
+
+    problems = [f"{name} {arguments[name]!r} of the task" for name in ("principal", "keytab") if arguments.get(name)]
+    problems += identity_settings({str(key): str(value) for key, value in (arguments.get("conf") or {}).items()})
+    problems += [reason for name, value in (arguments.get("env_vars") or {}).items()
+                 if (reason := identity_environment(str(name), str(value))) is not None]
+    if problems:
+        raise ValueError(f"refusing to submit the Spark job: {'; '.join(problems)}; a job runs as its entity's "
+                         f"-doAs user, else its ACL owner (proxy user {arguments.get('proxy_user')!r})")
 
 
 SPARK_CONF_DEFAULTS = {
@@ -57,10 +76,44 @@ def local_spark_environment() -> dict[str, str]:
     return environment
 
 
+def _escape_properties(text: str, *, key: bool) -> str:
+    """``text`` as ``java.util.Properties.load`` reads it back (Spark reads the file as UTF-8, so only the
+    characters the format gives a meaning are escaped)."""
+    out = []
+    for index, char in enumerate(text):
+        if char == "\\":
+            out.append("\\\\")
+        elif char in "\n\r\t\f":
+            out.append({"\n": "\\n", "\r": "\\r", "\t": "\\t", "\f": "\\f"}[char])
+        elif char in "=:#!" or (char == " " and (key or index == 0)):
+            out.append("\\" + char)
+        elif ord(char) < 0x20 or ord(char) == 0x7F:
+            out.append(f"\\u{ord(char):04x}")
+        else:
+            out.append(char)
+    return "".join(out)
+
+
+def properties_text(settings: dict[str, str]) -> str:
+    return "".join(f"{_escape_properties(key, key=True)}={_escape_properties(value, key=False)}\n"
+                   for key, value in settings.items())
+
+
+def spark_defaults_file(environment: dict[str, str]) -> Path | None:
+    """The ``spark-defaults.conf`` spark-submit loads when no ``--properties-file`` is given."""
+    folder = environment.get("SPARK_CONF_DIR") or (
+        str(Path(environment["SPARK_HOME"]) / "conf") if environment.get("SPARK_HOME") else None)
+    if not folder:
+        return None
+    candidate = Path(folder) / "spark-defaults.conf"
+    return candidate if candidate.is_file() else None
+
+
 class FalconSparkSubmitHook(SparkSubmitHook):
     """:class:`SparkSubmitHook` whose master and deploy mode default to the entity's when no connection exists."""
 
     def __init__(self, *, default_master: str, default_deploy_mode: str | None = None, **kwargs: Any) -> None:
+        refuse_identity_settings(kwargs)
         self._falcon_master = default_master
         self._falcon_deploy_mode = default_deploy_mode
         kwargs["env_vars"] = {**local_spark_environment(), **(kwargs.get("env_vars") or {})}
@@ -73,7 +126,60 @@ class FalconSparkSubmitHook(SparkSubmitHook):
         if added:
             kwargs["jars"] = ",".join([*filter(None, [kwargs.get("jars")]), *(str(jar) for jar in added)])
         kwargs["py_files"] = ship_packages(kwargs.get("py_files"))  # the core package folder, as a zip
+        self._falcon_properties_files: list[str] = []
         super().__init__(**kwargs)
+
+    # -- secrets off the command line -----------------------------------------------------------------------------
+
+    def _build_spark_common_args(self) -> list[str]:
+        return self._secrets_to_properties_file(super()._build_spark_common_args())
+
+    def _secrets_to_properties_file(self, args: list[str]) -> list[str]:
+        """``args`` with every secret ``--conf`` (a password, secret, token, credential or access/account key:
+        cluster ``fs.s3a.secret.key``, ``fs.azure.account.key.*`` ...) moved into a properties file only this user
+        can read (0600), passed with ``--properties-file``: a command line is visible to every user of the machine
+        (``ps``) and goes to the task log. The file starts with what spark-submit would have loaded without it
+        (the given ``--properties-file``, else ``spark-defaults.conf``) and is deleted when the submit ends."""
+        secrets: dict[str, str] = {}
+        kept: list[str] = []
+        given: str | None = None
+        index = 0
+        while index < len(args):
+            item = str(args[index])
+            following = str(args[index + 1]) if index + 1 < len(args) else None
+            if item == "--conf" and following is not None:
+                key, separator, value = following.partition("=")
+                if separator and is_secret_name(key):
+                    secrets[key] = value
+                    index += 2
+                    continue
+            if item == "--properties-file" and following is not None:
+                given = following
+                index += 2
+                continue
+            kept.append(item)
+            index += 1
+        if not secrets:
+            return args
+        environment = {**os.environ, **(self._env_vars or {})}
+        base = Path(given) if given else spark_defaults_file(environment)
+        text = base.read_text(encoding="utf-8") if base is not None else ""
+        handle, name = tempfile.mkstemp(prefix="falcon-spark-", suffix=".properties")  # mode 0600
+        with os.fdopen(handle, "w", encoding="utf-8") as stream:
+            stream.write(text if not text or text.endswith("\n") else text + "\n")
+            stream.write(properties_text(secrets))  # later lines win over the defaults' own
+        self._falcon_properties_files.append(name)
+        return [*kept, "--properties-file", name]
+
+    def remove_properties_files(self) -> None:
+        while self._falcon_properties_files:
+            Path(self._falcon_properties_files.pop()).unlink(missing_ok=True)
+
+    def submit(self, application: str = "", **kwargs: Any) -> str | None:
+        try:
+            return super().submit(application, **kwargs)
+        finally:
+            self.remove_properties_files()
 
     def _connection_exists(self) -> bool:
         try:
