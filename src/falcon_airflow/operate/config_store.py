@@ -195,30 +195,53 @@ class Store:
 
     # -- archive --------------------------------------------------------------------------------------------------
 
-    def archive(self, entity_type: EntityType | str, name: str, data: bytes, *, reason: str, user: str,
-                source: Path | None = None, moment: datetime | None = None) -> Path:
-        """Keep a definition (the one being replaced or deleted) under ``archive/<type>/<name>/<stamp>.xml``.
-
-        Idempotent: when the newest archived version is these bytes, archived for the same reason (a step repeated
-        after a crash), that version is returned instead of a second copy."""
+    def plan_archive(self, entity_type: EntityType | str, name: str, moment: datetime | None = None) -> Path:
+        """A free file name for the next archived version (``archive/<type>/<name>/<stamp>.xml``), to be recorded
+        in a journal before anything is archived, so that recovery knows which file the action's archive is."""
         kind = kind_of(entity_type)
         folder = self.archive_root / kind / name
-        previous = self.history(entity_type, name)
-        if previous and previous[-1].read_bytes() == data:
-            with contextlib.suppress(OSError, ValueError):
-                if json.loads(previous[-1].with_suffix(".json").read_text(encoding="utf-8")).get("reason") == reason:
-                    return previous[-1]
         moment = moment or datetime.now(UTC)
         target = folder / f"{stamp(moment)}{_suffix(kind)}"
         while target.exists():  # two versions in the same microsecond: keep both
             moment = moment.replace(microsecond=(moment.microsecond + 1) % 1_000_000)
             target = folder / f"{stamp(moment)}{_suffix(kind)}"
-        write_atomic(target, data)
+        return target
+
+    def archive(self, entity_type: EntityType | str, name: str, data: bytes, *, reason: str, user: str,
+                source: Path | None = None, moment: datetime | None = None, target: Path | None = None) -> Path:
+        """Keep a definition (the one being replaced or deleted) under ``archive/<type>/<name>/<stamp>.xml``.
+
+        With ``target`` (a name from :meth:`plan_archive`), the version goes exactly there, and a repeated call
+        after a crash finds it there: idempotent without guessing. Without, when the newest archived version is
+        these bytes, archived for the same reason, that version is returned instead of a second copy."""
+        kind = kind_of(entity_type)
+        if target is None:
+            previous = self.history(entity_type, name)
+            if previous and previous[-1].read_bytes() == data:
+                with contextlib.suppress(OSError, ValueError):
+                    info = json.loads(previous[-1].with_suffix(".json").read_text(encoding="utf-8"))
+                    if info.get("reason") == reason:
+                        return previous[-1]
+            target = self.plan_archive(entity_type, name, moment)
+        elif target.parent != self.archive_root / kind / name or target.suffix != _suffix(kind):
+            raise ValueError(f"{target} is not an archive file of {kind} {name}")
+        # the description first: every archived version that exists has one
         info = {"type": kind, "name": name, "reason": reason, "user": user, "archived": iso(moment),
                 "source": str(source.relative_to(self.root)) if source is not None and source.is_relative_to(
                     self.root) else (str(source) if source is not None else None)}
-        write_atomic(target.with_suffix(".json"), (json.dumps(info, indent=2) + "\n").encode())
+        description = target.with_suffix(".json")
+        if not description.exists():
+            write_atomic(description, (json.dumps(info, indent=2) + "\n").encode())
+        if not target.exists() or target.read_bytes() != data:
+            write_atomic(target, data)
         return target
+
+    def unarchive(self, target: Path) -> None:
+        """Remove one archived version (an action that archived it was undone): the version, then its
+        description."""
+        for path in (target, target.with_suffix(".json")):
+            path.unlink(missing_ok=True)
+        _fsync_folder(target.parent)
 
     def history(self, entity_type: EntityType | str, name: str) -> list[Path]:
         """Archived definitions of an entity (or an extension job), oldest first."""

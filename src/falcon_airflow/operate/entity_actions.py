@@ -35,6 +35,7 @@ from typing import Any
 from falcon_airflow.entities import Entity, EntityType, Feed, Process
 from falcon_airflow.issues import Issue
 from falcon_airflow.operate import options as rules
+from falcon_airflow.operate import store_steps
 from falcon_airflow.operate.airflow_api import AirflowError
 from falcon_airflow.operate.config_store import StoredEntity, iso
 from falcon_airflow.operate.context import Context
@@ -49,8 +50,8 @@ from falcon_airflow.operate.safemode import check_entity_operation
 from falcon_airflow.operate.sla_alert import sla_alert
 from falcon_airflow.operate.states import EntityStatus, entity_status, marker_line, with_marker
 from falcon_airflow.parsing import ParsedFile, parse_bytes
-from falcon_airflow.timekeeping import format_falcon_date
 from falcon_airflow.parsing.redaction import redact_definition
+from falcon_airflow.timekeeping import format_falcon_date
 from falcon_airflow.validation import validate_workspace
 from falcon_airflow.workspace import Workspace
 
@@ -272,14 +273,6 @@ def _type(journal: Journal) -> EntityType:
     return EntityType(journal.entity_type)
 
 
-def step_write(context: Context, journal: Journal) -> dict[str, Any] | None:
-    path = Path(journal.data["path"])
-    data = str(journal.data["xml"]).encode("utf-8")
-    if not path.exists() or path.read_bytes() != data:
-        context.store.write(path, data)
-    return None
-
-
 def step_doas(context: Context, journal: Journal) -> dict[str, Any] | None:
     user = journal.data.get("do_as")
     if user:
@@ -309,6 +302,17 @@ def step_unpause(context: Context, journal: Journal) -> dict[str, Any] | None:
     return None
 
 
+def intent_pause(context: Context, journal: Journal) -> dict[str, Any] | None:
+    """Before pausing: which DAGs are running now (what a delete cut short must unpause again)."""
+    client = context.airflow()
+    running = []
+    for dag_id in journal.data["dags"]:
+        dag = client.dag(dag_id)
+        if dag is not None and not dag.get("is_paused"):
+            running.append(dag_id)
+    return {"unpaused": running}
+
+
 def step_pause(context: Context, journal: Journal) -> dict[str, Any] | None:
     client = context.airflow()
     unpaused = []
@@ -324,16 +328,6 @@ def undo_pause(context: Context, journal: Journal, undo: dict[str, Any] | None) 
     for dag_id in (undo or {}).get("unpaused", []):
         if context.airflow().dag(dag_id) is not None:
             context.airflow().set_paused(dag_id, False)
-
-
-def step_archive(context: Context, journal: Journal) -> dict[str, Any] | None:
-    """Delete: keep the definition in the archive, then take it out of the store."""
-    path = Path(journal.data["path"])
-    if path.exists():
-        context.store.archive(_type(journal), journal.name, path.read_bytes(), reason="delete", user=journal.user,
-                              source=path)
-        context.store.remove(path)
-    return None
 
 
 def step_kill(context: Context, journal: Journal) -> dict[str, Any] | None:
@@ -355,22 +349,6 @@ def step_forget(context: Context, journal: Journal) -> dict[str, Any] | None:
     return None
 
 
-def step_archive_old(context: Context, journal: Journal) -> dict[str, Any] | None:
-    """Update: keep the definition being replaced in the archive."""
-    path = Path(journal.data["path"])
-    target = context.store.archive(_type(journal), journal.name, path.read_bytes(), reason="update",
-                                   user=journal.user, source=path)
-    return {"archived": str(target)}
-
-
-def undo_archive_old(context: Context, journal: Journal, undo: dict[str, Any] | None) -> None:
-    """The update did not happen: the current definition is not a prior version after all."""
-    archived = (undo or {}).get("archived")
-    if archived:
-        for path in (Path(archived), Path(archived).with_suffix(".json")):
-            path.unlink(missing_ok=True)
-
-
 def step_sync(context: Context, journal: Journal) -> dict[str, Any] | None:
     """Update: DAGs of clusters the new definition dropped go away; DAGs it added follow the entity's state."""
     for dag_id in journal.data.get("removed_dags", []):
@@ -386,18 +364,25 @@ def step_sync(context: Context, journal: Journal) -> dict[str, Any] | None:
     return None
 
 
-_SUBMIT = ActionSteps[Context](do={"write": step_write, "doas": step_doas, "reparse": step_reparse})
-_SUBMIT_AND_SCHEDULE = ActionSteps[Context](do={"write": step_write, "doas": step_doas, "state": step_state,
-                                                "reparse": step_reparse, "unpause": step_unpause})
-_SCHEDULE = ActionSteps[Context](do={"state": step_state, "doas": step_doas, "unpause": step_unpause})
-_SUSPEND = ActionSteps[Context](do={"state": step_state, "pause": step_pause})
-_RESUME = ActionSteps[Context](do={"state": step_state, "unpause": step_unpause})
-_DELETE = ActionSteps[Context](do={"pause": step_pause, "archive": step_archive, "kill": step_kill,
+# Each commit step has a probe: recovery decides from the store's files and records whether it was passed, never
+# from the journal's marks alone (a kill can fall between a step's effect and its mark).
+_WRITTEN = {"write": store_steps.probe_write}
+_STATED = {"state": store_steps.probe_state}
+_SUBMIT = ActionSteps[Context](do={"write": store_steps.step_write, "doas": step_doas, "reparse": step_reparse},
+                               probe=_WRITTEN)
+_SUBMIT_AND_SCHEDULE = ActionSteps[Context](do={"write": store_steps.step_write, "doas": step_doas,
+                                                "state": step_state, "reparse": step_reparse,
+                                                "unpause": step_unpause}, probe=_WRITTEN)
+_SCHEDULE = ActionSteps[Context](do={"state": step_state, "doas": step_doas, "unpause": step_unpause}, probe=_STATED)
+_SUSPEND = ActionSteps[Context](do={"state": step_state, "pause": step_pause}, probe=_STATED)
+_RESUME = ActionSteps[Context](do={"state": step_state, "unpause": step_unpause}, probe=_STATED)
+_DELETE = ActionSteps[Context](do={"pause": step_pause, "archive": store_steps.step_archive, "kill": step_kill,
                                    "drop": step_drop, "forget": step_forget, "reparse": step_reparse},
-                               undo={"pause": undo_pause})
-_UPDATE = ActionSteps[Context](do={"archive_old": step_archive_old, "write": step_write, "doas": step_doas,
-                                   "reparse": step_reparse, "sync": step_sync},
-                               undo={"archive_old": undo_archive_old})
+                               undo={"pause": undo_pause, "archive": store_steps.undo_archive},
+                               intent={"pause": intent_pause}, probe={"archive": store_steps.probe_archive})
+_UPDATE = ActionSteps[Context](do={"archive_old": store_steps.step_archive_old, "write": store_steps.step_write,
+                                   "doas": step_doas, "reparse": step_reparse, "sync": step_sync},
+                               undo={"archive_old": store_steps.undo_archive_old}, probe=_WRITTEN)
 
 ACTIONS: dict[str, ActionSteps[Context]] = {
     "submit": _SUBMIT, "submitAndSchedule": _SUBMIT_AND_SCHEDULE, "schedule": _SCHEDULE, "suspend": _SUSPEND,
@@ -412,6 +397,13 @@ def _run(context: Context, journal: Journal) -> str | None:
     except StepPending as pending:
         return str(pending)
     return None
+
+
+def _deleting(context: Context, stored: StoredEntity) -> dict[str, Any]:
+    """The journal record of a delete: the definition's bytes as they are now, and where they are archived."""
+    entity_type = stored.entity.entity_type.value
+    return store_steps.change(context.store, entity_type, stored.entity.name, stored.path, new=None,
+                              old=stored.read_bytes(), archive=True)
 
 
 def _begin(context: Context, action: str, entity_type: EntityType, name: str, steps: Sequence[str], commit: str,
@@ -447,15 +439,17 @@ def submit(context: Context, options: Options, *, and_schedule: bool = False) ->
         path = context.store.path_for_new(entity_type, entity.name)
     if not and_schedule:
         journal = _begin(context, "submit", entity_type, entity.name, ["write", "doas", "reparse"], "write",
-                         {"path": str(path), "xml": data.decode("utf-8")})
+                         store_steps.change(context.store, entity_type.value, entity.name, path, new=data, old=None,
+                                            archive=False))
         _run(context, journal)
         outcome = succeeded(f"Submit successful ({entity_type.value}) {entity.name}", file=str(path))
     else:
         refs = [ref.dag_id for ref in entity_dags(entity)]
         journal = _begin(context, "submitAndSchedule", entity_type, entity.name,
                          ["write", "doas", "state", "reparse", "unpause"], "write",
-                         {"path": str(path), "xml": data.decode("utf-8"), "state": EntityStatus.RUNNING.value,
-                          "dags": refs})
+                         {**store_steps.change(context.store, entity_type.value, entity.name, path, new=data,
+                                               old=None, archive=False),
+                          "state": EntityStatus.RUNNING.value, "dags": refs})
         pending = _run(context, journal)
         message = f"{entity.name}({entity_type.value}) scheduled successfully"
         if pending:
@@ -559,12 +553,12 @@ def delete(context: Context, options: Options) -> Outcome:
         raise Refused(f"{name}({entity_type.value.upper()}) cant be removed as it is referred by {refs}")
     if not entity_type.schedulable:
         journal = _begin(context, "delete", entity_type, name, ["archive", "forget"], "archive",
-                         {"path": str(stored.path), "dags": []})
+                         {**_deleting(context, stored), "dags": []})
         _run(context, journal)
         return succeeded(f"{name}({entity_type.value}) removed successfully")
     dags = sorted({ref.dag_id for ref in entity_dags(stored.entity)} | set(airflow_dags(context, entity_type, name)))
     journal = _begin(context, "delete", entity_type, name, ["pause", "archive", "kill", "drop", "forget", "reparse"],
-                     "archive", {"path": str(stored.path), "dags": dags})
+                     "archive", {**_deleting(context, stored), "dags": dags})
     _run(context, journal)
     return succeeded(f"{name}({entity_type.value}) removed successfully (KILLED in WF_ENGINE)", dags=dags)
 
@@ -598,7 +592,8 @@ def update(context: Context, options: Options) -> Outcome:
         running = status is EntityStatus.RUNNING
     dependents = [ref.dag_id for item in context.store.workspace().dependents(old) for ref in entity_dags(item)]
     journal = _begin(context, "update", entity_type, name, ["archive_old", "write", "doas", "reparse", "sync"],
-                     "write", {"path": str(stored.path), "xml": data.decode("utf-8"),
+                     "write", {**store_steps.change(context.store, entity_type.value, name, stored.path, new=data,
+                                                    old=stored.read_bytes(), archive=True),
                                "removed_dags": sorted(old_dags - new_dags), "added_dags": sorted(new_dags - old_dags),
                                "running": running})
     pending = _run(context, journal)

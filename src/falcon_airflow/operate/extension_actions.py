@@ -24,14 +24,15 @@ from falcon_airflow.entities.extension import (
 )
 from falcon_airflow.issues import Issue
 from falcon_airflow.operate import entity_actions as entity
+from falcon_airflow.operate import store_steps
 from falcon_airflow.operate.context import Context
 from falcon_airflow.operate.journal import ActionSteps, Journal, StepPending, run
 from falcon_airflow.operate.lifecycles import DagRef, Lifecycle
 from falcon_airflow.operate.options import Options
 from falcon_airflow.operate.outcomes import Outcome, Refused, succeeded
 from falcon_airflow.operate.runs import collect, page
-from falcon_airflow.timekeeping import parse_falcon_date
 from falcon_airflow.parsing.redaction import redact_properties_file
+from falcon_airflow.timekeeping import parse_falcon_date
 from falcon_airflow.validation.extensions import EXTENSIONS_FOLDER, extension_files, validate_job
 
 
@@ -98,51 +99,35 @@ def _status(context: Context, name: str) -> str:
 
 # -- journal steps (the shared ones pause, unpause, kill, drop and re-parse DAGs) ------------------------------------
 
-def step_write(context: Context, journal: Journal) -> dict[str, Any] | None:
-    path = Path(journal.data["path"])
-    data = str(journal.data["text"]).encode("utf-8")
-    if not path.exists() or path.read_bytes() != data:
-        context.store.write(path, data)
-    return None
-
-
 def step_state(context: Context, journal: Journal) -> dict[str, Any] | None:
     context.store.set_schedule_state(ENTITY_TYPE, journal.name, journal.data.get("state"), user=journal.user)
     return None
 
 
-def step_archive(context: Context, journal: Journal) -> dict[str, Any] | None:
-    """Delete: keep the job in the archive, then take it out of the store."""
-    path = Path(journal.data["path"])
-    if path.exists():
-        context.store.archive(ENTITY_TYPE, journal.name, path.read_bytes(), reason="delete", user=journal.user,
-                              source=path)
-        context.store.remove(path)
-    return None
-
-
-def step_archive_old(context: Context, journal: Journal) -> dict[str, Any] | None:
-    path = Path(journal.data["path"])
-    target = context.store.archive(ENTITY_TYPE, journal.name, path.read_bytes(), reason="update", user=journal.user,
-                                   source=path)
-    return {"archived": str(target)}
-
-
+_WRITTEN = {"write": store_steps.probe_write}
+_STATED = {"state": store_steps.probe_state}
 ACTIONS: dict[str, ActionSteps[Context]] = {
-    "extension-submit": ActionSteps[Context](do={"write": step_write, "reparse": entity.step_reparse}),
+    "extension-submit": ActionSteps[Context](do={"write": store_steps.step_write, "reparse": entity.step_reparse},
+                                             probe=_WRITTEN),
     "extension-submitAndSchedule": ActionSteps[Context](do={
-        "write": step_write, "state": step_state, "reparse": entity.step_reparse, "unpause": entity.step_unpause}),
-    "extension-schedule": ActionSteps[Context](do={"state": step_state, "unpause": entity.step_unpause}),
-    "extension-suspend": ActionSteps[Context](do={"state": step_state, "pause": entity.step_pause}),
-    "extension-resume": ActionSteps[Context](do={"state": step_state, "unpause": entity.step_unpause}),
-    "extension-update": ActionSteps[Context](do={"archive_old": step_archive_old, "write": step_write,
-                                                 "reparse": entity.step_reparse},
-                                             undo={"archive_old": entity.undo_archive_old}),
+        "write": store_steps.step_write, "state": step_state, "reparse": entity.step_reparse,
+        "unpause": entity.step_unpause}, probe=_WRITTEN),
+    "extension-schedule": ActionSteps[Context](do={"state": step_state, "unpause": entity.step_unpause},
+                                               probe=_STATED),
+    "extension-suspend": ActionSteps[Context](do={"state": step_state, "pause": entity.step_pause}, probe=_STATED),
+    "extension-resume": ActionSteps[Context](do={"state": step_state, "unpause": entity.step_unpause},
+                                             probe=_STATED),
+    "extension-update": ActionSteps[Context](do={"archive_old": store_steps.step_archive_old,
+                                                 "write": store_steps.step_write, "reparse": entity.step_reparse},
+                                             undo={"archive_old": store_steps.undo_archive_old}, probe=_WRITTEN),
     "extension-delete": ActionSteps[Context](do={
-        "pause": entity.step_pause, "archive": step_archive, "kill": entity.step_kill, "drop": entity.step_drop,
-        "state": step_state, "reparse": entity.step_reparse}, undo={"pause": entity.undo_pause}),
+        "pause": entity.step_pause, "archive": store_steps.step_archive, "kill": entity.step_kill,
+        "drop": entity.step_drop, "state": step_state, "reparse": entity.step_reparse},
+        undo={"pause": entity.undo_pause, "archive": store_steps.undo_archive}, intent={"pause": entity.intent_pause},
+        probe={"archive": store_steps.probe_archive}),
 }
-"""Journaled actions, by the name their journal carries (recovered with the entity actions)."""
+"""Journaled actions, by the name their journal carries (recovered with the entity actions); each commit step has
+a probe, as the entity actions' have (see :mod:`falcon_airflow.operate.store_steps`)."""
 
 
 def _journaled(context: Context, action: str, name: str, steps: Sequence[str], commit: str,
@@ -206,7 +191,8 @@ def submit(context: Context, options: Options, *, and_schedule: bool = False) ->
     if job.name in _stored(context):
         raise Refused(f"extension job {job.name} is already submitted (use -update)")
     path = _job_path(context, extension, job.name)
-    data = {"path": str(path), "text": text, "dags": [extension_dag_id(job.name)]}
+    data = {**store_steps.change(context.store, ENTITY_TYPE, job.name, path, new=text.encode("utf-8"), old=None,
+                                 archive=False), "dags": [extension_dag_id(job.name)]}
     if and_schedule:
         pending = _journaled(context, "submitAndSchedule", job.name, ("write", "state", "reparse", "unpause"),
                              "write", {**data, "state": "RUNNING"})
@@ -227,7 +213,8 @@ def update(context: Context, options: Options) -> Outcome:
     if stored[1].read_text(encoding="utf-8") == text:
         return succeeded(f"{extension.value} job {job.name} is unchanged")
     pending = _journaled(context, "update", job.name, ("archive_old", "write", "reparse"), "write",
-                         {"path": str(stored[1]), "text": text})
+                         store_steps.change(context.store, ENTITY_TYPE, job.name, stored[1],
+                                            new=text.encode("utf-8"), old=stored[1].read_bytes(), archive=True))
     return _finish(f"{extension.value} job {job.name} updated; runs from now on use it", pending)
 
 
@@ -263,7 +250,9 @@ def delete(context: Context, options: Options) -> Outcome:
     dag_id = extension_dag_id(name)
     dags = [dag_id] if context.airflow().dag(dag_id) is not None else []
     pending = _journaled(context, "delete", name, ("pause", "archive", "kill", "drop", "state", "reparse"),
-                         "archive", {"path": str(path), "dags": dags, "state": None})
+                         "archive", {**store_steps.change(context.store, ENTITY_TYPE, name, path, new=None,
+                                                          old=path.read_bytes(), archive=True),
+                                     "dags": dags, "state": None})
     return _finish(f"{extension.value} job {name} deleted (its definition archived)", pending)
 
 
