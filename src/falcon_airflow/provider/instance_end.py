@@ -81,11 +81,12 @@ def run_started(run: Any, ti: Any) -> datetime | None:
     a placeholder (``dag.test()`` and ``airflow dags test`` give the run its logical date, a nominal instance time
     that may lie months back), and counting from it would report months for a run of a minute. Then, and when the
     run has no start, the current task try's start is the earliest start known for sure."""
-    started = getattr(run, "start_date", None)
-    run_after = getattr(run, "run_after", None)
+    started: datetime | None = getattr(run, "start_date", None)
+    run_after: datetime | None = getattr(run, "run_after", None)
     if started is not None and (run_after is None or started >= run_after):
         return started
-    return getattr(ti, "start_date", None)
+    task_started: datetime | None = getattr(ti, "start_date", None)
+    return task_started
 
 
 def instance_end(spec: AnnouncedSpec, context: Any, *, succeeded: bool) -> InstanceEnd:
