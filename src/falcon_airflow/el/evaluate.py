@@ -1,14 +1,20 @@
-"""Evaluation of parsed EL against an :class:`~falcon_airflow.el.context.ELContext`."""
+"""Evaluation of parsed EL against an :class:`~falcon_airflow.el.context.ELContext`.
+
+Arithmetic stays within Java's ranges, as EL's own did: a result beyond a ``long`` or a ``double`` is an
+:class:`~falcon_airflow.errors.ELEvaluationError` at its operator, never a number Python alone could hold (which
+would fail later, far from the expression, as an OverflowError in date arithmetic).
+"""
 
 from __future__ import annotations
 
+import math
 from datetime import datetime
 
 import pendulum
 
 from falcon_airflow.el.context import ELContext
 from falcon_airflow.el.functions import FUNCTIONS, ArgumentError, Value
-from falcon_airflow.el.syntax import Binary, Call, Negate, Node, Number, String, parse
+from falcon_airflow.el.syntax import LONG_MAX, LONG_MIN, Binary, Call, Negate, Node, Number, String, parse
 from falcon_airflow.errors import ELEvaluationError
 from falcon_airflow.timekeeping import format_falcon_date
 
@@ -60,10 +66,19 @@ class _Evaluator:
         if isinstance(node, String):
             return node.value
         if isinstance(node, Negate):
-            return -self.number(node.operand)
+            return self.in_range(-self.number(node.operand), node.position)
         if isinstance(node, Binary):
-            return self.binary(node)
+            return self.in_range(self.binary(node), node.position)
         return self.call(node)
+
+    def in_range(self, value: int | float, position: int) -> int | float:
+        if isinstance(value, float):
+            if not math.isfinite(value):
+                raise self.error("arithmetic result out of range: it does not fit in a double", position)
+        elif not LONG_MIN <= value <= LONG_MAX:
+            raise self.error(f"arithmetic result out of range: it does not fit in a long ({LONG_MIN} to "
+                             f"{LONG_MAX})", position)
+        return value
 
     def number(self, node: Node) -> int | float:
         value = self.run(node)
@@ -71,7 +86,7 @@ class _Evaluator:
             raise self.error(f"arithmetic needs numbers, not {value!r}", _position(node))
         return value
 
-    def binary(self, node: Binary) -> Value:
+    def binary(self, node: Binary) -> int | float:
         left, right = self.number(node.left), self.number(node.right)
         if node.operator == "+":
             return left + right

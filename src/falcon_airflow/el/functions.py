@@ -3,10 +3,18 @@
 Date functions truncate in the context's zone, then add offsets in the order year, month, day, hour, minute:
 days and months on the calendar (wall-clock time kept across DST), hours and minutes as elapsed time - the way
 Java's ``Calendar.add`` did. In dataset context each date function's result is snapped to the feed grid.
+
+Offsets and counts are Java ``int`` parameters, as in Falcon's ``ExpressionHelper``: a value outside
+-2147483648..2147483647 is refused naming the argument, and a time the offsets carry outside the calendar (years
+1 to 9999) is refused naming the call - an :class:`ArgumentError`, never an OverflowError or ValueError from the
+date arithmetic underneath.
 """
 
 from __future__ import annotations
 
+import contextlib
+import functools
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
@@ -24,6 +32,8 @@ _WEEKDAYS = {"MON": 0, "TUE": 1, "WED": 2, "THU": 3, "FRI": 4, "SAT": 5, "SUN": 
 _OFFSET_UNITS = {"MINUTE": "minutes", "HOUR": "hours", "DAY": "days", "WEEK": "weeks", "MONTH": "months",
                  "YEAR": "years"}
 _DURATION_MINUTES = {"minutes": 1, "hours": 60, "days": 1440, "months": 31 * 1440, "years": 366 * 1440}
+INT_MIN, INT_MAX = -(2**31), 2**31 - 1
+_LONG_MAX = 2**63 - 1
 
 
 class ArgumentError(ValueError):
@@ -37,16 +47,25 @@ class ArgumentError(ValueError):
 def _integer(value: Value, index: int, what: str) -> int:
     if isinstance(value, bool):
         raise ArgumentError(f"{what} must be a number", index)
+    number: int | None = None
     if isinstance(value, int):
-        return value
-    if isinstance(value, float):
-        return int(value)  # EL coerces like Java's Number.intValue(): truncation toward zero
-    if isinstance(value, str):
-        try:
-            return int(value.strip())
-        except ValueError:
-            pass
-    raise ArgumentError(f"{what} must be a number, not {_describe(value)}", index)
+        number = value
+    elif isinstance(value, float):
+        # EL coerces like Java's Number.intValue(): truncation toward zero
+        number = int(value) if math.isfinite(value) else INT_MAX + 1
+    elif isinstance(value, str):
+        text = value.strip()
+        if len(text.lstrip("+-").lstrip("0")) <= len(str(INT_MAX)):  # int() of a huge text is costly or refused
+            with contextlib.suppress(ValueError):
+                number = int(text)
+        elif text.lstrip("+-").isdigit():
+            number = INT_MAX + 1
+    if number is None:
+        raise ArgumentError(f"{what} must be a number, not {_describe(value)}", index)
+    if not INT_MIN <= number <= INT_MAX:
+        raise ArgumentError(f"{what} out of range: {_describe(value)[:40]} is not between {INT_MIN} and {INT_MAX}",
+                            index)
+    return number
 
 
 def _text(value: Value, index: int, what: str) -> str:
@@ -104,19 +123,39 @@ def _local_start(context: ELContext, unit: str) -> pendulum.DateTime:
     return pendulum.datetime(local.year, month, day, tz=local.timezone)  # fold=1: Java's reading
 
 
+def _within_calendar(function: Callable[[ELContext, list[Value]], Value]) -> Callable[[ELContext, list[Value]], Value]:
+    """A date function whose time leaves the calendar raises an :class:`ArgumentError` pointing at the call (the
+    offsets are each in range; together, or from this instance, they reach past year 1 or 9999)."""
+
+    @functools.wraps(function)
+    def checked(context: ELContext, args: list[Value]) -> Value:
+        try:
+            return function(context, args)
+        except ArgumentError:
+            raise
+        except (OverflowError, ValueError):  # datetime's and pendulum's ways of saying "no such year"
+            raise ArgumentError("the time it names is out of range: outside the calendar's years 1 to 9999",
+                                len(args)) from None
+
+    return checked
+
+
 # -- the functions ------------------------------------------------------------------------------------------------
 
 
+@_within_calendar
 def now(context: ELContext, args: list[Value]) -> Value:
     hours, minutes = _integer(args[0], 0, "hours"), _integer(args[1], 1, "minutes")
     return context.snap(_shift(context.local_instance_time, hours=hours, minutes=minutes))
 
 
+@_within_calendar
 def today(context: ELContext, args: list[Value]) -> Value:
     hours, minutes = _integer(args[0], 0, "hours"), _integer(args[1], 1, "minutes")
     return context.snap(_shift(_day_start(context), hours=hours, minutes=minutes))
 
 
+@_within_calendar
 def yesterday(context: ELContext, args: list[Value]) -> Value:
     hours, minutes = _integer(args[0], 0, "hours"), _integer(args[1], 1, "minutes")
     return context.snap(_shift(_day_start(context).subtract(days=1), hours=hours, minutes=minutes))
@@ -132,28 +171,33 @@ def _week_start(context: ELContext, day_name: Value) -> pendulum.DateTime:
     return day.subtract(days=back)
 
 
+@_within_calendar
 def current_week(context: ELContext, args: list[Value]) -> Value:
     hours, minutes = _integer(args[1], 1, "hours"), _integer(args[2], 2, "minutes")
     return context.snap(_shift(_week_start(context, args[0]), hours=hours, minutes=minutes))
 
 
+@_within_calendar
 def last_week(context: ELContext, args: list[Value]) -> Value:
     hours, minutes = _integer(args[1], 1, "hours"), _integer(args[2], 2, "minutes")
     return context.snap(_shift(_week_start(context, args[0]).subtract(days=7), hours=hours, minutes=minutes))
 
 
+@_within_calendar
 def current_month(context: ELContext, args: list[Value]) -> Value:
     days, hours, minutes = (_integer(args[i], i, what) for i, what in enumerate(("days", "hours", "minutes")))
     start = _local_start(context, "month")
     return context.snap(_shift(start, days=days, hours=hours, minutes=minutes))
 
 
+@_within_calendar
 def last_month(context: ELContext, args: list[Value]) -> Value:
     days, hours, minutes = (_integer(args[i], i, what) for i, what in enumerate(("days", "hours", "minutes")))
     start = _local_start(context, "month").subtract(months=1)
     return context.snap(_shift(start, days=days, hours=hours, minutes=minutes))
 
 
+@_within_calendar
 def current_year(context: ELContext, args: list[Value]) -> Value:
     months, days, hours, minutes = (_integer(args[i], i, what)
                                     for i, what in enumerate(("months", "days", "hours", "minutes")))
@@ -161,6 +205,7 @@ def current_year(context: ELContext, args: list[Value]) -> Value:
     return context.snap(_shift(start, months=months, days=days, hours=hours, minutes=minutes))
 
 
+@_within_calendar
 def last_year(context: ELContext, args: list[Value]) -> Value:
     months, days, hours, minutes = (_integer(args[i], i, what)
                                     for i, what in enumerate(("months", "days", "hours", "minutes")))
@@ -168,6 +213,7 @@ def last_year(context: ELContext, args: list[Value]) -> Value:
     return context.snap(_shift(start, months=months, days=days, hours=hours, minutes=minutes))
 
 
+@_within_calendar
 def latest(context: ELContext, args: list[Value]) -> Value:
     offset = _integer(args[0], 0, "instance offset")
     if offset > 0:
@@ -178,6 +224,7 @@ def latest(context: ELContext, args: list[Value]) -> Value:
     return pendulum.instance(found) if found is not None else None
 
 
+@_within_calendar
 def future(context: ELContext, args: list[Value]) -> Value:
     offset, limit = _integer(args[0], 0, "instance offset"), _integer(args[1], 1, "look-ahead limit")
     if offset < 0:
@@ -194,6 +241,7 @@ def instance_time(context: ELContext, args: list[Value]) -> Value:
     return format_falcon_date(context.instance_time)
 
 
+@_within_calendar
 def date_offset(context: ELContext, args: list[Value]) -> Value:
     base = _moment(args[0], 0, "base date").in_timezone(pendulum.UTC)
     amount = _integer(args[1], 1, "offset")
@@ -226,7 +274,10 @@ def user(context: ELContext, args: list[Value]) -> Value:
 
 def _duration(unit: str) -> Callable[[ELContext, list[Value]], Value]:
     def duration(context: ELContext, args: list[Value]) -> Value:
-        return _integer(args[0], 0, "count") * _DURATION_MINUTES[unit] * 60_000
+        milliseconds = _integer(args[0], 0, "count") * _DURATION_MINUTES[unit] * 60_000
+        if abs(milliseconds) > _LONG_MAX:  # a long of milliseconds, as Falcon computes it
+            raise ArgumentError(f"count out of range: {unit}({args[0]}) does not fit in a long of milliseconds", 0)
+        return milliseconds
 
     return duration
 

@@ -5,10 +5,17 @@ Falcon wrote EL as bare expressions (``now(0,-60)``) in entity attributes and as
 (``coord:current(0)`` - the prefix is ignored as Falcon ignored it), integer and decimal literals, quoted strings,
 ``+ - * / % div mod`` and parentheses. Every node keeps the 0-based offset of its first character so errors can
 point at it.
+
+Entity text is untrusted, so the parser has limits: an expression of at most :data:`MAX_EXPRESSION_LENGTH`
+characters, nested at most :data:`MAX_DEPTH` levels deep (parentheses, calls and signs while parsing; every node of
+the tree, operator chains included, for the evaluator that walks it recursively), and number literals within Java's
+ranges (a ``long`` for integers, a finite ``double`` for decimals). Past a limit the parser raises an
+:class:`~falcon_airflow.errors.ELSyntaxError` at the offending character, never a RecursionError or ValueError.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -59,14 +66,42 @@ class Token:
     value: object = None
 
 
+MAX_EXPRESSION_LENGTH = 4096
+"""Characters in one expression. Falcon's expressions are a call or two (``now(-1,0)``, ``today(0,0)``); a limit
+keeps a pasted or generated monster from costing time and memory in every rule that evaluates it."""
+
+MAX_DEPTH = 64
+"""Levels of nesting. The parser recurses about four Python frames per level and the evaluator about three, so
+64 levels stay far below Python's default recursion limit of 1000 whoever the caller is."""
+
+LONG_MIN, LONG_MAX = -(2**63), 2**63 - 1
+"""EL integers are Java longs: literals beyond them do not parse and arithmetic beyond them is refused."""
+
+_MAX_LONG_DIGITS = len(str(LONG_MAX))
+
 _OPERATORS = ("${", "(", ")", ",", "+", "-", "*", "/", "%", "}", ":")
 _WORD_OPERATORS = {"div": "/", "mod": "%"}
 
 
+def _number_value(expression: str, start: int, text: str, is_decimal: bool) -> int | float:
+    """The value of a number literal, refused (at its first character) beyond what Java's EL could hold."""
+    if is_decimal:
+        value = float(text)
+        if math.isfinite(value):
+            return value
+    elif len(text.lstrip("0")) <= _MAX_LONG_DIGITS and int(text) <= LONG_MAX:
+        return int(text)
+    kind = "a double" if is_decimal else f"a long (at most {LONG_MAX})"
+    raise ELSyntaxError(f"number too large: EL numbers must fit in {kind}", expression=expression, position=start)
+
+
 def tokenize(expression: str) -> list[Token]:
+    length = len(expression)
+    if length > MAX_EXPRESSION_LENGTH:
+        raise ELSyntaxError(f"expression too long: {length:,} characters, at most {MAX_EXPRESSION_LENGTH:,}",
+                            expression=expression, position=MAX_EXPRESSION_LENGTH)
     tokens: list[Token] = []
     index = 0
-    length = len(expression)
     while index < length:
         char = expression[index]
         if char.isspace():
@@ -83,7 +118,7 @@ def tokenize(expression: str) -> list[Token]:
                 while index < length and expression[index].isdigit():
                     index += 1
             text = expression[start:index]
-            tokens.append(Token("number", text, start, float(text) if is_decimal else int(text)))
+            tokens.append(Token("number", text, start, _number_value(expression, start, text, is_decimal)))
             continue
         if char in "'\"":
             start = index
@@ -128,6 +163,12 @@ class _Parser:
         self.expression = expression
         self.tokens = tokenize(expression)
         self.index = 0
+        self.depth = 0  # parentheses, calls and signs open around the current token
+
+    def enter(self, token: Token) -> None:
+        self.depth += 1
+        if self.depth > MAX_DEPTH:
+            raise self.error(_too_deep(), token)
 
     @property
     def current(self) -> Token:
@@ -178,7 +219,9 @@ class _Parser:
     def unary(self) -> Node:
         if self.current.kind == "op" and self.current.text in "+-":
             operator = self.advance()
+            self.enter(operator)
             operand = self.unary()
+            self.depth -= 1
             if operator.text == "+":
                 return operand
             if isinstance(operand, Number):
@@ -196,9 +239,10 @@ class _Parser:
             self.advance()
             return String(str(token.value), token.position)
         if token.kind == "op" and token.text == "(":
-            self.advance()
+            self.enter(self.advance())
             node = self.additive()
             self.expect(")")
+            self.depth -= 1
             return node
         if token.kind == "name":
             self.advance()
@@ -210,7 +254,7 @@ class _Parser:
                 name = self.advance().text
             if not (self.current.kind == "op" and self.current.text == "("):
                 raise self.error(f"'{name}' must be called, e.g. {name}(...)", token)
-            self.advance()
+            self.enter(self.advance())
             arguments: list[Node] = []
             if not (self.current.kind == "op" and self.current.text == ")"):
                 arguments.append(self.additive())
@@ -218,6 +262,7 @@ class _Parser:
                     self.advance()
                     arguments.append(self.additive())
             self.expect(")")
+            self.depth -= 1
             return Call(name, tuple(arguments), token.position)
         if token.kind == "end":
             raise self.error("expression ends too early")
@@ -231,7 +276,36 @@ def parse(expression: str) -> Node:
     Cached: entities repeat a few expressions thousands of times (validation, instance searches), and the tree is
     immutable. A syntax error is not cached; it is raised again on the next call.
     """
-    return _Parser(expression).parse()
+    node = _Parser(expression).parse()
+    _check_height(node, expression)
+    return node
+
+
+def _too_deep() -> str:
+    return (f"expression too deep: more than {MAX_DEPTH} levels of parentheses, calls, signs or chained "
+            "operators")
+
+
+def _children(node: Node) -> tuple[Node, ...]:
+    if isinstance(node, Call):
+        return node.arguments
+    if isinstance(node, Negate):
+        return (node.operand,)
+    if isinstance(node, Binary):
+        return (node.left, node.right)
+    return ()
+
+
+def _check_height(root: Node, expression: str) -> None:
+    """Refuse a tree taller than :data:`MAX_DEPTH`: the evaluator recurses once per level, and a chain such as
+    ``1+1+...+1`` parses without recursion (a loop) into a tree as tall as the chain is long. Walked with a stack
+    of its own, so the check itself cannot overflow Python's."""
+    pending: list[tuple[Node, int]] = [(root, 1)]
+    while pending:
+        node, level = pending.pop()
+        if level > MAX_DEPTH:
+            raise ELSyntaxError(_too_deep(), expression=expression, position=node.position)
+        pending.extend((child, level + 1) for child in _children(node))
 
 
 @dataclass(frozen=True, slots=True)

@@ -5,8 +5,9 @@
 * a variable is a workflow constant (``KB`` ... ``PB``), then the context's ``variables``, then its ``conf``; any
   other name is an error, as in Oozie ("variable [x] cannot be resolved");
 * arithmetic works on longs unless an operand is a double (or a string with ``.``/``e``); ``/`` always divides
-  doubles; comparisons with null are false; ``==`` compares numbers as numbers, booleans as booleans, otherwise
-  as strings; ``and``/``or`` short-circuit; ``empty`` is true for null, "" and empty maps and lists.
+  doubles; a long result beyond a long's range is an error (Java would wrap it round silently); comparisons with
+  null are false; ``==`` compares numbers as numbers, booleans as booleans, otherwise as strings; ``and``/``or``
+  short-circuit; ``empty`` is true for null, "" and empty maps and lists.
 
 Errors raise :class:`~falcon_airflow.errors.ELEvaluationError` with the offset of the failing node in the text.
 """
@@ -20,6 +21,8 @@ from falcon_airflow.errors import ELEvaluationError, ELSyntaxError
 from falcon_airflow.oozie.el.context import WorkflowContext
 from falcon_airflow.oozie.el.functions import CONSTANTS, FUNCTIONS, ELFunction, FunctionError
 from falcon_airflow.oozie.el.syntax import (
+    LONG_MAX,
+    LONG_MIN,
     Access,
     Binary,
     Call,
@@ -161,7 +164,13 @@ class _Evaluator:
         if node.operator == "empty":
             return is_empty(value)
         number = to_number(value)
-        return -number
+        return self.long_in_range(-number, node)
+
+    def long_in_range(self, number: int | float, node: Expression) -> int | float:
+        if isinstance(number, int) and not LONG_MIN <= number <= LONG_MAX:
+            raise self.error(f"arithmetic result out of range: it does not fit in a long ({LONG_MIN} to "
+                             f"{LONG_MAX})", node)
+        return number
 
     def access(self, node: Access) -> Value:
         target = self.run(node.target)
@@ -206,11 +215,11 @@ class _Evaluator:
         decimal = is_decimal_operand(left) or is_decimal_operand(right)
         a, b = to_number(left, decimal=decimal), to_number(right, decimal=decimal)
         if operator == "+":
-            return a + b
+            return self.long_in_range(a + b, node)
         if operator == "-":
-            return a - b
+            return self.long_in_range(a - b, node)
         if operator == "*":
-            return a * b
+            return self.long_in_range(a * b, node)
         # %: the sign follows the dividend, as in Java
         if b == 0:
             if decimal:

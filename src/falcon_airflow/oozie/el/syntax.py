@@ -6,6 +6,12 @@ calls with or without a prefix (``wf:id()``, ``concat(a, b)``), the operators ``
 ``== eq != ne``, ``< lt > gt <= le >= ge``, ``+ -``, ``* / div % mod``, the unary ``- ! not empty`` and
 parentheses. Every node keeps the 0-based offset of its first character in the text it was parsed from, so a
 syntax error (:class:`~falcon_airflow.errors.ELSyntaxError`) or an evaluation error points at a character.
+
+A workflow's text is untrusted, so the parser has limits: each ``${...}`` at most :data:`MAX_EXPRESSION_LENGTH`
+characters, nested at most :data:`MAX_DEPTH` levels deep (parentheses, brackets, calls, unary operators and
+conditionals while parsing; every node of the tree, operator and property chains included, for the evaluator that
+walks it recursively), and integer literals within a Java ``long``. Past a limit the parser raises an
+:class:`~falcon_airflow.errors.ELSyntaxError` at the offending character, never a RecursionError or ValueError.
 """
 
 from __future__ import annotations
@@ -100,6 +106,25 @@ class Token:
     value: object = None
 
 
+MAX_EXPRESSION_LENGTH = 4096
+"""Characters inside one ``${...}``. Real workflows write expressions of tens of characters (the longest in Oozie's
+and Falcon's own workflows is about 70); the limit keeps a generated monster from costing time and memory."""
+
+MAX_DEPTH = 64
+"""Levels of nesting. The parser recurses about five Python frames per level and the evaluator about four, so 64
+levels stay far below Python's default recursion limit of 1000 whoever the caller is."""
+
+LONG_MIN, LONG_MAX = -(2**63), 2**63 - 1
+"""JSP EL integers are Java longs: literals beyond them do not parse (Oozie's parser refuses them too)."""
+
+_MAX_LONG_DIGITS = len(str(LONG_MAX))
+
+# Binary operators by precedence, loosest first; each level is left-associative.
+_BINARY_LEVELS: tuple[tuple[str, ...], ...] = (
+    ("or",), ("and",), ("==", "!="), ("<", ">", "<=", ">="), ("+", "-"), ("*", "/", "%"),
+)
+_PRECEDENCE = {operator: level for level, operators in enumerate(_BINARY_LEVELS) for operator in operators}
+
 _KEYWORD_OPERATORS = {
     "and": "and", "or": "or", "not": "not", "eq": "==", "ne": "!=", "lt": "<", "gt": ">", "le": "<=",
     "ge": ">=", "div": "/", "mod": "%", "empty": "empty", "instanceof": "instanceof",
@@ -120,6 +145,9 @@ def _is_identifier_part(char: str) -> bool:
 
 def tokenize(text: str, start: int, stop: int) -> list[Token]:
     """Tokens of ``text[start:stop]`` (the inside of one ``${...}``); positions are offsets into ``text``."""
+    if stop - start > MAX_EXPRESSION_LENGTH:
+        raise ELSyntaxError(f"expression too long: {stop - start:,} characters, at most {MAX_EXPRESSION_LENGTH:,}",
+                            expression=text, position=start + MAX_EXPRESSION_LENGTH)
     tokens: list[Token] = []
     index = start
     while index < stop:
@@ -176,6 +204,10 @@ def _number(text: str, index: int, stop: int, tokens: list[Token]) -> int:
             while index < stop and text[index].isdigit():
                 index += 1
     literal = text[begin:index]
+    if not decimal and (len(literal.lstrip("0")) > _MAX_LONG_DIGITS or int(literal) > LONG_MAX):
+        raise ELSyntaxError(f"number too large: EL integers must fit in a long (at most {LONG_MAX})",
+                            expression=text, position=begin)
+    # a decimal beyond a double is Infinity, as Java's Double.valueOf reads it
     value: int | float = float(literal) if decimal else int(literal)
     tokens.append(Token("number", literal, begin, value))
     return index
@@ -208,6 +240,7 @@ class _Parser:
         self.text = text
         self.tokens = tokens
         self.index = 0
+        self.depth = 0  # parentheses, brackets, calls, unary operators and conditionals open here
 
     @property
     def current(self) -> Token:
@@ -232,49 +265,46 @@ class _Parser:
             return self.advance()
         raise self.error(f"expected '{text}' but found {self.describe(self.current)}")
 
+    def enter(self, token: Token) -> None:
+        """One more level of nesting opens at ``token``; refused past :data:`MAX_DEPTH`."""
+        self.depth += 1
+        if self.depth > MAX_DEPTH:
+            raise self.error(_too_deep(), token)
+
+    def leave(self) -> None:
+        self.depth -= 1
+
     def expression(self) -> Expression:
-        condition = self.or_()
+        condition = self.binary(0)
         if not self.at("?"):
             return condition
         mark = self.advance()
+        self.enter(mark)
         when_true = self.expression()
         self.expect(":")
         when_false = self.expression()
+        self.leave()
         return Conditional(condition, when_true, when_false, mark.position)
 
-    def _left_assoc(self, operators: tuple[str, ...], operand: str) -> Expression:
-        parse_operand = getattr(self, operand)
-        node: Expression = parse_operand()
-        while self.at(*operators):
+    def binary(self, loosest: int) -> Expression:
+        """Operators of precedence ``loosest`` and tighter, left-associative (precedence climbing): one frame per
+        precedence level actually used rather than one per level of the grammar, so nesting stays cheap."""
+        node = self.unary()
+        while True:
+            if self.at("instanceof"):
+                raise self.error("'instanceof' is not supported in EL expressions")
+            level = _PRECEDENCE.get(self.current.text, -1) if self.current.kind == "op" else -1
+            if level < loosest:
+                return node
             operator = self.advance()
-            node = Binary(operator.text, node, parse_operand(), operator.position)
-        return node
-
-    def or_(self) -> Expression:
-        return self._left_assoc(("or",), "and_")
-
-    def and_(self) -> Expression:
-        return self._left_assoc(("and",), "equality")
-
-    def equality(self) -> Expression:
-        return self._left_assoc(("==", "!="), "relational")
-
-    def relational(self) -> Expression:
-        node = self._left_assoc(("<", ">", "<=", ">="), "additive")
-        if self.at("instanceof"):
-            raise self.error("'instanceof' is not supported in EL expressions")
-        return node
-
-    def additive(self) -> Expression:
-        return self._left_assoc(("+", "-"), "multiplicative")
-
-    def multiplicative(self) -> Expression:
-        return self._left_assoc(("*", "/", "%"), "unary")
+            node = Binary(operator.text, node, self.binary(level + 1), operator.position)
 
     def unary(self) -> Expression:
         if self.at("-", "not", "empty"):
             operator = self.advance()
+            self.enter(operator)
             operand = self.unary()
+            self.leave()
             return Unary(operator.text, operand, operator.position)
         return self.postfix()
 
@@ -288,8 +318,10 @@ class _Parser:
                 name = self.advance()
                 node = Access(node, Literal(name.text, name.position), mark.position)
             else:
+                self.enter(mark)
                 key = self.expression()
                 self.expect("]")
+                self.leave()
                 node = Access(node, key, mark.position)
         return node
 
@@ -300,9 +332,10 @@ class _Parser:
             assert token.value is None or isinstance(token.value, bool | int | float | str)
             return Literal(token.value, token.position)
         if self.at("("):
-            self.advance()
+            self.enter(self.advance())
             node = self.expression()
             self.expect(")")
+            self.leave()
             return node
         if token.kind == "name":
             return self.name()
@@ -327,7 +360,7 @@ class _Parser:
         return token is not None and token.kind == "op" and token.text == "("
 
     def call(self, prefix: str, name: str, first: Token) -> Call:
-        self.expect("(")
+        self.enter(self.expect("("))
         arguments: list[Expression] = []
         if not self.at(")"):
             arguments.append(self.expression())
@@ -335,6 +368,7 @@ class _Parser:
                 self.advance()
                 arguments.append(self.expression())
         self.expect(")")
+        self.leave()
         return Call(prefix, name, tuple(arguments), first.position)
 
 
@@ -364,7 +398,39 @@ def parse_expression_at(text: str, start: int, stop: int) -> Expression:
     node = parser.expression()
     if parser.current.kind != "end":
         raise parser.error(f"unexpected {parser.describe(parser.current)} after the expression")
+    _check_height(node, text)
     return node
+
+
+def _too_deep() -> str:
+    return (f"expression too deep: more than {MAX_DEPTH} levels of parentheses, calls, operators or property "
+            "chains")
+
+
+def _children(node: Expression) -> tuple[Expression, ...]:
+    if isinstance(node, Call):
+        return node.arguments
+    if isinstance(node, Unary):
+        return (node.operand,)
+    if isinstance(node, Binary):
+        return (node.left, node.right)
+    if isinstance(node, Conditional):
+        return (node.condition, node.when_true, node.when_false)
+    if isinstance(node, Access):
+        return (node.target, node.key)
+    return ()
+
+
+def _check_height(root: Expression, text: str) -> None:
+    """Refuse a tree taller than :data:`MAX_DEPTH`: the evaluator recurses once per level, and a chain such as
+    ``1+1+...+1`` or ``a.b.c...`` parses in a loop into a tree as tall as the chain is long. Walked with a stack of
+    its own, so the check itself cannot overflow Python's."""
+    pending: list[tuple[Expression, int]] = [(root, 1)]
+    while pending:
+        node, level = pending.pop()
+        if level > MAX_DEPTH:
+            raise ELSyntaxError(_too_deep(), expression=text, position=node.position)
+        pending.extend((child, level + 1) for child in _children(node))
 
 
 @lru_cache(maxsize=4096)

@@ -15,6 +15,8 @@ from decimal import Decimal
 Value = object
 
 _INTEGER_TEXT = re.compile(r"^[+-]?\d+$")
+_LONG_MIN, _LONG_MAX = -(2**63), 2**63 - 1
+_MAX_LONG_DIGITS = len(str(_LONG_MAX))
 
 
 class CoercionError(ValueError):
@@ -87,7 +89,10 @@ def to_number(value: Value, *, decimal: bool = False) -> int | float:
         try:
             if decimal or is_decimal_text(text):
                 return float(text)
-            if _INTEGER_TEXT.match(text):
+            # Java's Long.valueOf refuses what a long cannot hold; checked on the digits first, as int() of a
+            # text of thousands of digits is slow (and refused past 4300)
+            if _INTEGER_TEXT.match(text) and len(text.lstrip("+-").lstrip("0")) <= _MAX_LONG_DIGITS \
+                    and _LONG_MIN <= int(text) <= _LONG_MAX:
                 return int(text)
         except ValueError:
             pass
