@@ -23,6 +23,7 @@ from falcon_airflow.el.syntax import Node
 from falcon_airflow.errors import InstanceError
 from falcon_airflow.instances.availability import GridAvailability
 from falcon_airflow.timekeeping import Frequency, parse_falcon_date, resolve_zone
+from falcon_airflow.timekeeping.folders import holds_several_instances
 from falcon_airflow.timekeeping.grid import InstanceGrid
 
 Exists = Callable[[str], bool]
@@ -55,6 +56,12 @@ class FeedBinding(_Frozen):
     @property
     def zone(self) -> pendulum.Timezone | pendulum.FixedTimezone:
         return resolve_zone(self.timezone).zone  # type: ignore[return-value]
+
+    @cached_property
+    def shares_folders(self) -> bool:
+        """Whether one folder of the location holds several instances (an hourly feed under ``${YEAR}/${MONTH}``,
+        FA055): a folder that is not one instance's alone."""
+        return self.storage == "filesystem" and holds_several_instances(self.location, Frequency.parse(self.frequency))
 
     def path(self, instance: datetime) -> str:
         return instance_location(self.location, instance, self.zone)

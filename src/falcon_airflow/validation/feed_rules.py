@@ -19,6 +19,7 @@ from falcon_airflow.entities import (
 )
 from falcon_airflow.errors import CatalogUriError, FrequencyError
 from falcon_airflow.timekeeping import Frequency, TimeUnit, format_falcon_date
+from falcon_airflow.timekeeping.folders import folder_unit, unit_holds_several
 from falcon_airflow.validation.helpers import (
     PATH_VARIABLE,
     date_pattern,
@@ -438,35 +439,9 @@ def feed_properties(context: RuleContext, feed: Feed) -> Iterator[Finding]:
 
 # -- instances sharing a folder (FA055) ------------------------------------------------------------------------------
 
-_UNITS = ("YEAR", "MONTH", "DAY", "HOUR", "MINUTE")
 _UNIT_NAMES = {"YEAR": "year", "MONTH": "month", "DAY": "day", "HOUR": "hour"}
 _VARIABLE_OF = {TimeUnit.MINUTES: "${MINUTE}", TimeUnit.HOURS: "${HOUR}", TimeUnit.DAYS: "${DAY}",
                 TimeUnit.MONTHS: "${MONTH}"}
-_LONGEST_MINUTES = {"HOUR": 60, "DAY": 24 * 60, "MONTH": 31 * 24 * 60, "YEAR": 366 * 24 * 60}
-
-
-def _folder_unit(template: str) -> str | None:
-    """The span one folder of a template names: its variables from YEAR down without a gap (``${YEAR}/${HOUR}``
-    names one folder per year); ``None`` without ``${YEAR}`` (no instance at all)."""
-    found = set(PATH_VARIABLE.findall(template))
-    unit = None
-    for variable in _UNITS:
-        if variable not in found:
-            break
-        unit = variable
-    return unit
-
-
-def _holds_several(unit: str, frequency: Frequency) -> bool:
-    """Whether a folder per ``unit`` can hold two instances ``frequency`` apart (days and months on the
-    calendar, as instances step)."""
-    if unit == "MINUTE":
-        return False
-    if frequency.unit in (TimeUnit.MINUTES, TimeUnit.HOURS):
-        return frequency.minutes < _LONGEST_MINUTES[unit]
-    if frequency.unit is TimeUnit.DAYS:
-        return unit in ("MONTH", "YEAR") and frequency.count < {"MONTH": 31, "YEAR": 366}[unit]
-    return unit == "YEAR" and frequency.count < 12
 
 
 @rule("FA055", EntityType.FEED, "a location is as fine as the feed's frequency: one instance per folder (warning)")
@@ -488,14 +463,14 @@ def instances_share_a_folder(context: RuleContext, feed: Feed) -> Iterator[Findi
             candidates += [(f"{item.type.value} location '{item.path}'", item.path, item.line,
                             bool(cluster.locations)) for item in feed.locations_for(cluster)]
         for what, template, line, own in candidates:
-            unit = _folder_unit(template)
-            if unit is None or not _holds_several(unit, feed.frequency) or (line, template) in seen:
+            unit = folder_unit(template)
+            if unit is None or not unit_holds_several(unit, feed.frequency) or (line, template) in seen:
                 continue
             seen.add((line, template))
             where = f" on cluster '{cluster.name}'" if own else ""
             yield warning(
                 f"the {what} of feed '{feed.name}'{where} names one folder per {_UNIT_NAMES[unit]}, but the feed has "
                 f"an instance every {feed.frequency}: several instances share the folder. A process writing one of "
-                f"them clears the folder first (Falcon's prepare-delete), the others with it, and retention keeps "
-                f"the folder until the last instance it holds is older than the retention limit; add "
+                f"them does not clear the folder first (Falcon's prepare-delete would clear the others with it), and "
+                f"retention keeps the folder until the last instance it holds is older than the retention limit; add "
                 f"{_VARIABLE_OF[feed.frequency.unit]} to give each instance its own", line)

@@ -1,5 +1,6 @@
 """Before a workflow runs, clear its output instances (so a rerun is idempotent); after it succeeds, mark them
-available. Both prove a path is an instance of the output feed before touching it."""
+available. Both prove a path is an instance of the output feed before touching it, and a folder that holds several
+instances (a location coarser than the feed's frequency) is never cleared."""
 
 from __future__ import annotations
 
@@ -34,6 +35,11 @@ class ClearOutputsOperator(BaseOperator):
             if moment is None or binding.feed.storage == "table":
                 continue
             path = binding.feed.path(moment)
+            if binding.feed.shares_folders:  # the folder holds other instances' data too: never this run's to clear
+                self.log.warning("output %s instance %s: %s is not cleared: feed %s has several instances in each "
+                                 "folder of its location (FA055), the others' data with this one's; the workflow "
+                                 "writes into the folder as it is", binding.name, moment, path, binding.feed.feed)
+                continue
             if clear_instance(path, binding.feed.location, moment, binding.feed.zone):
                 self.log.info("cleared output %s instance %s: %s", binding.name, moment, path)
 
