@@ -157,6 +157,9 @@ def compile_workspace(workspace: Workspace, *, entities_dir: Path | None = None,
         except (FalconAirflowError, SparkOptionsError, ValueError) as problem:
             message = problem.message if isinstance(problem, FalconAirflowError) else str(problem)
             found.append(_issue(entity, COMPILE_RULE, f"cannot compile {entity.describe()}: {message}"))
+        except Exception as problem:  # a failure compiling one entity must not take the others' DAGs down
+            found.append(_issue(entity, COMPILE_RULE, f"cannot compile {entity.describe()}: "
+                                f"{type(problem).__name__}: {problem}"))
 
     def compile_entity(entity: Entity, builds: Callable[[], list[Callable[[], DagSpec | None]]]) -> None:
         key = memo.key(workspace, entity) if memo is not None else None

@@ -79,31 +79,49 @@ def _instance(expression: str, moment: datetime) -> datetime | None:
         return None
 
 
-def _writers(workspace: Workspace) -> dict[tuple[str, str], list[_Writer]]:
+@dataclass(frozen=True)
+class _WriterIndex:
+    writers: dict[tuple[str, str], list[_Writer]]
+    # Processes whose outputs could not be placed, with why: their own FA008 finding says so, and the index goes
+    # on without them, so that one process's failure never becomes every process's.
+    failures: dict[str, tuple[str, int | None]]
+
+
+def _writers(workspace: Workspace) -> _WriterIndex:
     """Every (cluster, feed) a process writes, with the range of instances each output writes over its validity."""
     writers: dict[tuple[str, str], list[_Writer]] = {}
+    failures: dict[str, tuple[str, int | None]] = {}
     for process in workspace.processes.values():
-        clusters = {cluster.name: cluster for cluster in reversed(process.clusters)}  # P2: the first counts
-        for cluster in clusters.values():
-            for output in process.outputs:
-                feed = workspace.feeds.get(output.feed)
-                if feed is None or feed.cluster(cluster.name) is None:
-                    continue
-                first = _instance(output.instance, cluster.validity.start)
-                end = _instance(output.instance, cluster.validity.end)
-                if first is None or end is None:
-                    continue
-                # An expression that floors (today(0,0)) can map a short validity onto one instance.
-                end = max(end, first + timedelta(microseconds=1))
-                writers.setdefault((cluster.name, feed.name), []).append(
-                    _Writer(process, output.name, output.line, first, end))
-    return writers
+        found: list[tuple[tuple[str, str], _Writer]] = []
+        output_line: int | None = None
+        output_name = ""
+        try:
+            clusters = {cluster.name: cluster for cluster in reversed(process.clusters)}  # P2: the first counts
+            for cluster in clusters.values():
+                for output in process.outputs:
+                    output_line, output_name = output.line, output.name
+                    feed = workspace.feeds.get(output.feed)
+                    if feed is None or feed.cluster(cluster.name) is None:
+                        continue
+                    first = _instance(output.instance, cluster.validity.start)
+                    end = _instance(output.instance, cluster.validity.end)
+                    if first is None or end is None:
+                        continue
+                    # An expression that floors (today(0,0)) can map a short validity onto one instance.
+                    end = max(end, first + timedelta(microseconds=1))
+                    found.append(((cluster.name, feed.name), _Writer(process, output.name, output.line, first, end)))
+        except Exception as problem:  # the index is shared: a failure here is this process's alone
+            failures[process.name] = (f"output '{output_name}': {type(problem).__name__}: {problem}", output_line)
+            continue
+        for key, writer in found:
+            writers.setdefault(key, []).append(writer)
+    return _WriterIndex(writers, failures)
 
 
-_writer_cache: tuple[weakref.ref[Workspace], dict[tuple[str, str], list[_Writer]]] | None = None
+_writer_cache: tuple[weakref.ref[Workspace], _WriterIndex] | None = None
 
 
-def _cached_writers(workspace: Workspace) -> dict[tuple[str, str], list[_Writer]]:
+def _cached_writers(workspace: Workspace) -> _WriterIndex:
     """Computed once per workspace: every process's check asks for the same index."""
     global _writer_cache
     if _writer_cache is None or _writer_cache[0]() is not workspace:
@@ -115,7 +133,13 @@ def _cached_writers(workspace: Workspace) -> dict[tuple[str, str], list[_Writer]
 def two_writers(context: RuleContext, process: Process) -> Iterator[Finding]:
     if "FA008" in accepted_rules(process.properties):
         return
-    index = _cached_writers(context.workspace)
+    written = _cached_writers(context.workspace)
+    failure = written.failures.get(process.name)
+    if failure is not None:
+        yield error(f"the instances process '{process.name}' writes cannot be worked out, so whether another process "
+                    f"writes them too cannot be checked: {failure[0]}", failure[1])
+        return
+    index = written.writers
     keys = dict.fromkeys((cluster.name, output.feed) for cluster in process.clusters for output in process.outputs)
     for cluster, feed in keys:
         writers = index.get((cluster, feed), [])
