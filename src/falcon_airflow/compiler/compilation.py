@@ -37,12 +37,12 @@ COMPILE_RULE = "FA100"
 
 def _compile_extensions(workspace: Workspace, entities_dir: Path, issues: list[Issue],
                         store_state: StoreState | None) -> list[DagSpec]:
-    jobs, found = read_jobs(entities_dir, workspace.clusters)
+    jobs, found = read_jobs(entities_dir, workspace.clusters, workspace.feeds)
     issues.extend(found)
     specs: list[DagSpec] = []
     for job in jobs:
         try:
-            spec: DagSpec = compile_extension(workspace.clusters, job)
+            spec: DagSpec = compile_extension(workspace.clusters, job, workspace.feeds)
         except (FalconAirflowError, ValueError) as problem:
             message = problem.message if isinstance(problem, FalconAirflowError) else str(problem)
             issues.append(Issue(Level.ERROR, COMPILE_RULE, f"cannot compile extension job {job.name}: {message}",

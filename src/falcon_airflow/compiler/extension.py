@@ -17,12 +17,14 @@ from falcon_airflow.compiler.specs import (
     SparkJob,
 )
 from falcon_airflow.compiler.templating import jinja, literal, template_conf, template_values
+from falcon_airflow.core.mirror_targets import on_storage, readings, shared_folders
 from falcon_airflow.core.paths import join_storage
-from falcon_airflow.entities import Cluster
+from falcon_airflow.entities import Cluster, Feed
 from falcon_airflow.entities.cluster import InterfaceType
 from falcon_airflow.entities.extension import ENTITY_TYPE, ExtensionJob, ExtensionName, SnapshotRetention
 from falcon_airflow.errors import FalconAirflowError
 from falcon_airflow.timekeeping import Frequency
+from falcon_airflow.validation.extensions import mirror_protections
 
 INSTANCE = jinja("{{ macros.falcon.instance(dag_run).strftime('%Y-%m-%dT%H:%MZ') }}")
 REPORT_PATH = jinja("{{ macros.falcon.report_path(dag_run, task.task_id) }}")
@@ -54,7 +56,28 @@ def _retention_arguments(side: str, retention: SnapshotRetention | None) -> list
             f"--{side}-age-seconds", str(seconds(Frequency.parse(retention.age_limit)))]
 
 
-def compile_extension(clusters: Mapping[str, Cluster], job: ExtensionJob) -> ExtensionDagSpec:
+def _guard_arguments(job: ExtensionJob, clusters: Mapping[str, Cluster], feeds: Mapping[str, Feed],
+                     storage: str) -> list[str]:
+    """What the job checks every folder it is about to replace against, before it deletes anything (validation
+    checked a folder mirror's target already; a table mirror's folders are known only at run time): the target
+    cluster's storage root and minimum depth, and the protected folders on that file system beyond the shared ones
+    the job knows itself (cluster folders, Hive warehouses, feed locations)."""
+    protected, _, depth = mirror_protections(job, clusters, feeds)
+    known = set(shared_folders(storage, warehouses_inside=job.extension is not ExtensionName.HIVE_MIRRORING,
+                               storage=f"cluster {job.target_cluster}"))
+    on_target = readings(storage)
+    arguments = ["--storage-root", storage, "--min-depth", str(depth)]
+    for item in dict.fromkeys(protected):
+        if item in known:
+            continue
+        where = on_storage(item.base, item.where)
+        if any(place.same_file_system(root) for place in readings(where) for root in on_target):
+            arguments += ["--protected-zone" if item.inside else "--protected-root", where, item.what]
+    return arguments
+
+
+def compile_extension(clusters: Mapping[str, Cluster], job: ExtensionJob,
+                      feeds: Mapping[str, Feed] | None = None) -> ExtensionDagSpec:
     source, target, runner = (clusters.get(job.source_cluster), clusters.get(job.target_cluster),
                               clusters.get(job.cluster))
     if source is None or target is None or runner is None:
@@ -66,6 +89,7 @@ def compile_extension(clusters: Mapping[str, Cluster], job: ExtensionJob) -> Ext
                  "--report", REPORT_PATH]
     if job.map_bandwidth_mb:
         arguments += ["--map-bandwidth", str(job.map_bandwidth_mb)]
+    arguments += _guard_arguments(job, clusters, feeds or {}, write_base)
     sources: tuple[str, ...] = ()
     mirror: str | None = None
     if job.extension is ExtensionName.HIVE_MIRRORING:

@@ -36,13 +36,23 @@ table's folder, or each partition's - with the same verified staging and rename 
 in the target are added, those pointing elsewhere re-pointed. Partitions the source dropped are left: a mirror
 never deletes table data the source merely stopped listing.
 
+Every folder a run replaces (the target, each source's folder under it, each table's or partition's folder of a
+Hive mirror) is checked first, before anything is copied or deleted, by the rules of
+:mod:`falcon_airflow.core.mirror_targets`: never the file system's root, ``/user``, ``/home``, ``/tmp``, ``/apps``,
+a user's home, the storage root (``--storage-root``) or anything above them, never at, in or above a Hive warehouse
+(for a folder mirror) or a folder given with ``--protected-zone URI WHAT`` (the compiler passes the clusters'
+staging, working and temp folders and every feed location), never at or above a ``--protected-root URI WHAT``,
+and at least ``--min-depth`` folders deep. A folder of the local file system is checked as written and with its
+symbolic links resolved.
+
 Output: a one-line JSON summary on stdout; ``--report`` the same with the per-folder details.
-Exit 0 done, 1 failure, 2 bad arguments.
+Exit 0 done, 1 failure (a refused target too), 2 bad arguments.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import re
 from collections.abc import Sequence
 from datetime import UTC, datetime
@@ -54,6 +64,7 @@ else:  # run as a script by spark-submit, common.py and replication.py shipped w
     import common  # type: ignore[import-not-found, no-redef]
     import replication  # type: ignore[import-not-found, no-redef]
 
+from falcon_airflow.core.mirror_targets import DEFAULT_MIN_DEPTH, Protected, refusals, shared_folders
 from falcon_airflow.core.tables import TableUri
 from falcon_airflow.core.times import format_instant, parse_instant
 
@@ -77,6 +88,12 @@ def build_parser() -> argparse.ArgumentParser:
         sub.add_argument("--map-bandwidth", type=float, default=0.0, metavar="MB")
         sub.add_argument("--executor-jvm", choices=("auto", "driver", "launch"), default="auto")
         sub.add_argument("--report", metavar="PATH")
+        sub.add_argument("--storage-root", metavar="URI", help="the target cluster's storage")
+        sub.add_argument("--min-depth", type=int, default=DEFAULT_MIN_DEPTH)
+        sub.add_argument("--protected-zone", nargs=2, action="append", default=[], metavar=("URI", "WHAT"),
+                         help="no target at, inside or above this folder")
+        sub.add_argument("--protected-root", nargs=2, action="append", default=[], metavar=("URI", "WHAT"),
+                         help="no target at or above this folder")
         if name in ("hdfs", "snapshot"):
             sub.add_argument("--source-dir", action="append", required=True, metavar="URI")
             sub.add_argument("--target-dir", required=True, metavar="URI")
@@ -95,9 +112,40 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _protected(args: argparse.Namespace) -> list[Protected]:
+    found = shared_folders(args.storage_root, warehouses_inside=args.extension != "hive",
+                           storage=f"cluster {args.target_cluster}")
+    found += [Protected(where, what, inside=True) for where, what in args.protected_zone]
+    found += [Protected(where, what, inside=False) for where, what in args.protected_root]
+    return found
+
+
+def check_target(args: argparse.Namespace, target: str) -> None:
+    """Refuse (:class:`common.JobError`) a folder this run may not replace: a mirror deletes what its source does
+    not hold. Called for every folder before anything is copied or deleted."""
+    texts = [target]
+    split = common.split_uri(target)
+    if (split.scheme or "file").lower() == "file" and split.path.startswith("/"):
+        real = os.path.realpath(split.path)  # a symbolic link on the way leads the mirror elsewhere
+        if real != split.path.rstrip("/"):
+            texts.append(f"file://{real}")
+    messages: list[str] = []
+    for text in texts:
+        messages += [refusal.message for refusal in refusals(text, _protected(args), base=args.storage_root,
+                                                             min_depth=args.min_depth)]
+    if messages:
+        shown = f"{target} (really {texts[1]})" if len(texts) > 1 else target
+        raise common.JobError(f"refused to mirror onto {shown}: it " + "; it ".join(messages[:3])
+                              + (f" (and {len(messages) - 3} more)" if len(messages) > 3 else "")
+                              + "; a mirror replaces its target, deleting what the source does not hold: nothing "
+                                "was copied or deleted")
+
+
 def _check(args: argparse.Namespace) -> None:
     if args.max_maps < 1:
         raise common.UsageError("--max-maps must be at least 1")
+    if args.min_depth < 1:
+        raise common.UsageError("--min-depth must be at least 1")
     args.instance = format_instant(parse_instant(args.instance))
     if not re.fullmatch(r"[A-Za-z][\w-]*", args.job):
         raise common.UsageError(f"--job {args.job!r} is not a job name")
@@ -118,6 +166,13 @@ def _check(args: argparse.Namespace) -> None:
                 raise common.UsageError(f"--{side}-keep must be at least 1 and --{side}-age-seconds not negative")
         if len(args.source_dir) != 1:
             raise common.UsageError("snapshot mirroring has one --source-dir")
+    if args.extension in ("hdfs", "snapshot"):
+        target = str(common.parse_location(args.target_dir, "--target-dir"))
+        check_target(args, target)
+        if len(args.source_dir) > 1:  # each source lands in a folder of its name under the target
+            for text in args.source_dir:
+                name = common.name_of(common.parse_location(text, "--source-dir").path)
+                check_target(args, f"{target.rstrip('/')}/{name}")
 
 
 def _replication_options(args: argparse.Namespace, source: str, target: str) -> replication.Options:
@@ -392,11 +447,23 @@ class HiveMirror:
                                       f"{replication._first_line(error)}") from None
         return True
 
-    def mirror_table(self, database: str, name: str) -> dict[str, Any]:
+    def plan_table(self, database: str, name: str) -> tuple[Any, list[Any]]:
+        """The source table and its partitions, every folder the mirror would replace checked first."""
         table = self.source.client.getTable(database, name)
         if str(table.getTableType()) == "VIRTUAL_VIEW":
             raise common.JobError(f"{database}.{name} is a view: Hive mirroring copies tables")
+        keys = list(table.getPartitionKeys())
+        partitions = list(self.source.client.listPartitions(database, name, -1)) if keys else []
+        folders = [str(partition.getSd().getLocation()) for partition in partitions] or [
+            str(table.getSd().getLocation())]
+        for folder in folders:
+            check_target(self.args, self.on_target(folder))
+        return table, partitions
+
+    def mirror_table(self, database: str, name: str, planned: tuple[Any, list[Any]]) -> dict[str, Any]:
+        table, partitions = planned
         location = str(table.getSd().getLocation())
+        keys = [column.getName() for column in table.getPartitionKeys()]
         created = False
         try:
             self.target.client.getTable(database, name)
@@ -406,13 +473,12 @@ class HiveMirror:
                                       f"{replication._first_line(error)}") from None
             self.target.create_like(table, TableUri(database, name, ()), self.on_target(location))
             created = True
-        keys = [column.getName() for column in table.getPartitionKeys()]
         copies: list[dict[str, Any]] = []
         added = 0
         if not keys:
             copies.append(_mirror_folder(self.spark, self.args, location, self.on_target(location)))
         else:
-            for partition in self.source.client.listPartitions(database, name, -1):
+            for partition in partitions:
                 source_location = str(partition.getSd().getLocation())
                 target_location = self.on_target(source_location)
                 copies.append(_mirror_folder(self.spark, self.args, source_location, target_location))
@@ -440,6 +506,7 @@ class HiveMirror:
     def run(self) -> dict[str, Any]:
         tables: list[dict[str, Any]] = []
         created = []
+        plans: dict[str, list[tuple[str, tuple[Any, list[Any]]]]] = {}
         for database in self.args.database:
             try:
                 names = list(self.args.table) or sorted(str(item) for item in
@@ -447,9 +514,12 @@ class HiveMirror:
             except Exception as error:
                 raise common.JobError(f"database {database} cannot be read from {self.source.uri}: "
                                       f"{replication._first_line(error)}") from None
+            # every table's folders are checked before anything of the run is created or replaced
+            plans[database] = [(name, self.plan_table(database, name)) for name in names]
+        for database, planned in plans.items():
             if self.ensure_database(database):
                 created.append(database)
-            tables += [self.mirror_table(database, name) for name in names]
+            tables += [self.mirror_table(database, name, plan) for name, plan in planned]
         return {"extension": "hive-mirroring", "source_metastore": self.args.source_metastore,
                 "target_metastore": self.args.target_metastore, "created_databases": created, "tables": tables,
                 "sources": [table["source"] for table in tables], "targets": [table["target"] for table in tables],

@@ -72,7 +72,8 @@ def _read_and_validate(context: Context, options: Options, extension: ExtensionN
         raise Refused(f"cannot read {file}: not UTF-8 text ({problem.reason} at byte {problem.start})") from None
     job, issues = read_job(extension.value, text, str(file))
     if job is not None:
-        issues = validate_job(job, context.store.workspace().clusters)
+        workspace = context.store.workspace()
+        issues = validate_job(job, workspace.clusters, workspace.feeds)
     errors = [issue for issue in issues if issue.is_error]
     if job is None or errors:
         raise Refused(f"{file} is not a valid {extension.value} job",

@@ -101,7 +101,7 @@ def validate_paths(paths: Sequence[str], *, schema_only: bool = False, now: date
     folders = [Path(path).resolve() for path in paths if Path(path).is_dir()]
     report = validate_workspace(workspace, now=now, check_environment=check_environment, entities_dirs=folders)
     # the extension jobs kept in the folders, judged against the same clusters
-    extra = [issue for folder in folders for issue in read_jobs(folder, workspace.clusters)[1]]
+    extra = [issue for folder in folders for issue in read_jobs(folder, workspace.clusters, workspace.feeds)[1]]
     if not extra:
         return report
     return Report(report.files, tuple(sorted((*report.issues, *extra), key=Issue.sort_key)))

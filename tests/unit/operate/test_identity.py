@@ -47,7 +47,7 @@ def test_another_server_never_proves_who_acts(secured: Kit, monkeypatch: pytest.
         monkeypatch.setenv("AIRFLOW__API__BASE_URL", configured)
     code, out, err = run_at(secured, monkeypatch, how, url)
     assert code == 1, (out, err)
-    assert f"Permission denied: identity is proven only by this deployment's Airflow API" in err
+    assert "Permission denied: identity is proven only by this deployment's Airflow API" in err
     assert url.rstrip("/") in err
     assert secured.airflow.calls == []  # the other server was not asked anything
     assert secured.context().store.schedule_state(EntityType.FEED, "logs") is None
