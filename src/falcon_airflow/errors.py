@@ -50,8 +50,21 @@ class ELError(FalconAirflowError):
 
     def __str__(self) -> str:
         if self.position is None:
-            return f"{self.message} in {self.expression!r}"
-        return f"{self.message} at character {self.position + 1} of {self.expression!r}"
+            return f"{self.message} in {self.shown_expression()!r}"
+        return f"{self.message} at character {self.position + 1} of {self.shown_expression()!r}"
+
+    SHOWN_CHARACTERS = 120
+    """An expression longer than this is shown as the part around ``position``: an error about a generated
+    100,000-character expression stays one readable line."""
+
+    def shown_expression(self) -> str:
+        text = self.expression
+        if len(text) <= self.SHOWN_CHARACTERS:
+            return text
+        half = self.SHOWN_CHARACTERS // 2
+        centre = min(max(self.position or 0, half), len(text) - half)
+        start, end = centre - half, centre + half
+        return ("..." if start > 0 else "") + text[start:end] + ("..." if end < len(text) else "")
 
 
 class ELSyntaxError(ELError):

@@ -74,3 +74,48 @@ def test_real_script_el(run_script: Callable[..., subprocess.CompletedProcess[st
     assert bad.returncode == 1
     assert "at character 7" in bad.stderr
     assert "Traceback" not in bad.stderr
+
+
+HOSTILE = {
+    "now-huge-minutes": "now(0, 99999999999)",
+    "today-huge-hours": "today(-1000000000, 0)",
+    "yesterday-int-max": "yesterday(2147483647, 0)",
+    "current-month-huge": "currentMonth(99999999, 0, 0)",
+    "last-year-huge": "lastYear(99999999, 0, 0, 0)",
+    "latest-huge": "latest(-99999999999)",
+    "future-huge": "future(99999999999, 1)",
+    "date-offset-huge": "dateOffset(instanceTime(), 99999999999, 'YEAR')",
+    "parentheses-1500": "(" * 1500 + "1" + ")" * 1500,
+    "parentheses-100000": "(" * 100000 + "1" + ")" * 100000,
+    "signs-3000": "-" * 3000 + "1",
+    "nested-calls": "now(" * 500 + "0,0" + ")" * 500,
+    "chain-of-plus": "+".join(["1"] * 1000),
+    "chain-of-100000": "+".join(["1"] * 100000),
+    "digits-4000": "9" * 4000,
+    "digits-5000": "9" * 5000,
+    "long-overflow": "9223372036854775807 * 2",
+}
+
+
+@pytest.mark.parametrize("feed", [(), ("--feed-frequency", "hours(1)", "--feed-start", "2010-01-01T00:00Z")],
+                         ids=["action", "dataset"])
+@pytest.mark.parametrize("expression", list(HOSTILE.values()), ids=list(HOSTILE))
+def test_hostile_expressions_are_clear_errors(capsys: pytest.CaptureFixture[str], expression: str,
+                                              feed: tuple[str, ...]) -> None:
+    code, out, err = el(capsys, "--at", AT, *feed, "--", expression)  # "--": an expression may start with '-'
+
+    assert code == 1
+    assert out == ""
+    assert err.startswith("falcon-airflow el: ") and err.count("\n") == 1
+    assert "at character " in err
+    assert len(err) < 600  # a 200,000-character expression is shown as an excerpt around the character
+    assert "Traceback" not in err and "Error:" not in err
+
+
+def test_real_script_refuses_a_deep_expression_without_a_traceback(
+        run_script: Callable[..., subprocess.CompletedProcess[str]]) -> None:
+    deep = run_script("el", "now(0, " + "(" * 2000 + "0" + ")" * 2000 + ")", "--at", AT)
+    huge = run_script("el", "now(0, 99999999999)", "--at", AT)
+
+    assert deep.returncode == 1 and "too deep" in deep.stderr and "Traceback" not in deep.stderr
+    assert huge.returncode == 1 and "out of range" in huge.stderr and "Traceback" not in huge.stderr
