@@ -7,8 +7,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
 from tests.builders import cluster, feed, process, workspace
+
 from falcon_airflow.compiler import compilation
 from falcon_airflow.compiler.compilation import compile_workspace
 from falcon_airflow.validation import sharing_rules, validate_workspace
