@@ -17,6 +17,7 @@ from typing import Any
 
 from falcon_airflow.compiler.extension import compile_extension
 from falcon_airflow.compiler.feed import compile_replication, compile_retention
+from falcon_airflow.compiler.identity import owner_identity, with_identity
 from falcon_airflow.compiler.process import compile_process
 from falcon_airflow.compiler.sla import compile_feed_sla, compile_process_sla
 from falcon_airflow.compiler.spark_options import SparkOptionsError
@@ -35,6 +36,14 @@ from falcon_airflow.workspace import Workspace
 COMPILE_RULE = "FA100"
 
 
+def identity_of(owner: str | None) -> str | None:
+    """The ACL owner as the identity of the entity's jobs (:mod:`falcon_airflow.compiler.identity`); an owner that
+    is no user name is refused rather than dropped, which would leave the jobs to the deployment's own identity."""
+    if owner and owner.strip() and owner_identity(owner) is None:
+        raise ValueError(f"its ACL owner '{owner}' is not a user name its jobs could run as")
+    return owner_identity(owner)
+
+
 def _compile_extensions(workspace: Workspace, entities_dir: Path, issues: list[Issue],
                         store_state: StoreState | None) -> list[DagSpec]:
     jobs, found = read_jobs(entities_dir, workspace.clusters, workspace.feeds)
@@ -42,7 +51,8 @@ def _compile_extensions(workspace: Workspace, entities_dir: Path, issues: list[I
     specs: list[DagSpec] = []
     for job in jobs:
         try:
-            spec: DagSpec = compile_extension(workspace.clusters, job, workspace.feeds)
+            spec: DagSpec = with_identity(compile_extension(workspace.clusters, job, workspace.feeds),
+                                          identity_of(job.owner))
         except (FalconAirflowError, ValueError) as problem:
             message = problem.message if isinstance(problem, FalconAirflowError) else str(problem)
             issues.append(Issue(Level.ERROR, COMPILE_RULE, f"cannot compile extension job {job.name}: {message}",
@@ -153,7 +163,7 @@ def compile_workspace(workspace: Workspace, *, entities_dir: Path | None = None,
         try:
             spec = build()
             if spec is not None:
-                made.append(spec)
+                made.append(with_identity(spec, identity_of(getattr(getattr(entity, "acl", None), "owner", None))))
         except (FalconAirflowError, SparkOptionsError, ValueError) as problem:
             message = problem.message if isinstance(problem, FalconAirflowError) else str(problem)
             found.append(_issue(entity, COMPILE_RULE, f"cannot compile {entity.describe()}: {message}"))

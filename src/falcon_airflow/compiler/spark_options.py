@@ -1,10 +1,17 @@
 """``<spark-opts>`` as spark-submit options: the command-line text Falcon users wrote, split into what
-``SparkSubmitOperator`` takes as arguments (memory, cores, jars ...) and Spark conf (``--conf k=v``)."""
+``SparkSubmitOperator`` takes as arguments (memory, cores, jars ...) and Spark conf (``--conf k=v``).
+
+Options that choose who the job runs as (``--proxy-user``, ``--principal``, ``--keytab``, and their conf, JVM and
+environment equivalents, see :mod:`falcon_airflow.core.identity`) are refused: a job runs as the entity's checked
+``-doAs`` user, else its ACL owner, which the compiler sets; the entity text never chooses.
+"""
 
 from __future__ import annotations
 
 import shlex
 from dataclasses import dataclass, field
+
+from falcon_airflow.core.identity import spark_opts_identity_problems as identity_problems
 
 _VALUE_OPTIONS = {
     "--driver-memory": "driver_memory",
@@ -17,7 +24,6 @@ _VALUE_OPTIONS = {
     "--files": "files",
     "--packages": "packages",
     "--queue": "queue",
-    "--proxy-user": "proxy_user",
     "--deploy-mode": "deploy_mode",
 }
 _INTEGER_OPTIONS = {"executor_cores", "num_executors", "total_executor_cores"}
@@ -27,8 +33,6 @@ _CONF_OPTIONS = {
     "--driver-java-options": "spark.driver.extraJavaOptions",
     "--driver-library-path": "spark.driver.extraLibraryPath",
     "--driver-class-path": "spark.driver.extraClassPath",
-    "--principal": "spark.kerberos.principal",
-    "--keytab": "spark.kerberos.keytab",
 }
 
 
@@ -43,7 +47,12 @@ class SparkOptions:
 
 
 def parse_spark_options(text: str | None) -> SparkOptions:
-    """Split ``--driver-memory 1g --conf spark.x=y`` into operator arguments and conf; unknown options are errors."""
+    """Split ``--driver-memory 1g --conf spark.x=y`` into operator arguments and conf; unknown options, and options
+    that choose the job's identity, are errors."""
+    problems = identity_problems(text)
+    if problems:
+        raise SparkOptionsError(f"spark-opts: {problems[0]}; a job runs as the entity's -doAs user, else its ACL "
+                                "owner, never as its spark-opts say")
     options = SparkOptions()
     if not text or not text.strip():
         return options

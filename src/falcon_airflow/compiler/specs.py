@@ -160,6 +160,10 @@ class DagSpecBase(Spec):
     """``False`` when the entity was scheduled (RUNNING), ``True`` when suspended; ``None``: Airflow's default."""
     group_access: GroupAccess | None = None
     """The ACL group's rights, for the DAG's access control."""
+    run_as: str | None = None
+    """Who every job of the DAG runs as (Spark's ``--proxy-user``, each Oozie action's user): the entity's checked
+    ``-doAs`` user, else its ACL owner, else the deployment's ``[falcon] default_job_user``; never entity text such
+    as ``<spark-opts>`` (see :mod:`falcon_airflow.compiler.store_state`). ``None``: the deployment's own identity."""
 
 
 class ProcessDagSpec(DagSpecBase):

@@ -23,9 +23,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from falcon_airflow.compiler.specs import DagSpec, ProcessDagSpec, SparkJob
+from falcon_airflow.compiler.identity import with_identity
+from falcon_airflow.compiler.specs import DagSpec
 from falcon_airflow.validation.incumbents import Incumbents
-from falcon_airflow.compiler.templating import literal
 
 META_FOLDER = ".falcon"
 """Where older versions kept the state, inside the entities folder (read until a command migrates it)."""
@@ -58,23 +58,15 @@ class StoreState:
         return Incumbents(scheduled, self.first_built)
 
 
-def _with_proxy_user(job: SparkJob, user: str | None) -> SparkJob:
-    # A --proxy-user written in the entity's own spark-opts is the more specific choice and wins.
-    if user is None or job.proxy_user is not None:
-        return job
-    # proxy_user is a templated field: the recorded name goes in as data.
-    return job.model_copy(update={"proxy_user": literal(user)})
-
-
 def apply_store_state(spec: DagSpec, state: StoreState) -> DagSpec:
-    """The spec with the entity's recorded proxy user on every Spark job and its paused-at-creation flag."""
+    """The spec with the entity's recorded ``-doAs`` user as the identity of every job (it wins over the ACL owner
+    the compiler set; see :mod:`falcon_airflow.compiler.identity`) and its paused-at-creation flag."""
     key = (spec.source.type, spec.source.name)
     user = state.proxy_users.get(key)
     schedule_state = state.schedule_states.get(key)
-    job = getattr(spec, "job", None)  # an SLA monitor runs no Spark job
-    update: dict[str, object] = {"job": _with_proxy_user(job, user)} if job is not None else {}
-    if isinstance(spec, ProcessDagSpec) and spec.late is not None:
-        update["late"] = spec.late.model_copy(update={"rerun": _with_proxy_user(spec.late.rerun, user)})
+    if user is not None:
+        spec = with_identity(spec, user)
+    update: dict[str, object] = {}
     if schedule_state == "RUNNING":
         update["paused_upon_creation"] = False
     elif schedule_state == "SUSPENDED":

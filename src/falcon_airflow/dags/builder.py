@@ -67,6 +67,9 @@ class DeploymentSettings:
     max_active_tasks: int
     max_consecutive_failed_dag_runs: int
     disable_bundle_versioning: bool
+    default_job_user: str | None = None
+    """``[falcon] default_job_user``: who the jobs of an entity with neither a recorded ``-doAs`` user nor an ACL
+    owner run as (unset: the deployment's own identity)."""
 
     @classmethod
     def from_config(cls) -> DeploymentSettings:
@@ -75,7 +78,25 @@ class DeploymentSettings:
         return cls(group_roles=_group_roles_enabled(), keep_instances_beyond_validity=keep_instances_beyond_validity(),
                    max_active_tasks=conf.getint("core", "max_active_tasks_per_dag"),
                    max_consecutive_failed_dag_runs=conf.getint("core", "max_consecutive_failed_dag_runs_per_dag"),
-                   disable_bundle_versioning=conf.getboolean("dag_processor", "disable_bundle_versioning"))
+                   disable_bundle_versioning=conf.getboolean("dag_processor", "disable_bundle_versioning"),
+                   default_job_user=default_job_user())
+
+
+def default_job_user() -> str | None:
+    """``[falcon] default_job_user``, when it names a user (anything else is ignored with a warning: the setting
+    is the deployment's, and a name a job cannot run as must not reach spark-submit)."""
+    from airflow.configuration import conf
+
+    from falcon_airflow.core.identity import is_user_name
+
+    value = (conf.get("falcon", "default_job_user", fallback="") or "").strip()
+    if value and not is_user_name(value):
+        import logging
+
+        logging.getLogger("falcon_airflow.dags").warning("[falcon] default_job_user %r is not a user name; ignored",
+                                                         value)
+        return None
+    return value or None
 
 
 def _dag_options(spec: DagSpec, settings: DeploymentSettings) -> dict[str, Any]:
@@ -307,6 +328,10 @@ def build_extension_dag(spec: ExtensionDagSpec, settings: DeploymentSettings | N
 def build_dag(spec: DagSpec, settings: DeploymentSettings | None = None) -> DAG:
     """The DAG of ``spec``; ``settings`` read from the configuration when not given (a parse reads them once)."""
     settings = settings or DeploymentSettings.from_config()
+    if spec.run_as is None and settings.default_job_user:
+        from falcon_airflow.compiler.identity import with_identity
+
+        spec = with_identity(spec, settings.default_job_user)
     if isinstance(spec, ExtensionDagSpec):
         return build_extension_dag(spec, settings)
     if isinstance(spec, TransferDagSpec):

@@ -3,6 +3,9 @@ sub-workflow, every transition an edge (see :mod:`falcon_airflow.provider.operat
 
 All node tasks trigger on ``none_failed_min_one_success`` and decide for themselves whether the workflow reached
 them, so a node that several nodes lead to (a shared kill node, a join) runs once, when one of them chose it.
+
+Every node task gets the process's identity (``spec.run_as``: the checked ``-doAs`` user, else the ACL owner), which
+every action runs as, and the local folders its actions may read and change files in (:func:`file_roots`).
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ from airflow.sdk import TaskGroup
 
 from falcon_airflow.compiler.oozie_spec import OozieNode, OozieWorkflowSpec
 from falcon_airflow.compiler.specs import ProcessDagSpec
+from falcon_airflow.core.paths import Template
 from falcon_airflow.provider.operators.oozie import OozieNodeOperator
 
 FALCON_CONF = "{{ macros.falcon.oozie_configuration(falcon, dag_run) }}"
@@ -24,6 +28,8 @@ FALCON_CONF = "{{ macros.falcon.oozie_configuration(falcon, dag_run) }}"
 class _Build:
     spark: dict[str, Any]
     user: str
+    run_as: str | None
+    roots: list[str]
     tasks: dict[str, OozieNodeOperator] = field(default_factory=dict)
     edges: list[tuple[str, str]] = field(default_factory=list)
 
@@ -92,7 +98,8 @@ def _build_level(build: _Build, workflow: OozieWorkflowSpec, levels: list[dict[s
         task = OozieNodeOperator(
             task_id=node.task_id, node=node.model_dump(mode="json", exclude={"sub_workflow"}), levels=levels,
             targets=targets, falcon_conf=FALCON_CONF, node_tasks=recorders, arrivals=node.arrivals,
-            user=build.user, spark_defaults=build.spark, trigger_rule="none_failed_min_one_success",
+            user=build.user, run_as=build.run_as, file_roots=build.roots, spark_defaults=build.spark,
+            trigger_rule="none_failed_min_one_success",
             doc_md=_doc(workflow, node), **extra)
         build.tasks[task.task_id] = task
         for key, value in targets.items():
@@ -110,12 +117,37 @@ def _doc(workflow: OozieWorkflowSpec, node: OozieNode) -> str:
     return f"Oozie {kind} `{node.name}` of workflow `{workflow.name}`, defined in `{where}`."
 
 
+def _app_paths(workflow: OozieWorkflowSpec) -> list[str]:
+    found = [workflow.app_path]
+    for node in workflow.nodes:
+        if node.sub_workflow is not None:
+            found += _app_paths(node.sub_workflow)
+    return found
+
+
+def file_roots(spec: ProcessDagSpec) -> list[str]:
+    """Where the workflow's actions may read and change local files: its application folders (sub-workflows'
+    too), the folders holding the process's own feeds (the fixed part of each location template) and the cluster's
+    storage (its ``nameNode``). Remote ones are kept too: only local roots count (:mod:`falcon_airflow.oozie.access`
+    leaves the others and those too shallow to be a root out)."""
+    assert spec.oozie is not None
+    roots = _app_paths(spec.oozie)
+    for feed in [*(item.feed for item in spec.inputs), *(item.feed for item in spec.outputs)]:
+        if feed.storage == "filesystem":
+            roots.append(Template(feed.location).base_folder)
+    name_node = spec.cluster_conf.get("nameNode")
+    if name_node:
+        roots.append(name_node)
+    return list(dict.fromkeys(roots))
+
+
 def build_workflow_group(spec: ProcessDagSpec) -> tuple[OozieNodeOperator, OozieNodeOperator]:
     """The ``workflow`` group inside the current DAG context; returns its first task and its end task."""
     workflow = spec.oozie
     assert workflow is not None
     build = _Build(spark={"master": workflow.spark_master, "deploy_mode": workflow.spark_deploy_mode,
-                          "connection": spec.cluster}, user=spec.owner)
+                          "connection": spec.cluster}, user=spec.run_as or spec.owner, run_as=spec.run_as,
+                   roots=file_roots(spec))
     with TaskGroup(workflow.group_id, tooltip=f"Oozie workflow {workflow.name} ({workflow.app_path})"):
         _build_level(build, workflow, [_level(workflow)], {})
     for upstream, downstream in build.edges:

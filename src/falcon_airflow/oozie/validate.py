@@ -2,8 +2,9 @@
 
 Reading and schema (``E0701``), the size Oozie's default server accepts (``E0736``, a warning), Oozie's
 structural rules (``E07xx``), EL syntax (``FA023``, ``FA024``), nodes
-never reached (``FA022``) and actions that cannot run here (``FA020``: an error when a Falcon process uses the
-workflow, a warning for a bare ``workflow.xml``).
+never reached (``FA022``), actions that cannot run here (``FA020``: an error when a Falcon process uses the
+workflow, a warning for a bare ``workflow.xml``), actions that would choose whom they run as (``FA035``) and local
+files an action could not use (``FA036``).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from dataclasses import dataclass
 
 from falcon_airflow.issues import Issue, Level
 from falcon_airflow.oozie.expressions import expression_issues
+from falcon_airflow.oozie.identity import file_issues, identity_issues
 from falcon_airflow.oozie.model import Workflow
 from falcon_airflow.oozie.parse import ParsedWorkflow, from_loaded
 from falcon_airflow.oozie.rules import check_workflow
@@ -68,4 +70,6 @@ def validate_workflow_file(path: str | os.PathLike[str], display: str | None = N
         issues.extend(expression_issues(loaded.root, shown, parsed.workflow.name))
         issues.extend(check_workflow(parsed.workflow, supplied))
         issues.extend(support_issues(parsed.workflow, in_process=in_process))
+        issues.extend(identity_issues(parsed.workflow))
+        issues.extend(file_issues(parsed.workflow))
     return WorkflowReport(parsed, tuple(sorted(issues, key=Issue.sort_key)))

@@ -7,7 +7,8 @@ the ``AIRFLOW__FALCON__<KEY>`` environment variables, else the ``[falcon]`` sect
 (read as a file: the command line does not import Airflow). Keys: ``authorization_enabled`` (default false, as
 Falcon's), ``superusers``, ``superusergroup`` and ``admin.groups`` (default ``Admin``, Airflow's Admin role),
 ``admin.users``, ``proxyuser.<user>.hosts`` / ``.groups`` and ``groups.<user>`` (groups a user belongs to beyond
-their Airflow roles).
+their Airflow roles), ``open_impersonation``. ``-doAs`` follows the proxy-user rules whether authorization is on
+or not: the user it records runs the entity's jobs.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+from falcon_airflow.core.identity import is_user_name
 from falcon_airflow.entities import EntityType
 from falcon_airflow.operate import audit
 from falcon_airflow.operate.airflow_api import AirflowError
@@ -32,13 +34,19 @@ from falcon_airflow.operate.authorization import (
     Request,
     Target,
     authorize,
+    check_proxy,
     entity_right,
     is_superuser,
+    this_host,
+    truthy,
 )
 from falcon_airflow.operate.context import Context, airflow_user, local_user
 from falcon_airflow.operate.options import Options
 from falcon_airflow.operate.outcomes import Refused
 
+OPEN_IMPERSONATION = "open_impersonation"
+"""``[falcon] open_impersonation``: with authorization off, ``True`` lets any user ``-doAs`` anybody (default
+false: the proxy-user rules apply)."""
 SUBMITTING = frozenset({"submit", "submitAndSchedule", "update"})
 """The entity actions that bring a definition, whose ACL is checked before it is stored."""
 
@@ -252,7 +260,10 @@ class Gate:
     def check(self) -> None:
         """Refuse (:class:`Denied`) what the acting user may not do, before anything changes."""
         policy = Policy.load(self.config)
+        if self.do_as is not None and not is_user_name(self.do_as):
+            raise Denied(f"Permission denied: -doAs {self.do_as!r} is not a user name (letters, digits and _ . @ -)")
         if not policy.enabled:
+            self._check_do_as()
             return
         self._verify_identity()
         request = Request(self.command, self.action, _targets(self.context, self.command, self.action,
@@ -266,6 +277,45 @@ class Gate:
             self.context.may_read = lambda entity: entity_right(_acl_of(entity), subject, write=False)
         if self.command in ("entity", "extension") and self.action in SUBMITTING:
             self._check_owner_in_group(request.targets)
+
+    def _check_do_as(self) -> None:
+        """With authorization off, ``-doAs U`` still follows Falcon's proxy-user rules: the user it records runs the
+        entity's jobs (Spark's ``--proxy-user``), so who asks must be proven and may act as U only when
+        ``proxyuser.<who>.hosts`` and ``.groups`` allow it - unless the deployment says in ``[falcon]
+        open_impersonation = True`` that anybody may run jobs as anybody (authorization off only)."""
+        if self.do_as is None:
+            return
+        if truthy(self.config(OPEN_IMPERSONATION)):
+            return
+        proxy = self._proven_user()
+        if proxy == self.do_as:
+            return
+        try:
+            check_proxy(self.config, proxy, self.do_as, self.groups(self.do_as), this_host())
+        except Refused as refusal:
+            raise Denied(f"{refusal.message} (-doAs is checked whether [falcon] authorization_enabled is on or "
+                         f"not; [falcon] {OPEN_IMPERSONATION} = True lifts the check with authorization off)") from None
+
+    def _proven_user(self) -> str:
+        """Who gives ``-doAs``, proven: an Airflow login is checked with the deployment's Airflow API (a user name
+        without its password proves nothing); with no Airflow login, the operating system account running the
+        command (its user id, never ``$USER``)."""
+        settings = self.context.settings
+        if settings.token or settings.user:
+            if not settings.token and not settings.password:
+                raise Denied(f"Permission denied: -doAs {self.do_as} needs a proven identity, and "
+                             f"FALCON_AIRFLOW_USER={settings.user} comes without FALCON_AIRFLOW_PASSWORD: set it, or "
+                             "FALCON_AIRFLOW_TOKEN")
+            self._verify_identity()
+            return self.user
+        import pwd
+
+        try:
+            return pwd.getpwuid(os.getuid()).pw_name
+        except KeyError:
+            raise Denied(f"Permission denied: -doAs {self.do_as} needs a proven identity: user id {os.getuid()} has "
+                         "no account name and no Airflow login is given (FALCON_AIRFLOW_USER and "
+                         "FALCON_AIRFLOW_PASSWORD, or FALCON_AIRFLOW_TOKEN)") from None
 
     def _check_owner_in_group(self, targets: tuple[Target, ...]) -> None:
         """Falcon refused a definition whose ACL owner is not in its ACL group. The owner's groups are known from

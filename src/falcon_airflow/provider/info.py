@@ -53,6 +53,26 @@ def get_provider_info() -> dict[str, Any]:
                         "With the FAB auth manager: give the role named like an entity's ACL group the DAG "
                         "rights its ACL permission grants (read; edit and run when the group may write). The "
                         "roles must exist.", "False", "boolean"),
+                    "default_job_user": _option(
+                        "Who the jobs of an entity run as when it has neither a recorded -doAs user nor an ACL "
+                        "owner (Spark's --proxy-user, each Oozie action's user). Empty: the deployment's own "
+                        "identity. An entity never chooses its jobs' user (rule FA035).", "",
+                        example="nobody"),
+                    "open_impersonation": _option(
+                        "With authorization_enabled off: let any user -doAs anybody. Off, -doAs follows the "
+                        "proxyuser.<user>.hosts and .groups rules whether authorization is on or not.", "False",
+                        "boolean"),
+                    "oozie_file_roots": _option(
+                        "Comma-separated local folders Oozie actions may also read files from and change on the "
+                        "worker (<file>, <archive>, <script>, <jar>, attachments, file:// paths of fs, distcp and "
+                        "<prepare>), besides the workflow application, the process's feeds and its cluster's "
+                        "storage. A root must be two folders deep at least.", "",
+                        example="/srv/shared/oozie-lib"),
+                    "oozie_shell_environment": _option(
+                        "Comma-separated names of worker environment variables an Oozie shell action's command "
+                        "sees, besides paths, locale, time zone and the Java/Hadoop/Spark installation. Airflow's "
+                        "own variables and names that look like secrets are never passed.", "",
+                        example="PYTHONPATH"),
                     "dag_shards": _option(
                         "How many shard DAG files (dags/falcon_entities_<n>.py) the entities are spread over by a "
                         "stable hash of their DAG ids; a shard file beyond it loads nothing.", "4", "integer"),

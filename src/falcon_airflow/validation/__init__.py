@@ -23,6 +23,7 @@ from falcon_airflow.validation import (  # noqa: F401  (importing a rule module 
     datasource_rules,
     environment_rules,
     feed_rules,
+    identity_rules,
     process_rules,
     sharing_rules,
 )

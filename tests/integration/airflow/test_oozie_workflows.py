@@ -302,8 +302,11 @@ def _write(path: Path, text: str) -> None:
 
 
 @pytest.fixture
-def workspace(entities: Callable[..., Path], tmp_path: Path) -> Path:
+def workspace(entities: Callable[..., Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     storage = tmp_path / "storage"
+    # the failing workflow's <prepare> changes folders beside the flag file, outside the process's own storage:
+    # the deployment lists them as a root (docs/oozie.md)
+    monkeypatch.setenv("AIRFLOW__FALCON__OOZIE_FILE_ROOTS", str(tmp_path))
     entities("cluster.xml", cluster_xml("local", storage))
     entities("events.xml", FEED.format(name="events"))
     entities("report.xml", FEED.format(name="report"))

@@ -30,7 +30,7 @@ def test_shell_runs_in_a_working_folder_with_its_files_and_archives(tmp_path: Pa
     with tarfile.open(tmp_path / "bundle.tgz", "w:gz") as archive:
         archive.add(tmp_path / "inside.txt", arcname="inside.txt")
     lines: list[str] = []
-    result = OozieShellHook(log_line=lines.append).run(
+    result = OozieShellHook(log_line=lines.append, roots=[str(tmp_path)]).run(
         "go.sh", ["world"], ["GREETING=hi there"], [f"file://{script}#go.sh"], [f"{tmp_path}/bundle.tgz#data"],
         capture_output=True)
     assert result.data == {"who": "world", "env": "hi there", "arch": "from-archive"}
@@ -54,8 +54,9 @@ def test_shell_failures_carry_oozie_codes(tmp_path: Path) -> None:
 def test_email_message_keeps_the_content_type_and_attachments(tmp_path: Path) -> None:
     attachment = tmp_path / "report.csv"
     attachment.write_text("a,b\n")
-    message = OozieEmailHook().build(sender="s@x", to=["a@x"], cc=["c@x"], subject="Done", body="<b>ok</b>",
-                                     content_type="text/html", attachments=[str(attachment)])
+    hook = OozieEmailHook(roots=[str(tmp_path)])
+    message = hook.build(sender="s@x", to=["a@x"], cc=["c@x"], subject="Done", body="<b>ok</b>",
+                         content_type="text/html", attachments=[str(attachment)])
     parts = list(message.walk())
     assert message["Cc"] == "c@x" and [part.get_content_type() for part in parts][1:] == [
         "text/html", "application/octet-stream"]

@@ -35,4 +35,5 @@ def test_config_section_falcon() -> None:
     assert set(options) == {"entities_dir", "strict", "catchup", "dag_access_control", "dag_shards", "store_dir",
                             "invalid_entities_as_import_errors", "asset_partition_keys", "broker_stomp_port",
                             "retention_keep_instances_beyond_validity", "preload_task_modules",
-                            "datasource_connections", "datasource_credential_roots"}
+                            "datasource_connections", "datasource_credential_roots", "default_job_user",
+                            "open_impersonation", "oozie_file_roots", "oozie_shell_environment"}

@@ -41,10 +41,12 @@ def by_kind(specs: dict[str, DagSpec], kind: type) -> list[DagSpec]:
     return [spec for spec in specs.values() if isinstance(spec, kind)]
 
 
-def test_without_records_nothing_is_set(tmp_path: Path) -> None:
+def test_without_records_the_acl_owner_runs_the_jobs(tmp_path: Path) -> None:
     specs = compiled(entities(tmp_path), StoreState())
-    assert specs and all(spec.job.proxy_user is None and spec.paused_upon_creation is None
-                         for spec in specs.values())
+    assert specs and all(spec.paused_upon_creation is None for spec in specs.values())
+    # the feeds' ACL owner is "o"; the process has no ACL: its jobs keep the deployment's own identity
+    assert {(spec.source.type, spec.run_as, spec.job.proxy_user) for spec in specs.values()} == {
+        ("feed", "o", "o"), ("process", None, None)}
 
 
 def test_the_do_as_user_of_each_entity_runs_its_own_spark_jobs(tmp_path: Path) -> None:
@@ -57,13 +59,17 @@ def test_the_do_as_user_of_each_entity_runs_its_own_spark_jobs(tmp_path: Path) -
     in_jobs = [spec.job.proxy_user for spec in specs.values() if spec.source.name == "in"]
     assert out_jobs and set(out_jobs) == {"bob"}  # retention on c1 and c2, replication c1 -> c2
     assert len(by_kind(specs, ReplicationDagSpec)) == 1 and len(by_kind(specs, RetentionDagSpec)) == 3
-    assert in_jobs and set(in_jobs) == {None}
+    assert in_jobs and set(in_jobs) == {"o"}  # no record: its ACL owner
 
 
-def test_a_proxy_user_in_spark_opts_wins_over_the_recorded_one(tmp_path: Path) -> None:
+@pytest.mark.parametrize("spark_opts", ["--proxy-user carol", "--principal carol --keytab /k",
+                                        "--conf spark.executorEnv.HADOOP_USER_NAME=carol"])
+def test_spark_opts_never_choose_the_identity(tmp_path: Path, spark_opts: str) -> None:
     state = StoreState(proxy_users={("process", "p"): "alice"})
-    (workflow,) = by_kind(compiled(entities(tmp_path, spark_opts="--proxy-user carol"), state), ProcessDagSpec)
-    assert workflow.job.proxy_user == "carol"
+    compilation = compile_workspace(Workspace.load([str(entities(tmp_path, spark_opts=spark_opts))]),
+                                    entities_dir=tmp_path, store_state=state)
+    assert {issue.rule for issue in compilation.report.issues if issue.entity == "p"} == {"FA035"}
+    assert not [spec for spec in compilation.specs if isinstance(spec, ProcessDagSpec)]
 
 
 @pytest.mark.parametrize(("recorded", "paused"), [("RUNNING", False), ("SUSPENDED", True)])

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import contextlib
 import io
+import os
+import pwd
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -86,7 +88,10 @@ def test_validate_checks_without_writing(pipeline: Kit) -> None:
     assert pipeline.run("entity", "-validate", "-type", "feed", "-file", str(changed))[0] == 0
 
 
-def test_submit_records_doas_as_the_proxy_user(pipeline: Kit) -> None:
+def test_submit_records_doas_as_the_proxy_user(pipeline: Kit, monkeypatch: pytest.MonkeyPatch) -> None:
+    account = pwd.getpwuid(os.getuid()).pw_name.upper()  # -doAs follows the proxy-user rules (docs/security.md)
+    monkeypatch.setenv(f"AIRFLOW__FALCON__PROXYUSER.{account}.HOSTS", "*")
+    monkeypatch.setenv(f"AIRFLOW__FALCON__PROXYUSER.{account}.GROUPS", "*")
     draft = pipeline.draft("other.xml", process_xml("other", output="logs"))
     assert pipeline.run("entity", "-submit", "-type", "process", "-file", str(draft), "-doAs", "alice")[0] == 0
     assert Store(pipeline.root).proxy_user(EntityType.PROCESS, "other") == "alice"

@@ -27,7 +27,7 @@ from airflow.sdk.bases.branch import BaseBranchOperator
 from airflow.sdk.exceptions import AirflowFailException, AirflowSkipException
 
 from falcon_airflow.provider.hooks.oozie import ActionFailed, OozieEmailHook, OozieShellHook
-from falcon_airflow.provider.operators.oozie_runtime import WorkflowRun
+from falcon_airflow.provider.operators.oozie_runtime import OozieFileSystem, WorkflowRun
 
 XCOM_KEY = "oozie"
 GROUP_PREFIX = "workflow."
@@ -52,6 +52,12 @@ class OozieNodeOperator(BaseBranchOperator):
     whether it propagates the caller's); ``targets`` the task ids its transitions lead to; ``falcon_conf``
     (templated) Falcon's workflow configuration of the run as JSON; ``arrivals`` how many fork paths a join waits
     for; ``spark_defaults`` the cluster's Spark master, deploy mode and connection id.
+
+    ``run_as`` is who every action runs as (the process's checked ``-doAs`` user, else its ACL owner; ``None``: the
+    deployment's own identity): Spark's ``--proxy-user`` of the actions on Spark, ``HADOOP_PROXY_USER`` of a shell
+    command, WebHDFS's ``doas`` for ``<prepare>`` and ``fs:*`` on HDFS, and ``wf:user()``. ``file_roots`` are the
+    local folders the actions may read and change files in, with ``[falcon] oozie_file_roots`` added when the task
+    runs (:mod:`falcon_airflow.oozie.access`).
     """
 
     template_fields: Sequence[str] = ("falcon_conf",)
@@ -59,7 +65,8 @@ class OozieNodeOperator(BaseBranchOperator):
 
     def __init__(self, *, node: dict[str, Any], levels: list[dict[str, Any]], targets: dict[str, Any],
                  falcon_conf: str, node_tasks: dict[str, list[str]], arrivals: int = 0,
-                 user: str = "falcon", spark_defaults: dict[str, Any] | None = None, **kwargs: Any) -> None:
+                 user: str = "falcon", spark_defaults: dict[str, Any] | None = None, run_as: str | None = None,
+                 file_roots: list[str] | None = None, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.node = node
         self.levels = levels
@@ -69,6 +76,16 @@ class OozieNodeOperator(BaseBranchOperator):
         self.arrivals = arrivals
         self.user = user
         self.spark_defaults = spark_defaults or {"master": "local[*]", "deploy_mode": None, "connection": "spark"}
+        self.run_as = run_as
+        self.file_roots = list(file_roots or [])
+
+    def action_roots(self) -> list[str]:
+        """The folders the actions may use on this worker: the DAG's and the deployment's."""
+        from airflow.configuration import conf
+
+        from falcon_airflow.oozie.access import ROOTS_SETTING, configured_roots
+
+        return [*self.file_roots, *configured_roots(conf.get("falcon", ROOTS_SETTING, fallback=""))]
 
     # -- which upstream chose this node
     def _choosers(self, context: Any) -> int:
@@ -94,7 +111,8 @@ class OozieNodeOperator(BaseBranchOperator):
         if kind == "join" and choosers < self.arrivals:
             raise AirflowSkipException(f"only {choosers} of the {self.arrivals} paths of the fork reached this join")
         run = WorkflowRun(context=context, levels=self.levels, falcon_conf=json.loads(self.falcon_conf or "{}"),
-                          node_tasks=self.node_tasks, user=self.user, xcom_key=XCOM_KEY)
+                          node_tasks=self.node_tasks, user=self.run_as or self.user, xcom_key=XCOM_KEY,
+                          filesystem=OozieFileSystem(run_as=self.run_as, roots=self.action_roots()))
         record: dict[str, Any] = {"node": self.node["name"], "started": _now(), "generation": generation(context)}
         if kind == "fork":
             chosen = list(self.targets["paths"])
@@ -174,7 +192,13 @@ class OozieNodeOperator(BaseBranchOperator):
             run.filesystem.prepare([run.evaluate(path) for path in prepare.get("delete", [])],
                                    [run.evaluate(path) for path in prepare.get("mkdir", [])])
         if action == "shell":
-            hook = OozieShellHook()
+            from airflow.configuration import conf
+
+            from falcon_airflow.provider.hooks.oozie import ENVIRONMENT_SETTING
+
+            added = [item.strip() for item in conf.get("falcon", ENVIRONMENT_SETTING, fallback="").split(",")
+                     if item.strip()]
+            hook = OozieShellHook(roots=self.action_roots(), run_as=self.run_as, environment=added)
             result = hook.run(run.evaluate(body["exec"]), [run.evaluate(item) for item in body["arguments"]],
                               [run.evaluate(item) for item in body["env_vars"]],
                               [run.evaluate(item) for item in body["files"]],
@@ -184,7 +208,8 @@ class OozieNodeOperator(BaseBranchOperator):
             attachments = [item.strip() for item in run.evaluate(body.get("attachment") or "").split(",")
                            if item.strip()]
             configuration = run.action_configuration(self.node.get("configuration", {}))
-            sent = OozieEmailHook(configuration.get("oozie.email.smtp.connection", "smtp_default")).send(
+            sent = OozieEmailHook(configuration.get("oozie.email.smtp.connection", "smtp_default"),
+                                  roots=self.action_roots()).send(
                 to=run.evaluate(body.get("to") or ""), cc=run.evaluate(body.get("cc") or ""),
                 bcc=run.evaluate(body.get("bcc") or ""), subject=run.evaluate(body.get("subject") or ""),
                 body=run.evaluate(body.get("body") or ""), content_type=body.get("content_type"),

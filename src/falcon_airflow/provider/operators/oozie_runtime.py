@@ -10,7 +10,7 @@ the caller), then its own parameter defaults.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
@@ -22,18 +22,46 @@ from falcon_airflow.instances.storage import remote_exists
 
 
 class OozieFileSystem:
-    """``fs:*`` EL functions' view of storage: local paths and ``file://`` directly, other schemes (``hdfs://``,
-    ``s3a://``) through fsspec. Sizes as Oozie gives them: ``-1`` for a missing path (``dir_size``: or not a
-    folder, and only the files directly inside count); a folder's own length is 0."""
+    """``fs:*`` EL functions' and ``<prepare>``'s view of storage: local paths and ``file://`` directly, other
+    schemes (``hdfs://``, ``s3a://``) through fsspec. Sizes as Oozie gives them: ``-1`` for a missing path
+    (``dir_size``: or not a folder, and only the files directly inside count); a folder's own length is 0.
+
+    It acts as the job's identity, as Oozie did as the workflow's user: on HDFS through WebHDFS's ``doas`` (the
+    worker's own login proxying ``run_as``, which needs the deployment's ``hadoop.proxyuser`` settings, as Spark's
+    ``--proxy-user`` does). On the worker's disk, where no Hadoop user applies, only paths below ``roots`` are
+    looked at or changed (:mod:`falcon_airflow.oozie.access`)."""
+
+    def __init__(self, run_as: str | None = None, roots: Sequence[str] | None = None) -> None:
+        self.run_as = run_as
+        self.roots = tuple(roots) if roots is not None else None
+        """``None``: no restriction (the file system of a caller that is no action, e.g. a test's)."""
 
     def _fs(self, path: str) -> tuple[Any, str]:
-        from falcon_airflow.instances.storage import local_path, remote_location
+        from urllib.parse import unquote, urlsplit
+
+        from falcon_airflow.instances.storage import StorageError, local_path, remote_location
 
         local = local_path(path)
         if local is not None:
             from fsspec.implementations.local import LocalFileSystem
 
+            if self.roots is not None:
+                from falcon_airflow.oozie.access import OutsideRoots, checked_path
+
+                try:
+                    checked_path(path, self.roots, "path")
+                except OutsideRoots as refusal:
+                    raise StorageError(str(refusal)) from None
             return LocalFileSystem(), str(local)
+        parts = urlsplit(path)
+        if parts.scheme == "hdfs" and self.run_as:
+            from fsspec import filesystem
+
+            from falcon_airflow.instances.webhdfs import http_address, webhdfs_user
+
+            host, port = http_address(parts.netloc)
+            return (filesystem("webhdfs", host=host, port=port, user=webhdfs_user(), proxy_to=self.run_as),
+                    unquote(parts.path) or "/")
         return remote_location(path)
 
     def exists(self, path: str) -> bool:
@@ -71,17 +99,20 @@ class OozieFileSystem:
     def prepare(self, deletes: list[str], mkdirs: list[str]) -> None:
         """An action's ``<prepare>``: delete the paths (recursively; a missing one is no error), then create the
         folders, as Oozie does before the action starts. Paths must name a file system (a scheme) or be absolute."""
+        from falcon_airflow.instances.storage import StorageError
         from falcon_airflow.provider.hooks.oozie import ActionFailed
 
         for path in [*deletes, *mkdirs]:
             if not path.strip() or not (path.startswith("/") or "://" in path):
                 raise ActionFailed("E0701", f"<prepare> path '{path}' is not absolute")
-        for path in deletes:
-            fs, where = self._fs(path)
+        try:
+            located = [(path, *self._fs(path)) for path in [*deletes, *mkdirs]]  # every path judged before any change
+        except StorageError as refusal:
+            raise ActionFailed("E0701", f"<prepare>: {refusal.message}") from None
+        for path, fs, where in located[:len(deletes)]:
             if remote_exists(fs, where, path):
                 fs.rm(where, recursive=True)
-        for path in mkdirs:
-            fs, where = self._fs(path)
+        for _, fs, where in located[len(deletes):]:
             fs.makedirs(where, exist_ok=True)
 
 
@@ -112,6 +143,12 @@ class WorkflowRun:
     # -- configuration
     @cached_property
     def conf(self) -> dict[str, str]:
+        conf = self._conf()
+        # Oozie's user.name is the user the workflow runs as; Falcon set it last, so no property overrides it
+        conf["user.name"] = self.user
+        return conf
+
+    def _conf(self) -> dict[str, str]:
         conf: dict[str, str] = {}
         for depth, level in enumerate(self.levels):
             if depth == 0:
@@ -174,7 +211,7 @@ class WorkflowRun:
         level = self.levels[-1]
         conf = self.conf
         return WorkflowContext(id=f"{self.run_id}@{level['name']}", name=str(level["name"]),
-                               app_path=str(level["app_path"]), user=conf.get("user.name", self.user),
+                               app_path=str(level["app_path"]), user=self.user,
                                group=conf.get("group.name", self.user),
                                run=int(getattr(self.context["dag_run"], "clear_number", 0) or 0), conf=conf,
                                actions=actions, last_error_node=self.last_error_node() or None, fs=self.filesystem)

@@ -14,6 +14,13 @@
 
 ``spark.*`` entries of the action's configuration (``<global>`` overlaid with its own) become Spark conf.
 A failed submission fails the action with the job's own message when it wrote a report, else spark-submit's.
+
+Every action is submitted with the process's identity as ``--proxy-user`` (:attr:`OozieNodeOperator.run_as`); the
+fs action's job then works through the Hadoop FileSystem API of a JVM that runs as that proxy user, as Spark's
+driver does, which holds for simple and Kerberos authentication alike. Anything in the evaluated action that
+would choose another identity (its spark-opts, Spark conf from its configuration, JVM options) fails the action,
+as do local files outside the action's roots: the application, ``--files``, the script, and ``file://`` paths
+the fs action or distcp would change (:mod:`falcon_airflow.oozie.access`).
 """
 
 from __future__ import annotations
@@ -69,6 +76,34 @@ def _distcp_arguments(arguments: list[str]) -> tuple[list[str], list[str], str]:
     return options, paths[:-1], paths[-1]
 
 
+def _local_checked(paths: list[str], roots: list[str], what: str) -> None:
+    """Refuse (``ActionFailed``) a local path outside ``roots``; remote ones are the job's user's to reach."""
+    from falcon_airflow.oozie.access import OutsideRoots, checked_path
+
+    for path in (item.split("#")[0].strip() for item in paths):
+        if not path:
+            continue
+        try:
+            checked_path(path, roots, what)
+        except OutsideRoots as refusal:
+            raise ActionFailed("FILE", str(refusal)) from None
+
+
+def _fs_paths(operations: list[dict[str, Any]]) -> list[str]:
+    return [value for item in operations for key in ("path", "target")
+            if isinstance(value := item.get(key), str) and value.strip()]
+
+
+def _identity_checked(submit: dict[str, Any]) -> None:
+    """Refuse an evaluated action that would choose its identity (spark-opts are refused when parsed)."""
+    from falcon_airflow.core.identity import identity_settings
+
+    problems = identity_settings(submit.get("conf") or {})
+    if problems:
+        raise ActionFailed("SPARK", f"{problems[0]}; every action runs as the process's -doAs user, else its ACL "
+                                    "owner")
+
+
 def _submission(operator: OozieNodeOperator, action: str, body: dict[str, Any], run: WorkflowRun,
                 report: str) -> dict[str, Any]:
     """The hook's arguments for the action (EL evaluated)."""
@@ -80,7 +115,9 @@ def _submission(operator: OozieNodeOperator, action: str, body: dict[str, Any], 
     defaults = operator.spark_defaults
     submit: dict[str, Any] = {"default_master": defaults["master"],
                               "default_deploy_mode": defaults.get("deploy_mode"), "conn_id": defaults["connection"],
-                              "name": f"oozie-{run.wf_name()}-{operator.node['name']}"}
+                              "name": f"oozie-{run.wf_name()}-{operator.node['name']}",
+                              "proxy_user": operator.run_as}
+    roots = operator.action_roots()
     if action == "spark":
         try:
             options = parse_spark_options(evaluate(body.get("spark_opts") or ""))
@@ -97,12 +134,16 @@ def _submission(operator: OozieNodeOperator, action: str, body: dict[str, Any], 
         extra = dict(options.arguments)
         if body.get("files"):
             extra["files"] = ",".join(evaluate(item).split("#")[0] for item in body["files"])
-        submit.update(application=evaluate(body["jar"]), java_class=evaluate(body.get("class") or "") or None,
+        application = evaluate(body["jar"])
+        _local_checked([application, *str(extra.get("files") or "").split(",")], roots, "file")
+        submit.update(application=application, java_class=evaluate(body.get("class") or "") or None,
                       application_args=[evaluate(item) for item in body.get("args", [])],
                       name=evaluate(body.get("name") or "") or submit["name"], **extra)
     elif action in ("hive", "hive2"):
         script = ["--script", evaluate(body["script"])] if body.get("script") else \
             ["--query", evaluate(body.get("query") or "")]
+        if body.get("script"):
+            _local_checked([script[1]], roots, "<script>")
         for item in body.get("params", []):
             script += ["--var", evaluate(item)]
         submit.update(application=_job("hive_script.py"), application_args=script)
@@ -126,10 +167,12 @@ def _submission(operator: OozieNodeOperator, action: str, body: dict[str, Any], 
                         key == "target" and operation["op"] == "move"):
                     operation[key] = name_node + value  # Oozie resolves scheme-less paths on the name-node
             operations.append(operation)
+        _local_checked(_fs_paths(operations), roots, "fs path")
         submit.update(application=_job("oozie_fs.py"), py_files=_job_py_files("common.py"),
                       application_args=["--operations", json.dumps(operations), "--report", report])
     elif action == "distcp":
         flags, sources, target = _distcp_arguments([evaluate(item) for item in body.get("args", [])])
+        _local_checked([*sources, target], roots, "distcp path")
         arguments = ["--feed", f"oozie-{operator.node['name']}", "--source-cluster", defaults["connection"],
                      "--target-cluster", defaults["connection"], "--instance", _instance(run)]
         for source in sources:
@@ -140,6 +183,7 @@ def _submission(operator: OozieNodeOperator, action: str, body: dict[str, Any], 
     else:
         raise ActionFailed("E0405", f"action type {action} does not run here")
     submit["conf"] = conf
+    _identity_checked(submit)
     return submit
 
 

@@ -30,6 +30,11 @@ public class MiniDfs {
             conf.setBoolean("dfs.webhdfs.enabled", true);
             // One user runs every job of the sandbox; HDFS permissions would only get in the way of the tests.
             conf.setBoolean("dfs.permissions.enabled", false);
+            // Every job runs as its entity's user through spark-submit --proxy-user (the user of this JVM proxying
+            // it); the namenode allows that only to a configured proxy user, as a real cluster's core-site does.
+            String self = System.getProperty("user.name");
+            conf.set("hadoop.proxyuser." + self + ".hosts", "*");
+            conf.set("hadoop.proxyuser." + self + ".groups", "*");
             conf.setInt("dfs.replication", 1);
             conf.set("hadoop.tmp.dir", new File(base, "tmp").getAbsolutePath());
             MiniDFSCluster cluster = new MiniDFSCluster.Builder(conf, base)

@@ -52,6 +52,11 @@ public class MiniYarn {
         conf.set(YarnConfiguration.NM_BIND_HOST, "127.0.0.1");
         conf.set(YarnConfiguration.TIMELINE_SERVICE_BIND_HOST, "127.0.0.1");
         conf.setBoolean(YarnConfiguration.TIMELINE_SERVICE_ENABLED, false);
+        // Applications are submitted as their entity's user (spark-submit --proxy-user): the resource manager
+        // accepts that from a configured proxy user only, as a real cluster's core-site says.
+        String self = System.getProperty("user.name");
+        conf.set("hadoop.proxyuser." + self + ".hosts", "*");
+        conf.set("hadoop.proxyuser." + self + ".groups", "*");
 
         // One node sized for a small machine (MiniYARNCluster takes the memory from its own key); no memory
         // policing, and a nearly full disk must not mark the only node unhealthy.
