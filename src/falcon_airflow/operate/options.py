@@ -22,7 +22,6 @@ from falcon_airflow.operate.outcomes import Refused, missing, usage_error
 from falcon_airflow.parsing.secure import MAX_ENTITY_FILE_BYTES
 from falcon_airflow.timekeeping import parse_falcon_date
 
-
 MAX_GIVEN_FILE_BYTES = MAX_ENTITY_FILE_BYTES
 """The largest ``-file`` a command reads (an entity definition or an extension job's properties)."""
 
