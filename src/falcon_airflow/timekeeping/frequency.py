@@ -6,6 +6,9 @@ Two arithmetics, as in Falcon:
   of February; ``days(1)`` keeps the wall-clock time across a DST change) — :meth:`Frequency.step`;
 * comparing durations (retention against late-arrival cut-off, SLA against retention) uses fixed lengths with a
   month counted as 31 days — :attr:`Frequency.millis`.
+
+N is at most 2147483647: Falcon reads it as a Java ``int``, and a longer count is refused by its digits before
+Python converts it (so a 5,000-digit count is a clear error, not Python's integer-conversion limit).
 """
 
 from __future__ import annotations
@@ -37,6 +40,14 @@ class TimeUnit(StrEnum):
 
 _UNIT_MINUTES = {TimeUnit.MINUTES: 1, TimeUnit.HOURS: 60, TimeUnit.DAYS: 1440, TimeUnit.MONTHS: 31 * 1440}
 _FREQUENCY = re.compile(r"(minutes|hours|days|months)\(([1-9]\d*)\)")
+MAX_COUNT = 2**31 - 1
+
+
+def _count(text: str, digits: str) -> int:
+    if len(digits) > len(str(MAX_COUNT)) or int(digits) > MAX_COUNT:
+        shown = text if len(text) <= 40 else text[:37] + "..."
+        raise FrequencyError(f"'{shown}' is not a frequency: N is at most {MAX_COUNT} (Falcon reads it as an int)")
+    return int(digits)
 
 
 class Frequency(BaseModel):
@@ -45,7 +56,7 @@ class Frequency(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     unit: TimeUnit
-    count: int = Field(ge=1)
+    count: int = Field(ge=1, le=MAX_COUNT)
 
     @classmethod
     def parse(cls, text: str) -> Frequency:
@@ -54,7 +65,7 @@ class Frequency(BaseModel):
             raise FrequencyError(
                 f"'{text}' is not a frequency; expected minutes(N), hours(N), days(N) or months(N) with N >= 1"
             )
-        return cls(unit=TimeUnit(match[1]), count=int(match[2]))
+        return cls(unit=TimeUnit(match[1]), count=_count(text, match[2]))
 
     @model_validator(mode="before")
     @classmethod
@@ -63,7 +74,10 @@ class Frequency(BaseModel):
             match = _FREQUENCY.fullmatch(value.strip())
             if match is None:
                 raise ValueError(f"'{value}' is not a frequency such as hours(1)")
-            return {"unit": match[1], "count": int(match[2])}
+            try:
+                return {"unit": match[1], "count": _count(value, match[2])}
+            except FrequencyError as problem:
+                raise ValueError(problem.message) from None
         return value
 
     @model_serializer

@@ -18,6 +18,7 @@ from falcon_airflow.issues import Issue, Level
 from falcon_airflow.oozie import parse_workflow_file
 from falcon_airflow.parsing import ParsedFile
 from falcon_airflow.validation import (  # noqa: F401  (importing a rule module registers its rules)
+    calendar_rules,
     cluster_rules,
     database_rules,
     datasource_rules,

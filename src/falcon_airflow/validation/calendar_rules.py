@@ -1,0 +1,83 @@
+"""Frequencies within the calendar (the project's FA060).
+
+Every time falcon-airflow computes from an entity lies in the calendar Python can hold, years 1 to 9999: Falcon's
+Java calendar went further, so a frequency Falcon accepted can still make a timetable, a sensor or a retention run
+fail with an OverflowError - in the scheduler or the DAG processor, where one entity's failure is every entity's.
+The rule refuses such an entity up front, naming the element:
+
+* the entity's frequency, stepped once past each validity end (the schedule computes the instance after the last);
+* every duration added to an instance (timeout, SLA, late-arrival cut-off, late-process and retry delays,
+  replication delay, lifecycle frequency), added to each validity end;
+* a retention limit, taken back from now (the cut-off a retention run computes).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import datetime
+
+import pendulum
+from pydantic import BaseModel
+
+from falcon_airflow.entities import EntityType, Feed, Process
+from falcon_airflow.entities.feed import Retention
+from falcon_airflow.timekeeping import Frequency, format_falcon_date
+from falcon_airflow.validation.registry import Finding, RuleContext, error, rule
+
+RULE = "FA060"
+
+
+def _frequencies(model: BaseModel, path: str, line: int | None) -> Iterator[tuple[str, Frequency, int | None, bool]]:
+    """Every frequency in an entity: (where, value, line, whether it is a retention limit)."""
+    own_line = getattr(model, "line", None) or line
+    for name in type(model).model_fields:
+        value = getattr(model, name)
+        where = f"{path}.{name}" if path else name
+        items = value if isinstance(value, tuple) else (value,)
+        for index, item in enumerate(items):
+            shown = f"{where}[{index}]" if isinstance(value, tuple) and len(value) > 1 else where
+            if isinstance(item, Frequency):
+                yield shown, item, own_line, isinstance(model, Retention) and name == "limit"
+            elif isinstance(item, BaseModel):
+                yield from _frequencies(item, shown, own_line)
+
+
+def _outside(step: Frequency, moment: datetime, times: int) -> bool:
+    try:
+        step.step(pendulum.instance(moment), times)
+        step.as_timedelta()
+    except (OverflowError, ValueError):  # datetime's and pendulum's ways of saying "no such year"
+        return True
+    return False
+
+
+def _findings(entity: Feed | Process, now: datetime) -> Iterator[Finding]:
+    ends = sorted({cluster.validity.end for cluster in entity.clusters})
+    for where, value, line, is_retention in _frequencies(entity, "", entity.source.line):
+        if is_retention:
+            if _outside(value, now, -1):
+                yield error(f"retention limit {value} reaches back from now ({format_falcon_date(now)}) before the "
+                            "calendar's year 1, so no retention run could compute its cut-off; keep it shorter",
+                            line)
+            continue
+        beyond = next((end for end in ends if _outside(value, end, 1)), None)
+        if beyond is None:
+            continue
+        if where == "frequency":
+            yield error(f"frequency {value} added to the validity end {format_falcon_date(beyond)} is past the "
+                        "calendar's year 9999, so the instance after the last one cannot be computed; keep it "
+                        "shorter or end the validity earlier", entity.source.line)
+        else:
+            yield error(f"{where.replace('_', '-')} {value} added to an instance at the validity end "
+                        f"{format_falcon_date(beyond)} is past the calendar's year 9999, so its deadline cannot be "
+                        "computed; keep it shorter or end the validity earlier", line)
+
+
+@rule(RULE, EntityType.FEED, "every frequency, duration and retention limit of a feed stays within the calendar")
+def feed_within_calendar(context: RuleContext, feed: Feed) -> Iterator[Finding]:
+    yield from _findings(feed, context.now)
+
+
+@rule(RULE, EntityType.PROCESS, "every frequency and duration of a process stays within the calendar")
+def process_within_calendar(context: RuleContext, process: Process) -> Iterator[Finding]:
+    yield from _findings(process, context.now)
