@@ -58,6 +58,10 @@ def _compile_extensions(workspace: Workspace, entities_dir: Path, issues: list[I
             issues.append(Issue(Level.ERROR, COMPILE_RULE, f"cannot compile extension job {job.name}: {message}",
                                 job.file, job.line, job.name, EXTENSION))
             continue
+        except Exception as problem:  # a failure compiling one job must not take the other DAGs down
+            issues.append(Issue(Level.ERROR, COMPILE_RULE, f"cannot compile extension job {job.name}: "
+                                f"{type(problem).__name__}: {problem}", job.file, job.line, job.name, EXTENSION))
+            continue
         specs.append(apply_store_state(spec, store_state) if store_state is not None else spec)
     return specs
 

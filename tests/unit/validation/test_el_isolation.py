@@ -4,6 +4,7 @@ through the compiler's per-entity steps."""
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import pytest
@@ -118,3 +119,44 @@ def test_a_failure_compiling_one_entity_leaves_the_others_compiled(tmp_path: Pat
     problems = [issue for issue in result.report.issues if issue.entity == "bad" and issue.is_error]
     assert problems and type(failure).__name__ in problems[0].message
     assert not [issue for issue in result.report.issues if issue.entity == "good" and issue.is_error]
+
+
+MIRROR_JOB = """jobName={name}
+jobClusterName=primary
+jobValidityStart=2026-03-01T00:00Z
+jobValidityEnd=2027-03-01T00:00Z
+jobFrequency=hours(1)
+sourceCluster=primary
+sourceDir=/data/{name}
+targetCluster=backup
+targetDir=/backup/{name}
+jobAclOwner=dr-team
+"""
+
+
+@pytest.mark.parametrize("failure", [OverflowError("date value out of range"), RecursionError("too deep"),
+                                     RuntimeError("boom"), KeyError("cluster")])
+def test_a_failure_compiling_one_extension_job_leaves_the_others_compiled(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, failure: Exception) -> None:
+    folder = tmp_path / "entities"
+    shutil.copytree(Path(__file__).resolve().parents[3] / "entities", folder)
+    jobs = folder / "extensions" / "hdfs-mirroring"
+    jobs.mkdir(parents=True)
+    for name in ("sales-dr", "orders-dr"):
+        (jobs / f"{name}.properties").write_text(MIRROR_JOB.format(name=name), encoding="utf-8")
+    compile_extension = compilation.compile_extension
+
+    def failing(clusters: object, job: object, *args: object) -> object:
+        if getattr(job, "name", None) == "sales-dr":
+            raise failure
+        return compile_extension(clusters, job, *args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(compilation, "compile_extension", failing)
+
+    result = compile_workspace(Workspace.load([str(folder)]), entities_dir=folder)
+
+    dags = {spec.dag_id for spec in result.specs}
+    assert "falcon.extension.orders-dr" in dags and "falcon.extension.sales-dr" not in dags
+    assert "falcon.process.count-clicks.primary" in dags
+    problems = [issue for issue in result.report.issues if issue.entity == "sales-dr" and issue.is_error]
+    assert problems and type(failure).__name__ in problems[0].message
