@@ -7,11 +7,11 @@ STAMP := $(VENV)/.installed
 .PHONY: install test test-fast lint bench check-java jars run clean
 
 # The JVM jars the product, its tests and benchmarks need beyond pyspark's (s3a://, the in-process HDFS clusters,
-# DistCp, JDBC drivers, openlineage-spark for the lineage comparison),
+# DistCp, JDBC drivers, openlineage-spark for the lineage comparison, the stock Apache Falcon 0.9 CLI),
 # pinned in deps/maven/*.pom.xml and resolved once from Maven Central by Maven (checksums enforced) into this
 # cache, outside the repository. FALCON_AIRFLOW_JARS points the product at the same folder.
 JARS_DIR ?= $(or $(FALCON_AIRFLOW_JARS),$(HOME)/.cache/falcon-airflow/jars)
-JAR_GROUPS := s3a minicluster distcp jdbc openlineage-spark
+JAR_GROUPS := s3a minicluster distcp jdbc openlineage-spark falcon-cli
 JAR_STAMPS := $(foreach group,$(JAR_GROUPS),$(JARS_DIR)/$(group)/.resolved)
 # The sandbox's S3-compatible server (moto) lives in a virtualenv of its own, see deps/s3-server.txt.
 S3_VENV := .venv-s3
@@ -52,6 +52,7 @@ RUN_ENV := AIRFLOW_HOME=$(RUN_HOME) \
 	AIRFLOW__API__BASE_URL=http://127.0.0.1:$(RUN_PORT) \
 	AIRFLOW__DAG_PROCESSOR__REFRESH_INTERVAL=30 \
 	AIRFLOW__FALCON__CATCHUP=$(RUN_CATCHUP) \
+	AIRFLOW__FALCON__AUTHENTICATION=simple \
 	AIRFLOW__CORE__HOSTNAME_CALLABLE=falcon_airflow.provider.loopback.loopback_hostname \
 	AIRFLOW__LOGGING__WORKER_LOG_SERVER_PORT=$(RUN_LOG_PORT) \
 	AIRFLOW__LOGGING__TRIGGER_LOG_SERVER_PORT=$(RUN_LOG_PORT) \

@@ -79,6 +79,19 @@ def get_provider_info() -> dict[str, Any]:
                     "store_dir": _option(
                         "Where the falcon-airflow commands keep their state (config store, journal, history). "
                         "Empty: beside the entities folder.", ""),
+                    "authentication": _option(
+                        "How callers of Falcon's REST server (the api-server's /falcon/api/...) authenticate: "
+                        "'airflow' - an Airflow token (Authorization: Bearer, from /auth/token) only; 'simple' - "
+                        "also Falcon's pseudo authentication (user.name, then a signed hadoop.auth cookie), which "
+                        "believes any name it is told: on a trusted network only. Kerberos is not offered.",
+                        "airflow", example="simple"),
+                    "authentication_secret": {**_option(
+                        "The key that signs the simple scheme's hadoop.auth cookies; every api-server of a "
+                        "deployment must have the same. Empty: derived from [api_auth] jwt_secret.", ""),
+                        "sensitive": True},
+                    "authentication_token_validity": _option(
+                        "How long a hadoop.auth cookie of the simple scheme is valid, in seconds.", "36000",
+                        "integer"),
                     "invalid_entities_as_import_errors": _option(
                         "Report every invalid entity as an import error of its own XML file (file, line, rule).",
                         "True", "boolean"),

@@ -1,5 +1,7 @@
 """The Airflow plugin of falcon-airflow: the Falcon-frequency timetable, the ``macros.falcon`` namespace, the
-instance-order priority strategies and a listener that keeps one OpenLineage START per deferrable task run.
+instance-order priority strategies, a listener that keeps one OpenLineage START per deferrable task run, and
+Falcon's REST server, which the api-server serves at ``/falcon`` (built on its first request, see
+:mod:`falcon_airflow.provider.server_app`).
 
 Registered through the ``airflow.plugins`` entry point, so the scheduler, dag-processor and workers load it from
 the installed package (a custom timetable must be registered for the scheduler to deserialize DAGs using it).
@@ -14,6 +16,7 @@ from falcon_airflow.provider.macros import MACROS
 from falcon_airflow.provider.preload import preload_task_modules
 from falcon_airflow.provider.scheduling.priority import NewestInstanceFirst, OldestInstanceFirst
 from falcon_airflow.provider.scheduling.timetables import FalconFrequencyTimetable
+from falcon_airflow.provider.server_app import URL_PREFIX, LazyApp
 
 
 class FalconPlugin(AirflowPlugin):
@@ -24,6 +27,7 @@ class FalconPlugin(AirflowPlugin):
     macros = MACROS
     priority_weight_strategies = [OldestInstanceFirst, NewestInstanceFirst]  # noqa: RUF012
     listeners = [lineage_runs]  # noqa: RUF012
+    fastapi_apps = [{"app": LazyApp(), "url_prefix": URL_PREFIX, "name": "Falcon"}]  # noqa: RUF012
 
     @classmethod
     def on_load(cls, *args: object, **kwargs: object) -> None:

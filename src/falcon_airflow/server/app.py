@@ -1,0 +1,149 @@
+"""Falcon's REST server as a FastAPI application: Falcon's resources under ``/api/...``.
+
+Airflow's api-server mounts it at ``/falcon`` (the provider plugin's ``fastapi_apps``, see
+:mod:`falcon_airflow.provider.server_app`), so a Falcon client is pointed at ``http://<api-server>:8080/falcon``,
+behind the same port, TLS and proxies as Airflow's UI. Every request is authenticated first
+(:mod:`.authentication`), then each resource decides on the server whether the caller may act
+(:mod:`.access`).
+
+Errors are answered as Falcon's server answered them, because its clients read them that way:
+
+* a refused or failed request: ``400`` (or the given status) with an ``APIResult`` of status ``FAILED`` as
+  ``text/xml`` whatever ``Accept`` says (Falcon's ``FalconWebException``); the stock CLI prints its message;
+* a request the caller may not make: ``403`` with ``{"errorCode": 403, "errorMessage": ..., "requestId": ...}`` as
+  ``application/json`` (Falcon's authorization filter);
+* an unauthenticated request: ``401`` with ``WWW-Authenticate`` and the reason; a wrong parameter ``400``, never
+  FastAPI's ``422`` (Jersey 1.9's client has no name for it and fails on it);
+* ``Accept`` naming nothing the resource produces: ``406``.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import uuid
+from xml.sax.saxutils import escape
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import Response
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from falcon_airflow.operate.outcomes import Refused
+from falcon_airflow.server.access import AuditUnavailable, Denied, refused_login
+from falcon_airflow.server.authentication import (
+    AUTH_COOKIE,
+    SIMPLE,
+    USER_NAME_PARAMETER,
+    AuthenticationFailed,
+    AuthenticationMiddleware,
+    Authenticator,
+    TokenVerifier,
+    airflow_token_caller,
+    cookie_header,
+    cookies_of,
+)
+from falcon_airflow.server.configuration import AirflowConfig, ServerConfig, ServerContext
+
+log = logging.getLogger(__name__)
+
+XML_DECLARATION = '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>'
+
+
+def request_id(request: Request) -> str:
+    return str(getattr(request.state, "request_id", "") or "")
+
+
+def failure(request: Request, message: str, status: int = 400) -> Response:
+    """Falcon's ``APIResult`` with status ``FAILED``, as ``text/xml`` (``FalconWebException.newAPIException``)."""
+    body = (f"{XML_DECLARATION}<result><status>FAILED</status><message>{escape(message)}</message>"
+            f"<requestId>{escape(request_id(request))}</requestId></result>")
+    return Response(body, status_code=status, media_type="text/xml")
+
+
+def forbidden(request: Request, message: str) -> Response:
+    """Falcon's authorization filter's answer."""
+    body = {"errorCode": 403, "errorMessage": message, "requestId": request_id(request)}
+    return Response(json.dumps(body, ensure_ascii=False, separators=(",", ":")), status_code=403,
+                    media_type="application/json")
+
+
+class RequestIds:
+    """Gives every request an id (``request.state.request_id``): ``APIResult.requestId`` and the audit lines'
+    ``id``."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http":
+            scope.setdefault("state", {})["request_id"] = uuid.uuid4().hex
+        await self.app(scope, receive, send)
+
+
+def create_app(*, config: ServerConfig | None = None, verify_token: TokenVerifier | None = None) -> FastAPI:
+    """The Falcon server. ``config`` defaults to Airflow's configuration of this process; ``verify_token`` to
+    Airflow's auth manager (the api-server's)."""
+    from falcon_airflow.server import header_spelling
+    from falcon_airflow.server.resources import admin
+
+    context = ServerContext.from_config(config or AirflowConfig())
+    header_spelling.install()
+    app = FastAPI(title="Apache Falcon REST API (falcon-airflow)", docs_url=None, redoc_url=None,
+                  openapi_url=None)
+    app.state.falcon = context
+
+    async def unauthenticated(request: Request, problem: AuthenticationFailed) -> Response:
+        response = failure(request, problem.message, problem.status)
+        if problem.status == 401:
+            challenges = ["PseudoAuth", "Bearer"] if context.authentication.scheme == SIMPLE else ["Bearer"]
+            response.headers["WWW-Authenticate"] = ", ".join(challenges)
+        if AUTH_COOKIE in cookies_of(request.headers.get("cookie", "")):
+            # hadoop-auth clears a cookie it refused
+            response.headers.append("Set-Cookie", cookie_header(None, 0, path=request.scope.get("root_path") or "/",
+                                                                secure=request.url.scheme == "https"))
+        return response
+
+    def audit_refusal(request: Request, problem: AuthenticationFailed) -> None:
+        claimed = request.query_params.get(USER_NAME_PARAMETER)
+        refused_login(context, claimed, request.client.host if request.client else None, request.url.path,
+                      request.method, problem.message)
+
+    @app.exception_handler(AuthenticationFailed)
+    async def _authentication(request: Request, problem: AuthenticationFailed) -> Response:
+        return await unauthenticated(request, problem)
+
+    @app.exception_handler(Denied)
+    async def _denied(request: Request, problem: Denied) -> Response:
+        return forbidden(request, problem.message)
+
+    @app.exception_handler(AuditUnavailable)
+    async def _audit(request: Request, problem: AuditUnavailable) -> Response:
+        return failure(request, problem.message, 503)
+
+    @app.exception_handler(RequestValidationError)
+    async def _invalid(request: Request, problem: RequestValidationError) -> Response:
+        messages = []
+        for error in problem.errors():
+            where = ".".join(str(part) for part in error.get("loc", ()) if part not in ("query", "path", "body"))
+            messages.append(f"{where}: {error.get('msg')}" if where else str(error.get("msg")))
+        return failure(request, "; ".join(messages) or "Invalid request")
+
+    @app.exception_handler(admin.NotAcceptable)
+    async def _not_acceptable(request: Request, problem: admin.NotAcceptable) -> Response:
+        return Response(f"Not Acceptable: this resource produces {', '.join(problem.offered)}\n", status_code=406,
+                        media_type="text/plain")
+
+    @app.exception_handler(Refused)
+    async def _refused(request: Request, problem: Refused) -> Response:
+        message = "\n".join([problem.message, *problem.details])
+        return failure(request, message)
+
+    app.include_router(admin.router)
+
+    authenticator = Authenticator(context.authentication, verify_token or airflow_token_caller)
+    app.add_middleware(AuthenticationMiddleware, authenticator=authenticator, respond=unauthenticated,
+                       on_refused=audit_refusal)
+    app.add_middleware(RequestIds)
+    return app
+
