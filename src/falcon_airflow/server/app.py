@@ -19,10 +19,7 @@ Errors are answered as Falcon's server answered them, because its clients read t
 
 from __future__ import annotations
 
-import json
-import logging
 import uuid
-from xml.sax.saxutils import escape
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
@@ -30,6 +27,7 @@ from fastapi.responses import Response
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from falcon_airflow.operate.outcomes import Refused
+from falcon_airflow.server import bodies
 from falcon_airflow.server.access import AuditUnavailable, Denied, refused_login
 from falcon_airflow.server.authentication import (
     AUTH_COOKIE,
@@ -45,10 +43,6 @@ from falcon_airflow.server.authentication import (
 )
 from falcon_airflow.server.configuration import AirflowConfig, ServerConfig, ServerContext
 
-log = logging.getLogger(__name__)
-
-XML_DECLARATION = '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>'
-
 
 def request_id(request: Request) -> str:
     return str(getattr(request.state, "request_id", "") or "")
@@ -56,16 +50,14 @@ def request_id(request: Request) -> str:
 
 def failure(request: Request, message: str, status: int = 400) -> Response:
     """Falcon's ``APIResult`` with status ``FAILED``, as ``text/xml`` (``FalconWebException.newAPIException``)."""
-    body = (f"{XML_DECLARATION}<result><status>FAILED</status><message>{escape(message)}</message>"
-            f"<requestId>{escape(request_id(request))}</requestId></result>")
-    return Response(body, status_code=status, media_type="text/xml")
+    code, content, media_type = bodies.failure(message, request_id=request_id(request), status=status)
+    return Response(content, status_code=code, media_type=media_type)
 
 
 def forbidden(request: Request, message: str) -> Response:
     """Falcon's authorization filter's answer."""
-    body = {"errorCode": 403, "errorMessage": message, "requestId": request_id(request)}
-    return Response(json.dumps(body, ensure_ascii=False, separators=(",", ":")), status_code=403,
-                    media_type="application/json")
+    code, content, media_type = bodies.denial(message, request_id=request_id(request))
+    return Response(content, status_code=code, media_type=media_type)
 
 
 class RequestIds:

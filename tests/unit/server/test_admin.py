@@ -1,10 +1,10 @@
-"""Falcon's admin resource on the server: its bodies as Falcon's JAXB types rendered them (XML, and Jersey's mapped
-JSON notation), content negotiation, the stack dump, the settings, safemode in the store, and admin rights decided
-on the server."""
+"""Falcon's admin resource on the server: its bodies (Falcon's property list, XML or JSON as Accept asks), the stack
+dump, the settings, safemode in the store, and admin rights decided on the server."""
 
 from __future__ import annotations
 
 import json
+import xml.etree.ElementTree as ElementTree
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -17,7 +17,6 @@ from falcon_airflow.operate.config_store import Store
 from falcon_airflow.server.app import create_app
 from falcon_airflow.server.authentication import Caller
 from falcon_airflow.server.configuration import MappingConfig
-from falcon_airflow.server.resources.admin import NotAcceptable, PropertyList, negotiate
 
 SECRET = "cookie-secret-for-admin-tests-9c"
 
@@ -52,42 +51,6 @@ def audit(folders: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in path.read_text().splitlines()] if path.exists() else []
 
 
-# -- the bodies -------------------------------------------------------------------------------------------------------
-
-def test_property_lists_render_as_jaxb_and_jerseys_mapped_json_did() -> None:
-    # outputs of Falcon's PropertyList through JAXB RI 2.2 and jersey-json 1.9 (default notation)
-    three = PropertyList((("a", "x<&\"/é"), ("b", None), ("c", "3")))
-    assert three.xml() == ('<?xml version="1.0" encoding="UTF-8" standalone="yes"?><properties>'
-                           '<properties><key>a</key><value>x&lt;&amp;"/é</value></properties>'
-                           '<properties><key>b</key></properties>'
-                           '<properties><key>c</key><value>3</value></properties></properties>')
-    assert three.json() == ('{"properties":[{"key":"a","value":"x<&\\"/é"},{"key":"b"},{"key":"c","value":"3"}]}')
-    one = PropertyList((("a", "1"),))
-    assert one.json() == '{"properties":{"key":"a","value":"1"}}'  # one item: no array in the mapped notation
-    assert PropertyList(()).json() == "null"
-    assert PropertyList(()).xml().endswith("<properties/>")
-
-
-@pytest.mark.parametrize(("accept", "chosen"), [
-    (None, "text/xml"),
-    ("*/*", "text/xml"),
-    ("application/json", "application/json"),
-    ("text/xml", "text/xml"),
-    ("application/*", "application/json"),
-    ("text/xml;q=0.5, application/json", "application/json"),
-    ("application/json;q=0.2, */*;q=0.1", "application/json"),
-    ("text/html, image/gif, image/jpeg, */*; q=0.2", "text/xml"),  # what Java's URLConnection sends by default
-])
-def test_negotiation_chooses_as_jax_rs_does(accept: str | None, chosen: str) -> None:
-    assert negotiate(accept, ("text/xml", "application/json")) == chosen
-
-
-@pytest.mark.parametrize("accept", ["text/plain", "application/json;q=0, text/xml;q=0"])
-def test_negotiation_refuses_what_is_not_produced(accept: str) -> None:
-    with pytest.raises(NotAcceptable):
-        negotiate(accept, ("text/xml", "application/json"))
-
-
 # -- the routes -------------------------------------------------------------------------------------------------------
 
 def test_version_names_the_server_its_mode_scheme_and_safemode(folders: Path) -> None:
@@ -99,7 +62,12 @@ def test_version_names_the_server_its_mode_scheme_and_safemode(folders: Path) ->
     xml = client(folders).get("/api/admin/version", headers=as_user("joe", "text/xml"))
     assert xml.headers["content-type"].startswith("text/xml")
     assert "<properties><key>Version</key><value>" in xml.text
-    assert client(folders).get("/api/admin/version", headers=as_user("joe", "text/plain")).status_code == 406
+    assert client(folders).get("/api/admin/version", headers=as_user("joe", "*/*")).headers[
+        "content-type"].startswith("text/xml")
+    refused = client(folders).get("/api/admin/version", headers=as_user("joe", "text/plain"))
+    assert refused.status_code == 406 and "text/xml, application/json" in refused.text
+    stack = client(folders).get("/api/admin/stack", headers=as_user("joe", "application/json"))
+    assert stack.status_code == 406
 
 
 def test_stack_dumps_this_process_threads_and_tasks(folders: Path) -> None:
@@ -147,7 +115,9 @@ def test_set_safe_mode_changes_the_store_and_is_audited(folders: Path, method: s
 def test_an_invalid_safe_mode_is_refused_as_falcon_did(folders: Path) -> None:
     answer = client(folders).get("/api/admin/setSafeMode/maybe", headers=as_user("ops"))
     assert answer.status_code == 400 and answer.headers["content-type"].startswith("text/xml")
-    assert '<status>FAILED</status><message>Invalid value "maybe" provided for safemode.</message>' in answer.text
+    result = ElementTree.fromstring(answer.content)
+    assert (result.tag, result.findtext("status"), result.findtext("message")) == (
+        "result", "FAILED", 'Invalid value "maybe" provided for safemode.')
     assert audit(folders)[-1]["result"] == "REFUSED"
 
 

@@ -9,9 +9,8 @@
 * ``GET`` or ``POST setSafeMode/{true,false}``: sets safemode in the store (Falcon 0.10's client sends ``GET``); the
   body is the new value as text. Another value is refused (``400``, Falcon's message).
 
-Property lists render as Falcon's JAXB ``PropertyList`` did: ``<properties><properties><key>..</key><value>..
-</value></properties>...</properties>`` in XML, and in Jersey's default ("mapped") JSON notation, where a list of one
-property is a bare object and an empty list is ``null``. ``text/xml`` unless ``Accept`` prefers JSON.
+Property lists are Falcon's ``AdminResource.PropertyList`` (:mod:`falcon_airflow.server.bodies`), ``text/xml``
+unless ``Accept`` prefers JSON (Jersey's "mapped" notation).
 
 With ``authorization_enabled`` every action but ``version`` needs an admin (:mod:`falcon_airflow.server.access`).
 """
@@ -19,31 +18,35 @@ With ``authorization_enabled`` every action but ``version`` needs an admin (:mod
 from __future__ import annotations
 
 import asyncio
-import json
 import os
 import platform
 import sys
 import threading
 from collections.abc import Sequence
-from dataclasses import dataclass
 from types import CodeType, FrameType
 from typing import Annotated, Any
-from xml.sax.saxutils import escape
 
 from fastapi import APIRouter, Depends, Query, Request
-from fastapi.responses import PlainTextResponse, Response
+from fastapi.responses import Response
 
 from falcon_airflow import __version__
 from falcon_airflow.server.access import Admission
 from falcon_airflow.server.authentication import Caller, caller
+from falcon_airflow.server.bodies import (
+    MEDIA_TYPES,
+    PRODUCES_TEXT,
+    PRODUCES_XML_JSON,
+    Body,
+    Format,
+    PlainText,
+    PropertyList,
+    negotiate,
+    render,
+)
 from falcon_airflow.server.configuration import ServerContext, masked_section
 
 router = APIRouter(prefix="/api/admin", tags=["admin"])
 
-XML = "text/xml"
-JSON = "application/json"
-TEXT = "text/plain"
-XML_DECLARATION = '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>'
 CONFIG_TYPES = ("build", "deploy", "startup", "runtime")
 DEPLOY_MODE = "embedded"
 
@@ -51,72 +54,18 @@ DEPLOY_MODE = "embedded"
 class NotAcceptable(Exception):
     """The request's ``Accept`` names none of the types the resource produces (406)."""
 
-    def __init__(self, offered: Sequence[str]) -> None:
-        super().__init__(", ".join(offered))
-        self.offered = tuple(offered)
+    def __init__(self, offered: Sequence[Format]) -> None:
+        super().__init__(", ".join(MEDIA_TYPES[item] for item in offered))
+        self.offered = tuple(MEDIA_TYPES[item] for item in offered)
 
 
-def _ranges(accept: str) -> list[tuple[str, str, float]]:
-    found: list[tuple[str, str, float]] = []
-    for item in accept.split(","):
-        media, *parameters = (part.strip() for part in item.split(";"))
-        if not media:
-            continue
-        kind, _, subtype = media.lower().partition("/")
-        quality = 1.0
-        for parameter in parameters:
-            name, _, value = parameter.partition("=")
-            if name.strip().lower() == "q":
-                try:
-                    quality = max(0.0, min(1.0, float(value)))
-                except ValueError:
-                    quality = 0.0
-        found.append((kind, subtype or "*", quality))
-    return found
-
-
-def negotiate(accept: str | None, offered: Sequence[str]) -> str:
-    """The offered media type ``Accept`` prefers, as JAX-RS chooses it: the highest quality of the most specific
-    matching range, the first offered on a tie; no ``Accept`` takes the first. :class:`NotAcceptable` when none is
-    acceptable."""
-    ranges = _ranges(accept or "*/*") or [("*", "*", 1.0)]
-    best: tuple[float, str] | None = None
-    for media in offered:
-        kind, _, subtype = media.partition("/")
-        matches = [(2 if (k, s) == (kind, subtype) else 1 if k == kind else 0, q) for k, s, q in ranges
-                   if (k, s) in ((kind, subtype), (kind, "*"), ("*", "*"))]
-        if not matches:
-            continue
-        quality = max(matches)[1]
-        if quality > 0 and (best is None or quality > best[0]):
-            best = (quality, media)
-    if best is None:
-        raise NotAcceptable(offered)
-    return best[1]
-
-
-@dataclass(frozen=True)
-class PropertyList:
-    """Falcon's ``AdminResource.PropertyList``: ordered key/value pairs."""
-
-    properties: tuple[tuple[str, str | None], ...]
-
-    def xml(self) -> str:
-        items = "".join("<properties><key>" + escape(key) + "</key>"
-                        + ("" if value is None else "<value>" + escape(value) + "</value>") + "</properties>"
-                        for key, value in self.properties)
-        return XML_DECLARATION + ("<properties>" + items + "</properties>" if items else "<properties/>")
-
-    def json(self) -> str:
-        items = [{"key": key, **({} if value is None else {"value": value})} for key, value in self.properties]
-        if not items:
-            return "null"
-        document: dict[str, Any] = {"properties": items[0] if len(items) == 1 else items}
-        return json.dumps(document, ensure_ascii=False, separators=(",", ":"))
-
-    def response(self, request: Request) -> Response:
-        chosen = negotiate(request.headers.get("accept"), (XML, JSON))
-        return Response(self.xml() if chosen == XML else self.json(), media_type=chosen)
+def respond(request: Request, body: Body, produces: Sequence[Format]) -> Response:
+    """``body`` in the type the request's ``Accept`` gets from a resource producing ``produces``."""
+    chosen = negotiate(request.headers.get("accept"), produces)
+    if chosen is None:
+        raise NotAcceptable(produces)
+    content, media_type = render(body, chosen)
+    return Response(content, media_type=media_type)
 
 
 # -- the stack dump --------------------------------------------------------------------------------------------------
@@ -211,16 +160,15 @@ def version(request: Request, who: Who, do_as: DoAs = None) -> Response:
         body = PropertyList((("Version", __version__), ("Mode", DEPLOY_MODE), ("Airflow", _airflow_version()),
                              ("authentication", context.authentication.scheme),
                              ("safemode", str(_safemode(context)).lower())))
-        return body.response(request)
+        return respond(request, body, PRODUCES_XML_JSON)
 
 
 @router.get("/stack")
 async def stack(request: Request, who: Who, do_as: DoAs = None) -> Response:
     admission = await asyncio.to_thread(_admit, request, who, "stack", do_as)
     with admission.acting():
-        negotiate(request.headers.get("accept"), (TEXT,))
         # on the event loop's thread: the loop's tasks can be listed only from there
-        return PlainTextResponse(stack_dump())
+        return respond(request, PlainText(stack_dump()), PRODUCES_TEXT)
 
 
 def _config(context: ServerContext, kind: str) -> PropertyList:
@@ -247,7 +195,7 @@ def config(kind: str, request: Request, who: Who, do_as: DoAs = None) -> Respons
     with admission.acting():
         if kind not in CONFIG_TYPES:
             return Response(status_code=204)  # Falcon's resource returned null for another type
-        return _config(_context(request), kind).response(request)
+        return respond(request, _config(_context(request), kind), PRODUCES_XML_JSON)
 
 
 def _set_safemode(request: Request, who: Caller, mode: str, do_as: str | None) -> Response:
@@ -269,8 +217,7 @@ def _set_safemode(request: Request, who: Caller, mode: str, do_as: str | None) -
         acting = Context(settings=settings, store=store, user=do_as or who.user, do_as=do_as)
         with store.lock():
             admin_actions.set_safemode(acting, chosen)
-        media = negotiate(request.headers.get("accept"), (XML, JSON))
-        return Response(str(store.safemode).lower(), media_type=media)
+        return respond(request, PlainText(str(store.safemode).lower()), PRODUCES_XML_JSON)
 
 
 @router.get("/setSafeMode/{mode}")
