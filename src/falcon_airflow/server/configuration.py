@@ -17,7 +17,7 @@ from typing import Any, Protocol
 from falcon_airflow.server.authentication import AuthenticationSettings
 
 MASK = "********"
-_SECRET_NAME = re.compile(r"secret|password|passwd|token|private_key|credentials?$", re.IGNORECASE)
+_SECRET_NAME = re.compile(r"secret|password|passwd|private_key|(^|_)token$|credentials?$", re.IGNORECASE)
 
 
 class ServerConfig(Protocol):

@@ -81,14 +81,16 @@ def test_stack_dumps_this_process_threads_and_tasks(folders: Path) -> None:
 
 @pytest.mark.parametrize("kind", ["build", "deploy", "startup", "runtime"])
 def test_config_lists_the_servers_settings(folders: Path, kind: str) -> None:
-    answer = client(folders).get(f"/api/admin/config/{kind}", headers=as_user("joe"))
+    falcon = client(folders, authentication_token_validity="600", api_token="tok-a9f3e1c0d2b4")
+    answer = falcon.get(f"/api/admin/config/{kind}", headers=as_user("joe"))
     assert answer.status_code == 200
     properties = {item["key"]: item.get("value") for item in answer.json()["properties"]}
     expected = {"build": {"build.version": __version__}, "deploy": {"deploy.mode": "embedded"},
-                "startup": {"authentication": "simple", "authentication_secret": "********"},
+                "startup": {"authentication": "simple", "authentication_secret": "********",
+                            "authentication_token_validity": "600", "api_token": "********"},
                 "runtime": {"safemode": "false", "authentication": "simple"}}[kind]
     assert expected.items() <= properties.items()
-    assert SECRET not in answer.text
+    assert SECRET not in answer.text and "tok-a9f3e1c0d2b4" not in answer.text
 
 
 def test_config_of_another_type_is_answered_with_no_content(folders: Path) -> None:
