@@ -14,7 +14,7 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from falcon_airflow.compiler.specs import Spec
+from falcon_airflow.compiler.specs import Spec, resolve_forward_references
 
 NodeType = Literal["action", "decision", "fork", "join", "kill", "end"]
 ActionType = Literal["shell", "fs", "hive", "hive2", "spark", "java", "email", "distcp", "sub-workflow"]
@@ -76,3 +76,6 @@ class OozieWorkflowSpec(Spec):
 
 
 OozieNode.model_rebuild()
+
+# ProcessDagSpec names this module's OozieWorkflowSpec: complete it now that the class exists.
+resolve_forward_references()

@@ -7,6 +7,7 @@ arguments) as plain values; building the Airflow DAG from it is mechanical. Spec
 
 from __future__ import annotations
 
+import sys
 from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, ConfigDict
@@ -236,13 +237,19 @@ class ReplicationDagSpec(DagSpecBase):
     lineage: LineageSpec | None = None
 
 
-def _resolve_forward_references() -> None:
+def resolve_forward_references() -> None:
+    """Complete ``ProcessDagSpec`` with ``OozieWorkflowSpec``, whose module imports this one. Whichever of the two
+    modules is imported first, this runs once both classes exist: here when this module comes first, at the end of
+    :mod:`~falcon_airflow.compiler.oozie_spec` when that one does (it is still half made while it imports this)."""
+    half_made = sys.modules.get("falcon_airflow.compiler.oozie_spec")
+    if half_made is not None and not hasattr(half_made, "OozieWorkflowSpec"):
+        return
     from falcon_airflow.compiler.oozie_spec import OozieWorkflowSpec
 
     ProcessDagSpec.model_rebuild(_types_namespace={"OozieWorkflowSpec": OozieWorkflowSpec})
 
 
-_resolve_forward_references()
+resolve_forward_references()
 
 class DatabaseSpec(Spec):
     """The database side of an import or export: the datasource interface, its driver and table."""
