@@ -16,6 +16,7 @@ Command line (``spark-submit --py-files common.py,jdbc.py,<core zip> db_import.p
     --direct                   Sqoop's direct mode, PostgreSQL only, csv only: each split streamed by the server's
                                ``COPY (...) TO STDOUT`` into a part file, no row passing through Spark
     --availability-flag NAME   written after publishing (default _SUCCESS)
+    --staging-lease-seconds S  how long other runs leave this run's staging alone without renewal (default 600)
     --report PATH
 
 Direct mode (``--direct``, as Sqoop's direct connector for PostgreSQL): the server formats the rows (its CSV: RFC
@@ -24,11 +25,15 @@ driver's JVM copies the bytes from one connection per split into ``part-NNNNN.cs
 FileSystem API; the row count is the one COPY reports. Staging, publishing and the flag are the same.
 
 The import is a snapshot (Falcon's ``mergepolicy`` snapshot, its only supported one): the instance is replaced
-whole. Rows go to ``<parent>/.<name>.falcon-staging-<random>``; once written and counted, an existing instance is
-renamed aside, the staging folder renamed to the instance, the old version deleted and the flag written. A reader
-sees the old complete instance, none, or the new complete one; a rerun removes staging leftovers (and puts back a
-version a crash left aside) and replaces the instance exactly. Only the instance folder of the feed's template
-(and its ``.<name>.falcon-*`` siblings) is ever moved or deleted.
+whole. Rows go to ``<parent>/.<name>.falcon-staging-<run token>``; once written and counted, an existing instance
+is renamed aside (``.<name>.falcon-old-<run token>``), the staging folder renamed to the instance - a rename that
+refuses an instance another run published meanwhile, never one that nests into it -, the published folder checked
+against what was staged, the old version deleted and only then the flag written. A reader sees the old complete
+instance, none, or the new complete one. The run's lease (``.<name>.falcon-lease-<run token>``, renewed while it
+lives, ``--staging-lease-seconds``, default 600) tells other runs its siblings are in use: a rerun removes only the
+siblings of runs that are over (lease lapsed, or an earlier try of the same Airflow task instance), puts back a
+version such a run left aside, and replaces the instance exactly (see ``common.RunStaging``). Only the instance
+folder of the feed's template (and its ``.<name>.falcon-*`` siblings) is ever moved or deleted.
 
 Report: ``{"job", "feed", "cluster", "instance", "target", "table", "columns": [[name, type]], "filter_columns",
 "rows", "partitions", "bounds", "format", "availability_flag", "seconds"}`` (never a credential).
@@ -39,7 +44,6 @@ from __future__ import annotations
 
 import argparse
 import re
-import uuid
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -79,6 +83,7 @@ def parser() -> argparse.ArgumentParser:
     result.add_argument("--format", default="parquet", choices=FORMATS)
     result.add_argument("--direct", action="store_true")
     result.add_argument("--availability-flag", default=None)
+    result.add_argument("--staging-lease-seconds", type=float, default=common.DEFAULT_LEASE_SECONDS)
     result.add_argument("--report", default=None)
     return result
 
@@ -192,42 +197,11 @@ def _belongs(target: str, location: str, instance: Any, zone: Any) -> None:
         raise common.JobError(f"{target} is not the instance folder of the feed's location {location}")
 
 
-def _publish(fs: common.HadoopFs, staging: str, target: str, flag: str) -> None:
-    parent, name = common.parent_of(target), common.name_of(target)
-    old = f"{parent}/.{name}.falcon-old-{uuid.uuid4().hex[:12]}"
-    had_target = fs.exists(target)
-    if had_target and not fs.rename(target, old):
-        raise common.JobError(f"cannot move the previous version of {target} aside")
-    if not fs.rename(staging, target):
-        if had_target:
-            fs.rename(old, target)
-        raise common.JobError(f"cannot publish {staging} as {target}")
-    if had_target:
-        fs.delete(old, True)
-    fs.touch(f"{target}/{flag}")
-
-
-def _recover(fs: common.HadoopFs, target: str) -> list[str]:
-    """Remove what a crashed run left beside the instance; put back a version it had moved aside."""
-    parent, name = common.parent_of(target), common.name_of(target)
-    notes: list[str] = []
-    if not fs.exists(parent):
-        return notes
-    leftovers = [entry.path for entry in fs.list_dir(parent)
-                 if common.name_of(entry.path).startswith(f".{name}.falcon-")]
-    for path in leftovers:
-        if ".falcon-old-" in common.name_of(path) and not fs.exists(target):
-            fs.rename(path, target)
-            notes.append(f"restored {target}")
-        else:
-            fs.delete(path, True)
-            notes.append(f"removed {path}")
-    return notes
-
-
 def run(args: argparse.Namespace, spark: SparkSession | None = None) -> common.JobResult:
     if args.num_mappers < 1:
         raise common.UsageError("--num-mappers must be at least 1")
+    if args.staging_lease_seconds <= 0:
+        raise common.UsageError("--staging-lease-seconds must be positive")
     if args.num_mappers > 1 and not args.split_by:
         raise common.UsageError("--num-mappers above 1 needs --split-by")
     if args.query and "$CONDITIONS" not in args.query:
@@ -250,21 +224,19 @@ def run(args: argparse.Namespace, spark: SparkSession | None = None) -> common.J
             found = bounds(handle, args, relation, split_by) if split_by and args.num_mappers > 1 else None
         fs = common.HadoopFs(session)
         _belongs(target, args.location, instance, zone)
-        notes = _recover(fs, target)
-        parent, name = common.parent_of(target), common.name_of(target)
-        staging = f"{parent}/.{name}.falcon-staging-{uuid.uuid4().hex[:12]}"
         try:
-            if args.direct:
-                clauses = split_clauses(split_by or "", found, args.num_mappers)
-                partitions = len(clauses)
-                rows = copy_direct(session, args, user, password, relation, clauses, fs, staging)
-            else:
-                rows, partitions = spark_copy(session, args, user, password, relation, split_by, found, staging)
-            _publish(fs, staging, target, flag)
-        except BaseException:
-            if fs.exists(staging):
-                fs.delete(staging, True)
-            raise
+            # this run's staging, lease and set-aside version carry its token; other runs' are left to them
+            with common.RunStaging(fs, target, common.RunOwner.current(args.staging_lease_seconds)) as stage:
+                notes = stage.recover()
+                staging = stage.staging
+                if args.direct:
+                    clauses = split_clauses(split_by or "", found, args.num_mappers)
+                    partitions = len(clauses)
+                    rows = copy_direct(session, args, user, password, relation, clauses, fs, staging)
+                else:
+                    rows, partitions = spark_copy(session, args, user, password, relation, split_by, found, staging)
+                stage.publish(expected=fs.content_summary(staging))
+                fs.touch(f"{target}/{flag}")  # only after a verified publish: a refused one raised above
         finally:
             fs.close()
     known = [name for name, _ in (table_columns or source_columns)]

@@ -22,6 +22,7 @@ Command line (``spark-submit --py-files common.py,<core zip> replication.py ARGS
     --remove-deleted-files     drop target files that the sources no longer have (within the include pattern)
     --preserve-times --preserve-permissions
     --executor-jvm auto|driver|launch    how copy tasks reach a JVM (below); default auto
+    --staging-lease-seconds S  how long other runs leave this run's staging alone without renewal (default 600)
     --report PATH
 
 How it copies: the driver lists the sources (bulk listings through the Hadoop FS API), then
@@ -42,13 +43,18 @@ to its name: ``create`` itself sets that mode by forking ``chmod`` for every fil
 absent (as in pyspark), about 7 ms of CPU each, while ``FileUtil`` uses Java primitives whenever the group and
 other bits agree. HDFS and S3A files are created with ``create``.
 
-Atomic publish: files go to ``<target parent>/.<target name>.falcon-staging-<random>``; the count, the total
+Atomic publish: files go to ``<target parent>/.<target name>.falcon-staging-<run token>``; the count, the total
 bytes and every file's CRC32 (source stream vs read-back copy) are verified; then an existing target is renamed
-aside (``.<name>.falcon-old-<random>``), the staging folder renamed to the target, the old version deleted and the
-availability flag written. A reader sees the old complete instance, no instance, or the new complete one. A rerun
-removes leftover staging folders (and puts back an old version a crash left aside) and completes idempotently: a
-target already identical to the sources is left as it is. One run per published folder at a time is assumed (as
-Falcon's coordinator ran one action per instance and source cluster).
+aside (``.<name>.falcon-old-<run token>``), the staging folder renamed to the target with a rename that refuses an
+existing target (``FileContext.rename`` without OVERWRITE: a target another run published meanwhile fails this run,
+never gets the staging folder nested inside it), the published folder checked against the staged count and bytes,
+the old version deleted, and only then the availability flag written. A reader sees the old complete instance, no
+instance, or the new complete one. Runs of one instance may overlap (a rerun while the scheduled run copies, a
+retry beside a zombie try): each run's siblings carry its own token and its lease
+(``.<name>.falcon-lease-<run token>``, renewed while it lives), and a run removes only the siblings of runs that are
+over - lease lapsed, or an earlier try of the same Airflow task instance - and puts back an old version such a run
+left aside (``common.RunStaging``). A rerun completes idempotently: a target already identical to the sources is
+left as it is.
 
 Table feeds: the source partition's location comes from the catalog (``DESCRIBE FORMATTED … PARTITION``, or the
 source metastore's thrift API when it is another metastore), the target is ``--target-path`` or the target table's
@@ -77,7 +83,6 @@ import os
 import re
 import sys
 import types
-import uuid
 import zlib
 from collections.abc import Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -91,7 +96,6 @@ else:  # run as a script by spark-submit, common.py beside it or shipped with --
     import common  # type: ignore[import-not-found, no-redef]
 
 from falcon_airflow.core.formats import SCHEMA_FORMATS
-from falcon_airflow.core.paths import glob_escape
 from falcon_airflow.core.tables import TableUri
 from falcon_airflow.core.times import format_instant, parse_instant
 
@@ -102,9 +106,6 @@ BUFFER_BYTES = 1 << 17  # copy buffer: small enough that the JVM's native copies
 COPY_THREADS = 4  # batches in flight per copy task
 BATCH_FILES = 64  # files per py4j call
 BATCH_BYTES = 8 << 20  # bytes per py4j call (a larger file is a batch alone)
-STAGING_MARK = ".falcon-staging-"
-OLD_MARK = ".falcon-old-"
-
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -131,6 +132,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--executor-jvm", choices=("auto", "driver", "launch"), default="auto")
     parser.add_argument("--schema-format", choices=SCHEMA_FORMATS,
                         help="the feed's files describe their own columns: report them (for lineage)")
+    parser.add_argument("--staging-lease-seconds", type=float, default=common.DEFAULT_LEASE_SECONDS,
+                        metavar="S", help="how long another run leaves this run's staging alone without renewal")
     parser.add_argument("--report", metavar="PATH")
     return parser
 
@@ -157,6 +160,8 @@ class Options:
     preserve_times: bool
     preserve_permissions: bool
     executor_jvm: str
+    lease_seconds: float = common.DEFAULT_LEASE_SECONDS
+    """How long this run's staging lease lasts without renewal (renewed every quarter of it while the run lives)."""
 
 
 def _overlap(source: common.Uri, target: common.Uri) -> bool:
@@ -205,10 +210,13 @@ def parse_options(args: argparse.Namespace) -> Options:
         raise common.UsageError("--max-maps must be at least 1")
     if args.map_bandwidth < 0:
         raise common.UsageError("--map-bandwidth must not be negative")
+    if args.staging_lease_seconds <= 0:
+        raise common.UsageError("--staging-lease-seconds must be positive")
     return Options(args.feed, args.source_cluster, args.target_cluster, instance, sources, target, source_table,
                    target_table, source_metastore, target_storage, include, flag, args.max_maps,
                    int(args.map_bandwidth * (1 << 20)), args.overwrite,
-                   args.remove_deleted_files, args.preserve_times, args.preserve_permissions, args.executor_jvm)
+                   args.remove_deleted_files, args.preserve_times, args.preserve_permissions, args.executor_jvm,
+                   args.staging_lease_seconds)
 
 
 # --------------------------------------------------------------------------------------------------------------
@@ -651,24 +659,6 @@ def list_sources(fs: common.HadoopFs, sources: Sequence[common.Uri], include: st
     return planned
 
 
-def recover(fs: common.HadoopFs, target: common.Uri) -> dict[str, int]:
-    """Clean up after a crashed run: restore an old version left aside if the target is missing, then delete
-    leftover staging and old folders. Assumes one replication of an instance at a time."""
-    parent, name = common.parent_of(target.path), common.name_of(target.path)
-    prefix = target.with_path(parent.rstrip("/") + "/" + glob_escape("." + name))
-    staging = fs.glob(prefix + glob_escape(STAGING_MARK) + "*")
-    olds = sorted(fs.glob(prefix + glob_escape(OLD_MARK) + "*"), key=lambda entry: entry.mtime)
-    restored = 0
-    if olds and not fs.exists(str(target)):
-        newest = olds.pop()
-        if not fs.rename(newest.path, str(target)):
-            raise common.JobError(f"cannot put back {newest.path} as {target}")
-        restored = 1
-    for entry in [*staging, *olds]:
-        fs.delete(entry.path, True)
-    return {"staging_removed": len(staging), "old_removed": len(olds), "old_restored": restored}
-
-
 def balance(items: list[dict[str, Any]], slots: int) -> list[list[dict[str, Any]]]:
     """Spread items over ``slots`` lists of similar total bytes (largest first; a file costs at least 64 KiB)."""
     slices: list[list[dict[str, Any]]] = [[] for _ in range(max(1, min(slots, len(items))))]
@@ -843,7 +833,16 @@ class Replicator:
         if prefix:
             planned = {rel[len(prefix) + 1:]: item for rel, item in planned.items()}
             target = common.Uri(target.scheme, target.authority, target.path + "/" + prefix)
-        recovered = recover(self.fs, target)
+        # every sibling this run makes beside the target carries its token; other runs' are left to their owners
+        with common.RunStaging(self.fs, str(target), common.RunOwner.current(options.lease_seconds)) as stage:
+            return self.replicate(stage, sources, instance, target, planned, prefix, pattern, flag)
+
+    def replicate(self, stage: common.RunStaging, sources: list[common.Uri], instance: common.Uri,
+                  target: common.Uri, planned: dict[str, SourceFile], prefix: str, pattern: re.Pattern[str] | None,
+                  flag: str | None) -> dict[str, Any]:
+        """Copy ``planned`` into this run's staging folder beside ``target``, verify and publish it."""
+        options = self.options
+        recovered = stage.recover()
         # exists() first: a missing target (every first run) costs one py4j call, not a converted Java exception
         current = self.fs.status(str(target)) if self.fs.exists(str(target)) else None
         if current is not None and not current.is_dir:
@@ -885,10 +884,9 @@ class Replicator:
             manifest += [{"path": rel, "bytes": size, "origin": "target"} for rel, size in kept.items()]
             report["manifest"] = sorted(manifest, key=lambda item: item["path"])
             return report
-        staging = target.with_path(common.parent_of(target.path).rstrip("/") + "/." + common.name_of(target.path)
-                                   + STAGING_MARK + uuid.uuid4().hex[:12])
+        staging = stage.staging
         staging_path = common.split_uri(staging).path
-        items = []
+        items: list[dict[str, Any]] = []
         for rel, item in planned.items():
             origin = "target" if rel in identical else "source"
             source = item.uri if origin == "source" else target.with_path(target.path + "/" + rel)
@@ -901,14 +899,10 @@ class Replicator:
                           "dst": target.with_path(staging_path + "/" + rel), "length": size, "origin": "target"})
         if not self.fs.mkdirs(staging):
             raise common.JobError(f"cannot create the staging folder {staging}")
-        try:
-            results = self.run_tasks("copy", items)
-            self.verify(staging, items, results)
-            self.publish(staging, target)
-        except BaseException:
-            self.fs.delete(staging, True)
-            raise
-        if flag is not None:
+        results = self.run_tasks("copy", items)  # a failure leaves the staging folder to the stage's exit
+        self.verify(staging, items, results)
+        stage.publish(expected=(len(items), sum(int(item["length"]) for item in items)))
+        if flag is not None:  # only after a verified publish: a refused one raised above
             self.fs.touch(flag)
         report.update(self.counters(planned, identical, kept, removed, published=True))
         report["manifest"] = sorted(({"path": result["rel"], "bytes": result["bytes"],
@@ -935,21 +929,6 @@ class Replicator:
                             f"{sum(expected.values())} bytes")
         if problems:
             raise common.JobError(f"verification of {staging} failed: " + "; ".join(problems[:3]))
-
-    def publish(self, staging: str, target: common.Uri) -> None:
-        """Swap the verified staging folder in: old target aside, staging to target, old deleted."""
-        if not self.fs.exists(str(target)):
-            if not self.fs.rename(staging, str(target)):
-                raise common.JobError(f"cannot rename {staging} to {target}")
-            return
-        old = target.with_path(common.parent_of(target.path).rstrip("/") + "/." + common.name_of(target.path)
-                               + OLD_MARK + uuid.uuid4().hex[:12])
-        if not self.fs.rename(str(target), old):
-            raise common.JobError(f"cannot move the current {target} aside")
-        if not self.fs.rename(staging, str(target)):
-            self.fs.rename(old, str(target))
-            raise common.JobError(f"cannot rename {staging} to {target} (the previous version was put back)")
-        self.fs.delete(old, True)
 
     def counters(self, planned: dict[str, SourceFile], identical: set[str], kept: dict[str, int],
                  removed: list[str], published: bool) -> dict[str, Any]:

@@ -173,8 +173,14 @@ def test_mariadb_import_then_export_with_insert_and_upsert(mariadb: servers.Serv
 
 
 def test_export_killed_mid_way_then_rerun_leaves_every_row_once(
-        postgres: servers.Server, postgres_instance: tuple[Path, dict[str, Any]], tmp_path: Path) -> None:
+        postgres: servers.Server, postgres_instance: tuple[Path, dict[str, Any]], tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
     root, _ = postgres_instance
+    # try 1 of the export task is killed; try 2 knows the staging table of try 1 is no live run's
+    monkeypatch.setenv("AIRFLOW_CTX_DAG_ID", "falcon.feed.orders.export.local")
+    monkeypatch.setenv("AIRFLOW_CTX_DAG_RUN_ID", "scheduled__2026-02-01T00:00:00+00:00")
+    monkeypatch.setenv("AIRFLOW_CTX_TASK_ID", "export")
+    monkeypatch.setenv("AIRFLOW_CTX_TRY_NUMBER", "1")
     expected = table_fingerprint(postgres, "orders")
     like(postgres, "orders_killed")
     # Spark commits each writer's rows into the staging table when the writer ends: 4 writers on 2 task slots make
@@ -205,6 +211,7 @@ def test_export_killed_mid_way_then_rerun_leaves_every_row_once(
     assert 0 < staged < ROWS
     assert table_fingerprint(postgres, "orders_killed")[0] == 0  # nothing half-visible
 
+    monkeypatch.setenv("AIRFLOW_CTX_TRY_NUMBER", "2")
     summary = run("db_export.py", postgres, arguments, credentials=secrets)
     assert summary["inserted"] == ROWS
     assert table_fingerprint(postgres, "orders_killed") == expected

@@ -167,7 +167,8 @@ def test_rerun_after_a_crash_cleans_up_and_restores(spark: Any, tmp_path: Path, 
     code, report = run(spark, tmp_path, "--source-path", f"file://{source}", "--target-path", f"file://{target}")
 
     assert code == 0
-    assert report["recovered"] == {"staging_removed": 1, "old_removed": 0, "old_restored": 1}
+    # siblings without a lease: runs of an earlier version, long over
+    assert report["recovered"] == {"staging_removed": 1, "old_removed": 0, "old_restored": 1, "left_to_live_runs": 0}
     assert report["kept_extra"] == 1 and (target / "old-file").read_text() == "old"  # the put-back version's file
     assert leftovers(target.parent) == [] and not old.exists()
 
@@ -252,9 +253,14 @@ def test_private_executor_jvm(spark: Any, tmp_path: Path, source: Path) -> None:
                                             "_SUCCESS"])
 
 
-def test_killed_mid_copy_never_leaves_a_partial_instance(spark: Any, tmp_path: Path, kit: Any) -> None:
-    """spark-submit, SIGKILL while files stream into staging: the target is the old complete version; a rerun
-    publishes the new one."""
+def test_killed_mid_copy_never_leaves_a_partial_instance(spark: Any, tmp_path: Path, kit: Any,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """spark-submit, SIGKILL while files stream into staging: the target is the old complete version; the next try
+    of the task removes the killed try's staging and publishes the new one."""
+    monkeypatch.setenv("AIRFLOW_CTX_DAG_ID", "falcon.feed.clicks.replication.east.west")
+    monkeypatch.setenv("AIRFLOW_CTX_DAG_RUN_ID", "scheduled__2015-01-01T00:00:00+00:00")
+    monkeypatch.setenv("AIRFLOW_CTX_TASK_ID", "replicate")
+    monkeypatch.setenv("AIRFLOW_CTX_TRY_NUMBER", "1")
     source = tmp_path / "east" / "2015-01-01"
     for index in range(320):  # enough for a kill window of a good fraction of a second
         kit.write(source / f"part-{index % 4}" / f"file-{index:04d}", os.urandom(32 * 1024))
@@ -275,6 +281,7 @@ def test_killed_mid_copy_never_leaves_a_partial_instance(spark: Any, tmp_path: P
     assert killed, output[-3000:]
     assert files(target) == old  # the complete old version, untouched
     assert any(".falcon-staging-" in name for name in os.listdir(target.parent))  # a half-filled staging folder
+    monkeypatch.setenv("AIRFLOW_CTX_TRY_NUMBER", "2")  # the retry: the killed try is over
     code = replication.main(arguments, spark=spark)
     assert code == 0
     assert files(target) == {**files(source), "_SUCCESS": "00000000"}
