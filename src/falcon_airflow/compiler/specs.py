@@ -258,19 +258,19 @@ class DatabaseSpec(Spec):
     datasource_file: str
     interface: Literal["readonly", "write"]
     url: str
+    """The endpoint, which carries no password (rule FA042 refuses one: it would be on the command line)."""
     driver: str
     """The class the job loads (a MySQL class is served by MariaDB Connector/J)."""
     dialect: Literal["postgres", "mysql", "sqlite", "derby", "hsql"]
     driver_artifact: str | None = None
-    """The endpoint, which carries no password (rule FA042 refuses one: it would be on the command line)."""
     """``group:name:version`` of the pinned driver jar in the local cache; ``None`` when it ships with Spark."""
     table: str
+    owner: str | None = None
+    """The datasource's ACL owner: ``{owner}`` in the deployment's credential allow-lists stands for it."""
     credential_type: Literal["password-text", "password-file", "password-alias"] | None = None
     """Which secret the run needs; a password text itself never enters the spec (the task reads it from the
     datasource file when it runs)."""
     user: str | None = None
-    owner: str | None = None
-    """The datasource's ACL owner: ``{owner}`` in the deployment's credential allow-lists stands for it."""
     password_file: str | None = None
     password_alias: str | None = None
     credential_provider: str | None = None
