@@ -4,10 +4,16 @@
 reader in its default configuration - with the result classes of ``org.apache.falcon:falcon-client:0.9``, and prints
 every field it got and every validation event. The jars come from the ``falcon-cli`` group of the jar cache when it
 was resolved (``make jars``), otherwise Maven resolves the few the check needs into a temporary folder.
+
+``FalconWriters.java`` checks the other direction, byte for byte: it reads each XML body into Falcon's class and
+writes it again with the writers of Falcon 0.9's server - JAXB 2.2.3 marshalling to Jersey's output stream, Jersey
+1.9's JSON provider in the notation Falcon's ``JAXBContextResolver`` chose for the class - and the bytes must be the
+ones :mod:`falcon_airflow.server.bodies` wrote.
 """
 
 from __future__ import annotations
 
+import re
 import shutil
 import subprocess
 from collections import defaultdict
@@ -26,13 +32,29 @@ from falcon_airflow.server.bodies.results import (
     Edge,
     EntityElement,
     EntityList,
+    EntitySummary,
+    EntitySummaryResult,
+    ExtensionEntitySummary,
+    ExtensionInstanceList,
+    ExtensionJob,
+    ExtensionJobList,
+    FeedInstance,
+    FeedInstanceResult,
+    FeedLookupResult,
+    FeedProperties,
     Instance,
     InstanceAction,
+    InstanceDependencyResult,
     InstancesResult,
     InstancesSummaryResult,
     InstanceSummary,
+    KeyValuePair,
     LineageGraphResult,
+    PropertyList,
     ResultStatus,
+    SchedulableEntityInstance,
+    SchedulableEntityInstanceResult,
+    SummaryInstance,
     TriageResult,
 )
 
@@ -41,6 +63,7 @@ pytestmark = pytest.mark.slow
 HERE = Path(__file__).resolve().parent
 REPOSITORY = HERE.parents[2]
 PROGRAM = HERE / "FalconBodies.java"
+WRITERS = HERE / "FalconWriters.java"
 
 # What the check needs of the client when the jar cache has no falcon-cli group: the client's result classes, and
 # the JAXB and Jersey JSON it reads them with (Java 17 has no JAXB of its own).
@@ -388,3 +411,117 @@ def test_example_definitions_and_the_09_clients_schema(read: dict[str, dict[str,
         else:
             assert "cvc-enumeration-valid" in fields.get("!problems", ""), (case, fields)
             assert f"'{newer[name]}'" in fields["!problems"], (case, fields)
+
+
+# -- the other direction: the bytes Falcon's server wrote ----------------------------------------------------------
+
+AWKWARD = 'say "hi" & <bye> \'now\'\r\nnext\ttab \\ / é € 𝄞'
+"""Text that every escaping rule touches: quotes, markup, a carriage return, tab and line feed, a backslash, a
+slash, non-ASCII and a character outside the BMP."""
+
+
+def writer_cases() -> Iterator[tuple[str, str, object]]:
+    """(case, Falcon class, body): every result type in its usual, empty, one-item and awkward shapes."""
+    yield from cases()
+    yield "awkward-result", "APIResult", APIResult(ResultStatus.FAILED, AWKWARD, AWKWARD)
+    yield "empty-message", "APIResult", APIResult(ResultStatus.SUCCEEDED, "", None)
+    yield "list-empty", "EntityList", EntityList(0)
+    yield "list-awkward", "EntityList", EntityList(1, (EntityElement("PROCESS", "p", AWKWARD, (AWKWARD,), (), None),))
+    yield "summary-empty", "EntitySummaryResult", EntitySummaryResult(ResultStatus.SUCCEEDED, "Entity Summary Result")
+    yield "summary-one", "EntitySummaryResult", EntitySummaryResult(
+        ResultStatus.SUCCEEDED, AWKWARD, "r", (EntitySummary("p", "PROCESS", "RUNNING", ("a=b",), (), (
+            SummaryInstance("2026-03-01T05:00Z", "RUNNING", None, "primary", None, T0, T1),)),))
+    yield "instances-awkward", "InstancesResult", InstancesResult(ResultStatus.PARTIAL, AWKWARD, None, (
+        Instance("2026-03-01T05:00Z", "KILLED", AWKWARD, "primary", "backup", T0, None, 3, AWKWARD,
+                 (InstanceAction("a", None, None), InstanceAction("b", "FAILED", "x")),
+                 (KeyValuePair("k", AWKWARD), KeyValuePair("empty", ""), KeyValuePair("none", None))),
+        Instance(None)))
+    yield "summary-instances-empty", "InstancesSummaryResult", InstancesSummaryResult(ResultStatus.SUCCEEDED, "m")
+    yield "listing-empty", "FeedInstanceResult", FeedInstanceResult(ResultStatus.SUCCEEDED, "default/Success\n")
+    yield "listing-one", "FeedInstanceResult", FeedInstanceResult(ResultStatus.SUCCEEDED, "m", None, (
+        FeedInstance("primary", "2026-03-01T05:00Z", "PARTIAL", AWKWARD, 1772341200000, 0, "0 bytes"),))
+    yield "lookup-empty", "FeedLookupResult", FeedLookupResult(ResultStatus.SUCCEEDED, "m")
+    yield "lookup-two", "FeedLookupResult", FeedLookupResult(ResultStatus.SUCCEEDED, "m", None, (
+        FeedProperties("a", "data", "primary"), FeedProperties("b", "stats", "backup")))
+    yield "dependencies-none", "InstanceDependencyResult", InstanceDependencyResult(ResultStatus.SUCCEEDED, "m")
+    yield "dependencies-one", "InstanceDependencyResult", InstanceDependencyResult(ResultStatus.SUCCEEDED, "m", None, (
+        SchedulableEntityInstance("p", "primary", T1, "PROCESS", None),))
+    yield "sla-empty", "SchedulableEntityInstanceResult", SchedulableEntityInstanceResult(ResultStatus.SUCCEEDED, "m")
+    yield "triage-bare", "TriageResult", TriageResult(ResultStatus.SUCCEEDED, "m", None, (LineageGraphResult(),))
+    yield "lineage-empty", "LineageGraphResult", LineageGraphResult()
+    yield "lineage-one", "LineageGraphResult", LineageGraphResult((AWKWARD,), (Edge("a", "b", None),))
+    yield "properties", "PropertyList", PropertyList((("Version", "0.9"), ("empty", ""), ("none", None),
+                                                      ("awkward", AWKWARD)))
+    yield "properties-one", "PropertyList", PropertyList((("Version", "0.9"),))
+    yield "properties-empty", "PropertyList", PropertyList(())
+    yield "jobs-empty", "ExtensionJobList", ExtensionJobList()
+    yield "jobs", "ExtensionJobList", ExtensionJobList((
+        ExtensionJob("mirror-a", EntityList(1, (EntityElement("PROCESS", "p", "RUNNING"),))), ExtensionJob("b")))
+    yield "extension-instances", "ExtensionInstanceList", ExtensionInstanceList((
+        ExtensionEntitySummary(EntityElement("hdfs-mirroring", "mirror-a"),
+                               (Instance("2026-03-01T05:00Z", "RUNNING", run_id=1),)),
+        ExtensionEntitySummary(EntityElement("hdfs-mirroring", "mirror-b"))))
+    yield "extension-instances-empty", "ExtensionInstanceList", ExtensionInstanceList()
+
+
+_MAP = re.compile(rb"<map>(.*?)</map>|\"map\":\{(.*?)\}\}")
+_ENTRY = re.compile(rb"<entry>.*?</entry>|\"entry\":\{.*?\}")
+
+
+def _map_order_free(content: bytes) -> bytes:
+    """The entries of each ``InstanceSummary`` map in a fixed order: Falcon's map was a ``HashMap``, whose order is
+    its hash order, not a property of the body (a client reads the entries into a map)."""
+    def ordered(match: re.Match[bytes]) -> bytes:
+        whole = match.group(0)
+        entries = _ENTRY.findall(whole)
+        start = whole.find(entries[0]) if entries else 0
+        rest = whole[start:]
+        for entry in entries:
+            rest = rest.replace(entry, b"\0", 1)
+        return whole[:start] + rest.replace(b"\0", b"%s") % tuple(sorted(entries))
+    return _MAP.sub(ordered, content)
+
+
+@pytest.fixture(scope="module")
+def written(client_classpath: str, tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, bytes]]:
+    """Each writer case as bodies wrote it and as Falcon's server writers wrote it again, by case:
+    {"xml", "json", "jaxb", "jersey"}."""
+    folder = tmp_path_factory.mktemp("writers")
+    lines, ours = [], {}
+    for case, java_class, body in writer_cases():
+        path = folder / f"{case}.xml"
+        xml, _ = render(body, "xml")  # type: ignore[arg-type]
+        json, _ = render(body, "json")  # type: ignore[arg-type]
+        path.write_bytes(xml)
+        ours[case] = {"xml": xml, "json": json}
+        lines.append(f"{case}\t{java_class}\t{path}")
+    manifest = folder / "manifest.tsv"
+    manifest.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    done = subprocess.run(["java", "-Xmx256m", "--add-opens", "java.base/java.lang=ALL-UNNAMED", "-cp",
+                           client_classpath, str(WRITERS), str(manifest)], capture_output=True, text=True,
+                          timeout=300)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    problems = [line for line in done.stdout.splitlines() if not line.endswith(" OK")]
+    assert not problems, "\n".join(problems)
+    for case in ours:
+        ours[case]["jaxb"] = (folder / f"{case}.xml.jaxb.xml").read_bytes()
+        ours[case]["jersey"] = (folder / f"{case}.xml.jersey.json").read_bytes()
+    return ours
+
+
+@pytest.mark.parametrize("case", [case for case, _, _ in writer_cases()])
+def test_the_bytes_falcons_server_wrote(written: dict[str, dict[str, bytes]], case: str) -> None:
+    bodies = written[case]
+    assert _map_order_free(bodies["xml"]) == _map_order_free(bodies["jaxb"])
+    assert _map_order_free(bodies["json"]) == _map_order_free(bodies["jersey"])
+
+
+def test_the_awkward_text_as_written(written: dict[str, dict[str, bytes]]) -> None:
+    """What the writers did with each special character: in XML ``"`` is escaped in text too (JAXB 2.2.3's stream
+    output), a carriage return is a character reference, tab and line feed stay; in JSON only ``"``, ``\\`` and
+    control characters are escaped, ``/`` and non-ASCII stay."""
+    jaxb, jersey = written["awkward-result"]["jaxb"].decode(), written["awkward-result"]["jersey"].decode()
+    assert "<message>say &quot;hi&quot; &amp; &lt;bye&gt; 'now'&#xD;\nnext\ttab \\ / é € 𝄞</message>" in jaxb
+    assert '"message":"say \\"hi\\" & <bye> \'now\'\\r\\nnext\\ttab \\\\ / é € 𝄞"' in jersey
+    assert written["properties-empty"]["jersey"] == b"null"
+    assert written["lineage-empty"]["jersey"] == b"null"

@@ -372,6 +372,8 @@ def test_lineage_graph_result() -> None:
     assert js(_graph()) == (
         '{"vertices":["PROCESS/count@primary/2026-03-01T05:00Z[WAITING]","FEED/raw@primary/2026-03-01T05:00Z'
         '[MISSING]"],"edges":{"from":"FEED/raw","to":"PROCESS/count","label":"consumed by"}}')
+    assert xml(LineageGraphResult()) == DECLARATION + "<result/>"
+    assert js(LineageGraphResult()) == "null"
 
 
 # -- admin and extension lists --------------------------------------------------------------------------------------
@@ -383,7 +385,9 @@ def test_property_list() -> None:
                          "<properties><key>Mode</key><value>embedded</value></properties></properties>")
     assert js(body) == '{"properties":[{"key":"Version","value":"0.1.0"},{"key":"Mode","value":"embedded"}]}'
     assert js(PropertyList((("Version", "0.1.0"),))) == '{"properties":{"key":"Version","value":"0.1.0"}}'
-    assert js(PropertyList(())) == "{}"
+    # an empty list is an empty root element, which Jersey's JSON writers give as null
+    assert xml(PropertyList(())) == DECLARATION + "<properties/>"
+    assert js(PropertyList(())) == "null"
 
 
 def test_extension_job_list() -> None:

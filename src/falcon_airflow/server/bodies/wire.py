@@ -6,7 +6,8 @@ elements JAXB would write, in its order) and one of three writers turns the tree
 
 * :func:`to_xml` - JAXB's marshaller writing to Jersey's output stream: a ``standalone="yes"`` declaration, no
   namespace, no indentation, an empty element as ``<name/>``; ``&``, ``<``, ``>`` and ``"`` escaped, a carriage
-  return as ``&#xD;``.
+  return as ``&#xD;``, tab and line feed as they are. (JAXB 2.2.3's stream output escapes ``"`` in text too; its
+  ``Writer`` output, which Jersey did not use, leaves it.)
 * :func:`to_natural_json` - Jersey's *natural* JSON notation, which Falcon's ``JAXBContextResolver`` chose for a few
   classes (``APIResult`` itself, ``InstancesResult``, ``InstancesSummaryResult``, ``InstanceDependencyResult``,
   ``TriageResult``): the root element is dropped, a collection property is always a JSON array, an ``int`` is a
@@ -15,7 +16,7 @@ elements JAXB would write, in its order) and one of three writers turns the tree
 * :func:`to_mapped_json` - Jersey's default *mapped* notation, used for every other class (``EntityList``,
   ``EntitySummaryResult``, ``FeedInstanceResult``, ``FeedLookupResult``, the admin property list ...): the root is
   dropped, every value is a string (numbers too), repeated elements become an array only when there are two or
-  more, and an empty element is ``null``.
+  more, and an empty element is ``null`` - the whole body too when the root has no child (an empty property list).
 
 :func:`to_jettison_json` writes the hand-built JSON objects of the metadata and extension resources (Jettison 1.3's
 ``JSONObject``: keys in insertion order, ``/`` escaped as ``\\/``).
@@ -188,8 +189,9 @@ def _natural_object(children: Sequence[Node]) -> str:
 
 
 def to_natural_json(root: Node) -> bytes:
-    """Jersey's natural notation of ``root`` with the root element unwrapped."""
-    return _natural_object(root.children).encode("utf-8")
+    """Jersey's natural notation of ``root`` with the root element unwrapped; a root with no child elements is
+    ``null``, as any empty element."""
+    return (_natural_object(root.children) if root.children else "null").encode("utf-8")
 
 
 def _mapped_value(node: Node) -> str:
@@ -212,8 +214,9 @@ def _mapped_object(children: Sequence[Node]) -> str:
 
 
 def to_mapped_json(root: Node) -> bytes:
-    """Jersey's default (mapped) notation of ``root`` with the root element unwrapped."""
-    return _mapped_object(root.children).encode("utf-8")
+    """Jersey's default (mapped) notation of ``root`` with the root element unwrapped; a root with no child
+    elements (an empty property list, an empty lineage graph) is ``null``."""
+    return (_mapped_object(root.children) if root.children else "null").encode("utf-8")
 
 
 def _jettison(value: Any) -> str:
