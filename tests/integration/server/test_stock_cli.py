@@ -11,6 +11,7 @@ import json
 import os
 import pwd
 import re
+import subprocess
 import urllib.error
 import urllib.request
 from importlib.metadata import version as installed_version
@@ -18,6 +19,7 @@ from typing import Any
 
 import pytest
 from tests.integration.operate.harness import AirflowServer
+from tests.integration.ui.make_run import RunningAirflow, wait_for
 
 from falcon_airflow import __version__
 from falcon_airflow.server import authentication as auth
@@ -32,7 +34,7 @@ OS_USER = pwd.getpwuid(os.getuid()).pw_name
 VERSION_LINE = re.compile(r"^Falcon server build version: (\{.*\})$", re.MULTILINE)
 
 
-def falcon_url(server: AirflowServer) -> str:
+def falcon_url(server: AirflowServer | RunningAirflow) -> str:
     return f"{server.url}/falcon"
 
 
@@ -160,3 +162,240 @@ def test_with_airflow_tokens_only_the_stock_clis_handshake_is_refused(airflow_on
     assert "Could not authenticate, Authentication failed, status: 401" in done.stderr, done.stderr
     status, _, _, _ = call(airflow_only_server, "/falcon/api/admin/version?user.name=tester")
     assert status == 401
+
+
+# -- instance and metadata commands of the stock CLI against make run --------------------------------------------
+#
+# make run's scheduler runs the example's source process, generate-clicks (one Spark job of about a minute), for
+# real; the stock CLI asks about its instances, kills one while it runs, reruns it, and reads the entity graph. Every
+# check is on what the CLI printed: Falcon 0.9's ResponseHelper tables, its "Response:"/"Request Id:" trailer, the
+# metadata resources' JSON as it came.
+
+PROCESS = "generate-clicks"
+DAG_ID = f"falcon.process.{PROCESS}.primary"
+FALCON_TIME = r"\d{4}-\d\d-\d\dT\d\d:\d\dZ"
+FIRST_RUN_TIMEOUT = 600  # the first scheduled instance, from the DAG's parse to the end of its Spark job
+RUN_TIMEOUT = 300  # a rerun, to the state the test waits for
+ACTIVE = ("WAITING", "READY", "RUNNING")
+INSTANCES_HEADER = "Instance\t\tCluster\t\tSourceCluster\t\tStatus\t\tStart\t\tEnd\t\tDetails\t\t\t\t\tLog"
+LOGS_HEADER = "Instance\t\tCluster\t\tSourceCluster\t\tStatus\t\tRunID\t\t\tLog"
+RULE = "-" * 95
+
+
+def trailer(message: str) -> re.Pattern[str]:
+    """The end of an instance command's output: the answer merged under the server's one colo, ``default``, and the
+    request id merged alike (each ending in a line break, then the CLI's own)."""
+    return re.compile(rf"\nAdditional Information:\nResponse: default/{re.escape(message)}\n"
+                      r"Request Id: default/[0-9a-f]{32}\n\n\Z")
+
+
+def falcon_api(airflow: RunningAirflow, path: str) -> dict[str, Any] | None:
+    """A GET on the Falcon server as the stock CLI's user, its JSON; ``None`` when it is not answered (a busy
+    machine restarts the api-server's worker)."""
+    separator = "&" if "?" in path else "?"
+    request = urllib.request.Request(f"{airflow.url}/falcon/api/{path}{separator}user.name={OS_USER}",
+                                     headers={"Accept": "application/json"})
+    try:
+        with urllib.request.urlopen(request, timeout=60) as response:
+            return dict(json.loads(response.read()))
+    except OSError:
+        return None
+
+
+def process_instance(airflow: RunningAirflow, at: str) -> dict[str, Any] | None:
+    found = falcon_api(airflow, f"instance/status/process/{PROCESS}?start={at}&end={at}")
+    return next((item for item in (found or {}).get("instances") or [] if item.get("instance") == at), None)
+
+
+def first_finished(airflow: RunningAirflow) -> dict[str, Any]:
+    """The first scheduled instance of the source process once it ended (SUCCEEDED, or FAILED on a machine too busy
+    for its Spark job)."""
+    def finished() -> dict[str, Any] | None:
+        found = falcon_api(airflow, f"instance/status/process/{PROCESS}")
+        return next((item for item in (found or {}).get("instances") or []
+                     if item.get("status") in ("SUCCEEDED", "FAILED")), None)
+
+    return dict(wait_for(f"a finished instance of {PROCESS}", finished, FIRST_RUN_TIMEOUT, interval=5))
+
+
+def printed(done: subprocess.CompletedProcess[str]) -> str:
+    assert done.returncode == 0, f"exit {done.returncode}\n{done.stdout}\n{done.stderr}"
+    return done.stdout
+
+
+def instance_rows(output: str) -> dict[str, list[str]]:
+    """The instance lines of a ResponseHelper table, by instance time, split at its tabs."""
+    rows = [line.split("\t") for line in output.splitlines() if re.match(FALCON_TIME + "\t", line)]
+    return {row[0]: row for row in rows}
+
+
+def action_lines(output: str, instance: str) -> dict[str, list[str]]:
+    """The "actions:" lines under one instance's row, by action: [status, log]."""
+    lines = output.splitlines()
+    start = next(index for index, line in enumerate(lines) if line.startswith(instance + "\t"))
+    found: dict[str, list[str]] = {}
+    for line in lines[start + 1:]:
+        if line == "actions:":
+            continue
+        if not line.startswith(" "):
+            break
+        action, *rest = line.strip().split("\t")
+        found[action] = rest
+    return found
+
+
+def test_instance_queries_through_the_stock_cli(clickstream: RunningAirflow, stock_cli: StockCli) -> None:
+    try:
+        check_instance_queries(clickstream, stock_cli)
+    except BaseException:
+        print(f"--- the last lines of make run ({clickstream.log}) ---\n{clickstream.tail()}")
+        raise
+
+
+def check_instance_queries(airflow: RunningAirflow, stock_cli: StockCli) -> None:
+    url = falcon_url(airflow)
+    done = first_finished(airflow)
+    at, status = done["instance"], done["status"]
+    one = ("-type", "process", "-name", PROCESS, "-start", at, "-end", at)
+
+    # -status and -list (the 0.9 CLI asks api/instance/status for both): the instance, its run's times and link,
+    # and its tasks as the workflow's actions
+    for action in ("-status", "-list"):
+        output = printed(stock_cli("instance", action, *one, url=url))
+        assert output.startswith(f"Consolidated Status: SUCCEEDED\n\nInstances:\n{INSTANCES_HEADER}\n{RULE}\n"), output
+        row = instance_rows(output)[at]
+        assert row[:4] == [at, "primary", "-", status], output
+        assert re.fullmatch(FALCON_TIME, row[4]) and re.fullmatch(FALCON_TIME, row[5]), row  # started, ended
+        assert row[7] == done["logFile"] and f"/dags/{DAG_ID}/runs/" in row[7], row
+        actions = action_lines(output, at)
+        assert actions["workflow"][0] == ("SUCCESS" if status == "SUCCEEDED" else "FAILED"), actions
+        assert "/tasks/workflow" in actions["workflow"][1], actions
+        assert trailer("STATUS").search(output), output
+
+    # -logs: Falcon's run id column ("latest" unless -runid) and each task's log link
+    output = printed(stock_cli("instance", "-logs", *one, url=url))
+    assert output.startswith(f"Consolidated Status: SUCCEEDED\n\nInstances:\n{LOGS_HEADER}\n{RULE}\n"), output
+    assert instance_rows(output)[at] == [at, "primary", "-", status, "latest", done["logFile"]], output
+    assert re.search(r"^    workflow\t(SUCCESS|FAILED)\thttp://\S+/tasks/workflow\?try_number=\d+$", output,
+                     re.MULTILINE), output
+    assert trailer("STATUS").search(output), output
+
+    # -summary: per cluster, how many instances are in each status
+    output = printed(stock_cli("instance", "-summary", *one, url=url))
+    assert output.startswith("Consolidated Status: SUCCEEDED\n\nInstances Summary:\nCluster: primary\n"
+                             f"Status\t\tCount\n-------------------------\n{status}\t\t1\n"), output
+    assert trailer("SUMMARY").search(output), output
+
+    # -params: the parameters the instance ran with, as Falcon's "Workflow params"
+    output = printed(stock_cli("instance", "-params", "-type", "process", "-name", PROCESS, "-start", at, url=url))
+    assert instance_rows(output)[at][:4] == [at, "primary", "-", status], output
+    params = output.split("Workflow params\n", 1)[1].split("\n\n", 1)[0].splitlines()
+    assert {f"nominalTime={at}", f"entityName={PROCESS}", "entityType=process", "cluster=primary"} <= set(params), (
+        output)
+    assert trailer("PARAMS").search(output), output
+
+    # -dependency: the feed instance the process instance writes
+    output = printed(stock_cli("instance", "-dependency", "-type", "process", "-name", PROCESS, "-instanceTime", at,
+                               url=url))
+    assert re.fullmatch(rf"name: raw-clicks, type: FEED, cluster: primary, instanceTime: {at}, tags: Output\n\n\n"
+                        r"Response: default/Success!\n\nRequest Id: default/[0-9a-f]{32}\n\n", output), output
+
+    # -triage: the instance's graph in Graphviz notation (the 0.9 CLI prints the graphs alone)
+    output = printed(stock_cli("instance", "-triage", "-type", "process", "-name", PROCESS, "-start", at, url=url))
+    assert output.startswith("digraph g{ \n"), output
+    assert (f'"name: {PROCESS}, type: PROCESS, cluster: primary, instanceTime: {at}, tags: [{status}]"\n'
+            in output), output
+
+    # an entity the server does not have: Falcon's 400, its message printed by the CLI
+    refused = stock_cli("instance", "-status", "-type", "process", "-name", "no-such-process", url=url)
+    assert refused.returncode != 0
+    assert "ERROR: Bad Request;default/no-such-process (process) not found" in refused.stderr, refused.stderr
+
+
+def test_instance_kill_and_rerun_through_the_stock_cli(clickstream: RunningAirflow, stock_cli: StockCli) -> None:
+    try:
+        check_kill_and_rerun(clickstream, stock_cli)
+    except BaseException:
+        print(f"--- the last lines of make run ({clickstream.log}) ---\n{clickstream.tail()}")
+        raise
+
+
+def check_kill_and_rerun(airflow: RunningAirflow, stock_cli: StockCli) -> None:
+    url = falcon_url(airflow)
+    done = first_finished(airflow)
+    at = done["instance"]
+    one = ("-type", "process", "-name", PROCESS, "-start", at, "-end", at)
+    first_try = int(re.findall(r"try_number=(\d+)", next(
+        action["logFile"] for action in done["actions"] if action["action"] == "workflow"))[-1])
+
+    # -rerun: the finished instance runs again
+    output = printed(stock_cli("instance", "-rerun", *one, url=url))
+    row = instance_rows(output)[at]
+    assert row[:3] == [at, "primary", "-"] and row[3] in ACTIVE and row[6].startswith("rerun"), output
+    assert trailer("RERUN").search(output), output
+
+    # -running lists it once its work runs ...
+    wait_for(f"instance {at} to run again", lambda: (process_instance(airflow, at) or {}).get("status") == "RUNNING",
+             RUN_TIMEOUT, interval=2)
+    output = printed(stock_cli("instance", "-running", "-type", "process", "-name", PROCESS, url=url))
+    assert output.startswith(f"Consolidated Status: SUCCEEDED\n\nInstances:\n{INSTANCES_HEADER}\n{RULE}\n"), output
+    row = instance_rows(output)[at]
+    assert row[:4] == [at, "primary", "-", "RUNNING"] and re.fullmatch(FALCON_TIME, row[4]) and row[5] == "-", output
+    assert trailer("Running Instances").search(output), output
+
+    # ... and -kill stops it
+    output = printed(stock_cli("instance", "-kill", *one, url=url))
+    assert instance_rows(output)[at][:4] == [at, "primary", "-", "KILLED"], output
+    assert instance_rows(output)[at][6] == "killed", output
+    assert trailer("KILL").search(output), output
+    assert at not in instance_rows(printed(stock_cli("instance", "-running", "-type", "process", "-name", PROCESS,
+                                                     url=url)))
+    lines = [line for line in audit_of(airflow) if line.get("command") == "instance"]
+    assert any((line["action"], line["user"], line["result"]) == ("kill", OS_USER, "SUCCEEDED") for line in lines)
+
+    # -rerun of the killed instance: it runs from its failed tasks and ends, a later try of its workflow
+    output = printed(stock_cli("instance", "-rerun", *one, url=url))
+    assert instance_rows(output)[at][3] in ACTIVE, output
+    wait_for(f"instance {at} to end its rerun",
+             lambda: (process_instance(airflow, at) or {}).get("status") not in (None, *ACTIVE), RUN_TIMEOUT,
+             interval=5)
+    output = printed(stock_cli("instance", "-status", *one, url=url))
+    assert instance_rows(output)[at][3] == "SUCCEEDED", output
+    output = printed(stock_cli("instance", "-logs", *one, url=url))
+    tries = re.findall(r"^    workflow\tSUCCESS\thttp://\S+/tasks/workflow\?try_number=(\d+)$", output, re.MULTILINE)
+    assert tries and int(tries[0]) >= first_try + 2, output
+
+
+def audit_of(airflow: RunningAirflow) -> list[dict[str, Any]]:
+    """The server's audit trail (make run keeps it in the store's state folder under its Airflow home)."""
+    [path] = (airflow.root / "airflow-home" / "falcon" / "store").glob("*/audit.log")
+    return [json.loads(line) for line in path.read_text().splitlines()]
+
+
+def test_metadata_through_the_stock_cli(clickstream: RunningAirflow, stock_cli: StockCli) -> None:
+    url = falcon_url(clickstream)
+    # -list: the discovery resource's JSON as Falcon built it (Jettison: no spaces, "/" escaped)
+    assert printed(stock_cli("metadata", "-list", "-type", "process_entity", url=url)) == (
+        '{"results":["count-clicks","generate-clicks"],"totalSize":2}\n')
+    assert printed(stock_cli("metadata", "-list", "-type", "cluster_entity", url=url)) == (
+        '{"results":["backup","primary"],"totalSize":2}\n')
+    assert printed(stock_cli("metadata", "-list", "-type", "feed_entity", "-cluster", "backup", url=url)) == (
+        '{"results":["click-counts"],"totalSize":1}\n')
+
+    # -relations: the vertex and its neighbours, each with the edge's label
+    relations = json.loads(printed(stock_cli("metadata", "-relations", "-type", "process_entity", "-name", PROCESS,
+                                             url=url)))
+    assert (relations["name"], relations["type"]) == (PROCESS, "PROCESS_ENTITY")
+    assert {"name": "raw-clicks", "type": "FEED_ENTITY", "label": "output"} in relations["outVertices"]
+    assert {"name": "clickstream", "type": "PIPELINES", "label": "pipeline"} in relations["outVertices"]
+
+    # -lineage: the pipeline's processes and the feeds between them, as the CLI draws them in Graphviz notation
+    output = printed(stock_cli("metadata", "-lineage", "-pipeline", "clickstream", url=url))
+    assert output.startswith("digraph g{ \n") and output.endswith("}\n\n"), output
+    assert {'"generate-clicks"', '"count-clicks"'} <= set(output.splitlines()), output
+    assert '"generate-clicks" -> "count-clicks" [ label = "raw-clicks" ] \n' in output, output
+
+    # an unknown dimension is refused by the CLI itself; an unknown pipeline by the server, as Falcon did
+    refused = stock_cli("metadata", "-lineage", "-pipeline", "no-such-pipeline", url=url)
+    assert refused.returncode != 0
+    assert "ERROR: Bad Request;No processes belonging to pipeline no-such-pipeline" in refused.stderr, refused.stderr
