@@ -7,8 +7,15 @@ from pathlib import Path
 
 import pytest
 
-from falcon_airflow.sandbox.example import EXAMPLE_STORAGE, OWNER_FILE, StorageTaken, claim, copy_example, main, \
-    storage_roots
+from falcon_airflow.sandbox.example import (
+    EXAMPLE_STORAGE,
+    OWNER_FILE,
+    StorageTaken,
+    claim,
+    copy_example,
+    main,
+    storage_roots,
+)
 from falcon_airflow.workspace import Workspace
 
 REPOSITORY = Path(__file__).resolve().parents[3]
