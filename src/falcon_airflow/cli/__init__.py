@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 from collections.abc import Sequence
 
-from falcon_airflow.cli.commands import COMMANDS
+from falcon_airflow.cli.commands import commands
 from falcon_airflow.cli.registry import build_parser as _build
 from falcon_airflow.cli.registry import run_parsed
 
@@ -18,7 +18,7 @@ DESCRIPTION = "Apache Falcon entities on Apache Airflow and Apache Spark."
 
 
 def build_parser() -> argparse.ArgumentParser:
-    return _build(PROG, DESCRIPTION, COMMANDS)
+    return _build(PROG, DESCRIPTION, commands())
 
 
 def main(argv: Sequence[str] | None = None) -> int:

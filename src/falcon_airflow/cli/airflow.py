@@ -7,10 +7,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from falcon_airflow.cli.commands import COMMANDS
+from falcon_airflow.cli.commands import commands
 from falcon_airflow.cli.registry import airflow_group
 
 
 def airflow_cli_commands() -> list[Any]:
     """The ``falcon`` command group (a list of Airflow ``CLICommand``)."""
-    return airflow_group("falcon", "Apache Falcon entity, instance and admin operations (falcon-airflow)", COMMANDS)
+    return airflow_group("falcon", "Apache Falcon entity, instance and admin operations (falcon-airflow)",
+                         commands())

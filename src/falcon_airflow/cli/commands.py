@@ -156,37 +156,40 @@ OOZIE = Command(
     ))
 
 
-def _operate(name: str, summary: str, description: str) -> Command:
-    """Falcon's ``entity``, ``instance`` and ``admin``: Falcon's option names (one dash, camel case), one action
-    option each; the option table is :mod:`falcon_airflow.operate.arguments` (its value rules need it too)."""
+OPERATE_HELP: dict[str, tuple[str, str]] = {
+    "entity": (
+        "Falcon entity operations: submit, schedule, suspend, resume, delete, update, status, list ...",
+        "Falcon's entity command on Airflow: the entities folder is the configuration store, each feed and process "
+        "runs as Airflow DAGs. Exactly one action option."),
+    "instance": (
+        "Falcon instance operations: status, list, running, kill, suspend, resume, rerun, logs ...",
+        "Falcon's instance command on Airflow: an instance is the DAG run of the instance time. Exactly one action "
+        "option."),
+    "admin": (
+        "Falcon admin operations: status, version, setsafemode, stack",
+        "Falcon's admin command: Airflow's health and version, and safemode (persisted in the store)."),
+    "metadata": (
+        "Falcon metadata queries: list, relations, lineage, dimensions of the entity graph",
+        "Falcon's metadata command: discovery and pipeline lineage over the entity graph of the entities folder "
+        "(Falcon's vertex types and edge labels). Exactly one action option."),
+    "extension": (
+        "Falcon's mirroring extensions: submit, schedule, list, instances ... of their jobs",
+        "Falcon's extension command: hdfs-mirroring, hdfs-snapshot-mirroring and hive-mirroring jobs, each a "
+        "properties file with Falcon's property names, kept in the store and run as DAG falcon.extension.<jobName>. "
+        "Exactly one action option."),
+}
+"""Falcon's commands (their actions and options are declared in :mod:`falcon_airflow.operate.declarations`)."""
+
+
+def operate_command(name: str) -> Command:
+    """Falcon's ``entity``, ``instance``, ``admin``, ``metadata`` or ``extension``, as its declaration has it:
+    Falcon's option names (one dash, camel case), one action option each."""
+    summary, description = OPERATE_HELP[name]
     options = tuple(Option(flags=(spec.flag,), dest=spec.dest, help=spec.help, metavar=spec.metavar,
-                           switch=spec.metavar is None) for spec in all_specs(name))
+                           switch=spec.switch) for spec in all_specs(name))
     return Command(name, help=summary, description=description, options=options, allow_abbrev=False,
                    run=f"falcon_airflow.operate.commands:run_{name}", airflow=True)
 
-
-ENTITY = _operate(
-    "entity", "Falcon entity operations: submit, schedule, suspend, resume, delete, update, status, list ...",
-    "Falcon's entity command on Airflow: the entities folder is the configuration store, each feed and process "
-    "runs as Airflow DAGs. Exactly one action option.")
-INSTANCE = _operate(
-    "instance", "Falcon instance operations: status, list, running, kill, suspend, resume, rerun, logs ...",
-    "Falcon's instance command on Airflow: an instance is the DAG run of the instance time. Exactly one action "
-    "option.")
-ADMIN = _operate(
-    "admin", "Falcon admin operations: status, version, setsafemode, stack",
-    "Falcon's admin command: Airflow's health and version, and safemode (persisted in the store).")
-
-METADATA = _operate(
-    "metadata", "Falcon metadata queries: list, relations, lineage, dimensions of the entity graph",
-    "Falcon's metadata command: discovery and pipeline lineage over the entity graph of the entities folder "
-    "(Falcon's vertex types and edge labels). Exactly one action option.")
-
-EXTENSION = _operate(
-    "extension", "Falcon's mirroring extensions: submit, schedule, list, instances ... of their jobs",
-    "Falcon's extension command: hdfs-mirroring, hdfs-snapshot-mirroring and hive-mirroring jobs, each a "
-    "properties file with Falcon's property names, kept in the store and run as DAG falcon.extension.<jobName>. "
-    "Exactly one action option.")
 
 _STATE = (option("--state", metavar="DIR", help="the sandbox's state folder: data, logs, process ids "
                                              "(default: ~/.cache/falcon-airflow/sandbox)"),)
@@ -204,6 +207,11 @@ SANDBOX = Command(
                 options=_STATE, run=_SANDBOX_RUN),
     ))
 
-COMMANDS: tuple[Command, ...] = (VALIDATE, EL, EXPLAIN, LINEAGE, OOZIE, ENTITY, INSTANCE, ADMIN, METADATA,
-                                 EXTENSION, SANDBOX)
+def commands() -> tuple[Command, ...]:
+    """Every command, in the order ``falcon-airflow --help`` lists them (Falcon's built from their declarations
+    now)."""
+    return (VALIDATE, EL, EXPLAIN, LINEAGE, OOZIE, *(operate_command(name) for name in OPERATE_HELP), SANDBOX)
+
+
+COMMANDS: tuple[Command, ...] = commands()
 """Every command, in the order ``falcon-airflow --help`` lists them."""

@@ -17,7 +17,12 @@ def set_safemode(context: Context, value: str) -> Outcome:
     return succeeded(f"Falcon server safemode set to : {chosen}", safemode=chosen == "true")
 
 
-def status(context: Context) -> Outcome:
+def set_safemode_action(context: Context, options: Options) -> Outcome:
+    """``-setsafemode true|false``."""
+    return set_safemode(context, options.text("setsafemode") or "")
+
+
+def status(context: Context, options: Options | None = None) -> Outcome:
     url = context.settings.url
     safemode = context.store.safemode
     try:
@@ -37,7 +42,7 @@ def status(context: Context) -> Outcome:
     return succeeded(message, text="\n".join([message, *lines]), health=components, safemode=safemode)
 
 
-def version(context: Context) -> Outcome:
+def version(context: Context, options: Options | None = None) -> Outcome:
     info = context.airflow().version()
     airflow_version = str(info.get("version", "unknown"))
     message = f"Falcon server build version: falcon-airflow {__version__} on Apache Airflow {airflow_version}"
@@ -48,7 +53,7 @@ def version(context: Context) -> Outcome:
 ACTIVE_STATES = ("running", "queued", "deferred", "up_for_reschedule", "up_for_retry", "scheduled")
 
 
-def stack(context: Context) -> Outcome:
+def stack(context: Context, options: Options | None = None) -> Outcome:
     """Falcon's ``-stack`` dumped the server's threads to see what it was doing; Airflow has no thread dump, so
     this shows what it is doing: each component's health and latest heartbeat, and every task instance that
     runs, waits in a queue, is deferred to the triggerer or waits for a retry or its next poke."""
@@ -95,13 +100,7 @@ def audit_trail(context: Context, options: Options) -> Outcome:
 
 
 def handle(context: Context, options: Options) -> Outcome:
-    action = options.action()
-    if action == "audit":
-        return audit_trail(context, options)
-    if action == "setsafemode":
-        return set_safemode(context, options.text("setsafemode") or "")
-    if action == "status":
-        return status(context)
-    if action == "stack":
-        return stack(context)
-    return version(context)
+    """Run the admin action ``options`` names (as the declarations dispatch it)."""
+    from falcon_airflow.operate.execution import dispatch
+
+    return dispatch(context, options)

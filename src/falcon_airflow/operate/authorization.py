@@ -28,6 +28,7 @@ from dataclasses import dataclass
 
 from falcon_airflow.compiler.common import group_access_of
 from falcon_airflow.entities import ACL
+from falcon_airflow.operate import declarations
 from falcon_airflow.operate.outcomes import Refused
 
 ConfigLookup = Callable[[str], str | None]
@@ -39,23 +40,17 @@ GroupLookup = Callable[[str], frozenset[str]]
 DEFAULT_ADMIN_GROUP = "Admin"
 """Airflow's Admin role: admin and superuser by default, as it may do anything on the Airflow side too."""
 
-# The actions that only read (Falcon's GET requests); every other action of a command changes something.
-READ_ACTIONS: dict[str, frozenset[str]] = {
-    "entity": frozenset({"status", "definition", "list", "dependency", "summary", "validate", "lookup",
-                         "slaAlert"}),
-    "instance": frozenset({"running", "list", "status", "summary", "logs", "params", "listing", "dependency",
-                           "search", "triage"}),
-    "admin": frozenset({"status", "version", "stack", "audit"}),
-    "metadata": frozenset({"list", "relations", "lineage", "dimensions"}),
-    "extension": frozenset({"enumerate", "definition", "describe", "detail", "list", "instances", "validate"}),
-}
-
 OPEN_ADMIN_ACTIONS = frozenset({"version"})
 """Falcon's provider lets every user ask the version."""
 
 
 def is_read(command: str, action: str) -> bool:
-    return action in READ_ACTIONS.get(command, frozenset())
+    """Whether the action only reads (Falcon's GET requests), as its declaration says; an action nobody declared
+    changes something."""
+    try:
+        return declarations.action(command, action).right == "read"
+    except KeyError:
+        return False
 
 
 def _names(value: str | None) -> frozenset[str]:

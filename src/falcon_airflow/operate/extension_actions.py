@@ -23,7 +23,7 @@ from falcon_airflow.entities.extension import (
     read_job,
 )
 from falcon_airflow.issues import Issue
-from falcon_airflow.operate import entity_actions as entity
+from falcon_airflow.operate import entity_steps as entity
 from falcon_airflow.operate import store_steps
 from falcon_airflow.operate.context import Context
 from falcon_airflow.operate.journal import ActionSteps, Journal, StepPending, run
@@ -307,16 +307,12 @@ def detail(context: Context, options: Options) -> Outcome:
     return succeeded(name, text="\n".join(f"{key}: {value}" for key, value in document.items()), **document)
 
 
-HANDLERS = {
-    "enumerate": enumerate_extensions, "describe": describe, "definition": definition, "validate": validate,
-    "submit": submit, "submitAndSchedule": lambda context, options: submit(context, options, and_schedule=True),
-    "update": update, "schedule": schedule, "suspend": suspend, "resume": resume, "delete": delete,
-    "list": list_jobs, "instances": instances, "detail": detail,
-}
-MUTATING = frozenset({"submit", "submitAndSchedule", "update", "schedule", "suspend", "resume", "delete"})
+def submit_and_schedule(context: Context, options: Options) -> Outcome:
+    return submit(context, options, and_schedule=True)
 
 
 def handle(context: Context, options: Options) -> Outcome:
-    action = options.action()
-    return HANDLERS[action](context, options)
+    """Run the extension action ``options`` names (as the declarations dispatch it)."""
+    from falcon_airflow.operate.execution import dispatch
 
+    return dispatch(context, options)

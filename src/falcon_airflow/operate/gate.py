@@ -1,14 +1,18 @@
-"""What every ``entity``, ``instance``, ``admin`` and ``metadata`` command passes before it changes anything:
-who acts, whether they may (:mod:`falcon_airflow.operate.authorization`) and the audit line it leaves
+"""What every ``entity``, ``instance``, ``admin``, ``metadata`` and ``extension`` command passes before it changes
+anything: who acts, whether they may (:mod:`falcon_airflow.operate.authorization`) and the audit line it leaves
 (:mod:`falcon_airflow.operate.audit`).
 
-The ``[falcon]`` settings are Airflow's: under ``airflow falcon`` Airflow's configuration; under ``falcon-airflow``
-the ``AIRFLOW__FALCON__<KEY>`` environment variables, else the ``[falcon]`` section of ``$AIRFLOW_HOME/airflow.cfg``
-(read as a file: the command line does not import Airflow). Keys: ``authorization_enabled`` (default false, as
-Falcon's), ``superusers``, ``superusergroup`` and ``admin.groups`` (default ``Admin``, Airflow's Admin role),
-``admin.users``, ``proxyuser.<user>.hosts`` / ``.groups`` and ``groups.<user>`` (groups a user belongs to beyond
-their Airflow roles), ``open_impersonation``. ``-doAs`` follows the proxy-user rules whether authorization is on
-or not: the user it records runs the entity's jobs.
+Who acts is an :class:`Identity`: on the command line the Airflow login it gives (proven by the deployment's own
+Airflow API) or the operating system account (:class:`LocalIdentity`); on Falcon's server the caller the server
+authenticated (:class:`ServerIdentity`, from a :class:`Caller`), with the server's own ``[falcon]`` settings.
+
+On the command line the ``[falcon]`` settings are Airflow's: under ``airflow falcon`` Airflow's configuration;
+under ``falcon-airflow`` the ``AIRFLOW__FALCON__<KEY>`` environment variables, else the ``[falcon]`` section of
+``$AIRFLOW_HOME/airflow.cfg`` (read as a file: the command line does not import Airflow). Keys:
+``authorization_enabled`` (default false, as Falcon's), ``superusers``, ``superusergroup`` and ``admin.groups``
+(default ``Admin``, Airflow's Admin role), ``admin.users``, ``proxyuser.<user>.hosts`` / ``.groups`` and
+``groups.<user>`` (groups a user belongs to beyond their Airflow roles), ``open_impersonation``. ``-doAs`` follows
+the proxy-user rules whether authorization is on or not: the user it records runs the entity's jobs.
 """
 
 from __future__ import annotations
@@ -16,17 +20,18 @@ from __future__ import annotations
 import configparser
 import contextlib
 import os
+import socket
 import sys
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 from urllib.parse import urlsplit
 
 from falcon_airflow.core.identity import is_user_name
 from falcon_airflow.entities import EntityType
-from falcon_airflow.operate import audit
+from falcon_airflow.operate import audit, declarations
 from falcon_airflow.operate.airflow_api import AirflowError
 from falcon_airflow.operate.authorization import (
     ConfigLookup,
@@ -127,16 +132,190 @@ def acting_user(context: Context) -> str:
     return airflow_user(settings) or local_user()
 
 
+@dataclass(frozen=True)
+class Caller:
+    """Who acts, as a server authenticated them: the user, the ``doAs`` user they asked for, the groups their
+    authentication brought (an Airflow token's roles) and the names of the address the request came from."""
+
+    user: str
+    do_as: str | None = None
+    groups: frozenset[str] = frozenset()
+    hosts: frozenset[str] = frozenset()
+
+
+class Identity(Protocol):
+    """Who asks for a command, and how it is proven."""
+
+    user: str
+    do_as: str | None
+    do_as_option: str
+    """How the ``doAs`` user is named in messages (``-doAs`` on the command line)."""
+    registered_first: bool
+    """Falcon's authorization filter: with authorization on, a request naming an entity that is not in the store is
+    refused before it runs (a delete of one goes through)."""
+
+    def verify(self) -> None:
+        """Prove the user (authorization trusts only a proven identity); :class:`Denied` when it cannot be."""
+
+    def proxy(self) -> str:
+        """Who gives ``doAs``, proven (with authorization off)."""
+
+    def groups(self, user: str) -> frozenset[str]:
+        """The user's groups."""
+
+    def known_groups(self, user: str) -> frozenset[str] | None:
+        """The user's groups, or ``None`` when nothing here knows them."""
+
+    def hosts(self) -> Iterable[str]:
+        """The names the request's origin goes by (``proxyuser.<user>.hosts``)."""
+
+
+class LocalIdentity:
+    """The user of a command run on this machine: the Airflow login it gives (checked with the deployment's own
+    Airflow API), else the operating system account running it."""
+
+    do_as_option = "-doAs"
+    registered_first = False
+
+    def __init__(self, context: Context, config: ConfigLookup, api: str) -> None:
+        self.context = context
+        self.config = config
+        self.api = api
+        self.user = acting_user(context)
+        self.do_as = context.do_as
+        self._groups: dict[str, frozenset[str]] = {}
+
+    def known_groups(self, user: str) -> frozenset[str] | None:
+        """The user's groups, or ``None`` when nothing here knows them (no ``[falcon] groups.<user>`` and no
+        readable Airflow roles)."""
+        configured = self.config(f"groups.{user}")
+        try:
+            roles = self.context.airflow().user_roles(user)
+        except AirflowError:
+            roles = None
+        if configured is None and roles is None:
+            return None
+        return self.groups(user)
+
+    def groups(self, user: str) -> frozenset[str]:
+        """The user's Airflow roles (where the auth manager has roles and lets us read them) and the groups
+        ``[falcon] groups.<user>`` gives."""
+        if user not in self._groups:
+            configured = frozenset(item.strip() for item in (self.config(f"groups.{user}") or "").split(",")
+                                   if item.strip())
+            try:
+                roles = self.context.airflow().user_roles(user) or frozenset()
+            except AirflowError:
+                roles = frozenset()
+            self._groups[user] = configured | roles
+        return self._groups[user]
+
+    def hosts(self) -> Iterable[str]:
+        return this_host()
+
+    def proxy(self) -> str:
+        """Who gives ``-doAs``, proven: an Airflow login is checked with the deployment's Airflow API (a user name
+        without its password proves nothing); with no Airflow login, the operating system account running the
+        command (its user id, never ``$USER``)."""
+        settings = self.context.settings
+        if settings.token or settings.user:
+            if not settings.token and not settings.password:
+                raise Denied(f"Permission denied: -doAs {self.do_as} needs a proven identity, and "
+                             f"FALCON_AIRFLOW_USER={settings.user} comes without FALCON_AIRFLOW_PASSWORD: set it, or "
+                             "FALCON_AIRFLOW_TOKEN")
+            self.verify()
+            return self.user
+        import pwd
+
+        try:
+            return pwd.getpwuid(os.getuid()).pw_name
+        except KeyError:
+            raise Denied(f"Permission denied: -doAs {self.do_as} needs a proven identity: user id {os.getuid()} has "
+                         "no account name and no Airflow login is given (FALCON_AIRFLOW_USER and "
+                         "FALCON_AIRFLOW_PASSWORD, or FALCON_AIRFLOW_TOKEN)") from None
+
+    def verify(self) -> None:
+        """Authorization trusts only a proven identity: the password or token is checked with Airflow first - with
+        the deployment's own Airflow API. The command line chooses the URL it talks to (``-url``,
+        ``FALCON_AIRFLOW_URL``); a server it chose would accept any password and name any roles, so another URL is
+        refused before it is asked anything."""
+        settings = self.context.settings
+        if not same_api(settings.url, self.api):
+            raise Denied(f"Permission denied: identity is proven only by this deployment's Airflow API ({self.api}, "
+                         f"its [api] base_url), not by {settings.url}: drop -url and FALCON_AIRFLOW_URL, or name "
+                         "that API")
+        if not settings.token and not (settings.user and settings.password):
+            raise Denied(f"Permission denied: authorization is enabled and {self.user} is not an Airflow login: set "
+                         "FALCON_AIRFLOW_USER and FALCON_AIRFLOW_PASSWORD, or FALCON_AIRFLOW_TOKEN")
+        try:
+            self.context.airflow().authenticate()
+        except AirflowError as problem:
+            raise Denied(f"Permission denied: Airflow did not accept the credentials of {self.user}: "
+                         f"{problem.message}") from None
+        if settings.token and self.user.isdigit():
+            raise Denied(f"Permission denied: the token names Airflow user id {self.user}, not a user name (the "
+                         "FAB auth manager's tokens do): log in with FALCON_AIRFLOW_USER and FALCON_AIRFLOW_PASSWORD")
+
+
+def resolves_to(host: str, addresses: frozenset[str]) -> bool:
+    """Whether a host name resolves to one of ``addresses``."""
+    try:
+        return any(info[4][0] in addresses for info in socket.getaddrinfo(host, None))
+    except OSError:
+        return False
+
+
+class ServerIdentity:
+    """A caller the server authenticated: proven already. Their groups are the ones ``[falcon] groups.<user>`` of
+    the server's configuration gives and the ones their authentication brought (an Airflow token's roles); the
+    request's origin is its address, and every configured proxy host that resolves to it."""
+
+    do_as_option = "doAs"
+    registered_first = True
+
+    def __init__(self, caller: Caller, config: ConfigLookup) -> None:
+        self.caller = caller
+        self.config = config
+        self.user = caller.user
+        self.do_as = caller.do_as
+
+    def verify(self) -> None:
+        return None
+
+    def proxy(self) -> str:
+        return self.user
+
+    def groups(self, user: str) -> frozenset[str]:
+        configured = frozenset(item.strip() for item in (self.config(f"groups.{user}") or "").split(",")
+                               if item.strip())
+        return configured | (self.caller.groups if user == self.caller.user else frozenset())
+
+    def known_groups(self, user: str) -> frozenset[str] | None:
+        if self.config(f"groups.{user}") is None and user != self.caller.user:
+            return None
+        return self.groups(user)
+
+    def hosts(self) -> Iterable[str]:
+        hosts = self.caller.hosts
+        configured = self.config(f"proxyuser.{self.user}.hosts") or ""
+        extra = {name.strip() for name in configured.split(",")
+                 if name.strip() and name.strip() != "*" and resolves_to(name.strip(), hosts)}
+        return hosts | extra
+
+
 def _acl_of(entity: object) -> Any:
     return getattr(entity, "acl", None)
 
 
-def _targets(context: Context, command: str, action: str, options: Options) -> tuple[Target, ...]:
+def _targets(context: Context, command: str, action: str, options: Options
+             ) -> tuple[tuple[Target, ...], tuple[str, str] | None]:
     """The entities a command names: the stored one (-type/-name, or the cluster of -updateClusterDependents) and,
-    for a definition given with -file, the ACL it brings (Falcon checks a submitted entity against its own ACL)."""
+    for a definition given with -file, the ACL it brings (Falcon checks a submitted entity against its own ACL);
+    and the (type, name) it names that the store does not hold."""
     from falcon_airflow.parsing import parse_bytes
 
     found: list[Target] = []
+    missing: tuple[str, str] | None = None
     kind_text = (options.text("type") or "").strip().lower()
     named: tuple[str, str] | None = None
     if command == "entity" and action == "updateClusterDependents" and options.text("cluster"):
@@ -153,6 +332,8 @@ def _targets(context: Context, command: str, action: str, options: Options) -> t
             found.append(Target(named[0], named[1], _acl_of(stored.entity)))
         elif kind is not None and (kind, named[1]) in context.store.workspace().unreadable:
             found.append(Target(named[0], named[1], None))  # a definition the schema refuses: no ACL to trust
+        elif kind is not None:
+            missing = named
     if command == "entity" and action in ("submit", "submitAndSchedule", "update", "validate") \
             and options.text("file"):
         # the bytes the action will use: Options reads the file once for both
@@ -163,7 +344,7 @@ def _targets(context: Context, command: str, action: str, options: Options) -> t
             found.append(Target(entity.entity_type.value, entity.name, _acl_of(entity)))
     if command == "extension":
         found += _extension_targets(context, action, options)
-    return tuple(found)
+    return tuple(found), missing
 
 
 EXTENSION_FILE_ACTIONS = frozenset({"submit", "submitAndSchedule", "update", "validate"})
@@ -205,72 +386,61 @@ def _extension_targets(context: Context, action: str, options: Options) -> list[
     return found
 
 
+class NotRegistered(Refused):
+    """A request naming an entity that is not in the store, refused before it runs (Falcon's authorization filter,
+    with authorization on)."""
+
+
 @dataclass
 class Gate:
-    """One command's pass: the acting user, the ``-doAs`` user, and its audit line."""
+    """One command's pass: who asks (:class:`Identity`), the ``doAs`` user, and its audit line."""
 
     context: Context
     command: str
     action: str
     options: Options
-    user: str
-    do_as: str | None
+    identity: Identity
     config: ConfigLookup
-    api: str = ""
-    """The deployment's own Airflow API (:func:`deployment_api`): the only server that proves who acts."""
     audit_id: str = field(default_factory=lambda: uuid.uuid4().hex)
     """Pairs the command's attempt line with its result line."""
-    _groups: dict[str, frozenset[str]] = field(default_factory=dict)
     _begun: bool = False
     _unwritable: bool = False
 
     @classmethod
-    def open(cls, context: Context, command: str, action: str, options: Options,
-             airflow_config: Callable[[str, str], str] | None) -> Gate:
+    def open(cls, context: Context, command: str, action: str, options: Options, identity: Identity,
+             config: ConfigLookup, audit_id: str | None = None) -> Gate:
         with contextlib.suppress(OSError):  # a store this user may not write: record() says so
             audit.protect(context.store.meta)
-        return cls(context, command, action, options, acting_user(context), context.do_as,
-                   falcon_config(airflow_config), deployment_api(airflow_config))
+        gate = cls(context, command, action, options, identity, config)
+        if audit_id:
+            gate.audit_id = audit_id
+        return gate
 
-    def known_groups(self, user: str) -> frozenset[str] | None:
-        """The user's groups, or ``None`` when nothing here knows them (no ``[falcon] groups.<user>`` and no
-        readable Airflow roles)."""
-        configured = self.config(f"groups.{user}")
-        try:
-            roles = self.context.airflow().user_roles(user)
-        except AirflowError:
-            roles = None
-        if configured is None and roles is None:
-            return None
-        return self.groups(user)
+    @property
+    def user(self) -> str:
+        return self.identity.user
 
-    def groups(self, user: str) -> frozenset[str]:
-        """The user's Airflow roles (where the auth manager has roles and lets us read them) and the groups
-        ``[falcon] groups.<user>`` gives."""
-        if user not in self._groups:
-            configured = frozenset(item.strip() for item in (self.config(f"groups.{user}") or "").split(",")
-                                   if item.strip())
-            try:
-                roles = self.context.airflow().user_roles(user) or frozenset()
-            except AirflowError:
-                roles = frozenset()
-            self._groups[user] = configured | roles
-        return self._groups[user]
+    @property
+    def do_as(self) -> str | None:
+        return self.identity.do_as
 
     def check(self) -> None:
         """Refuse (:class:`Denied`) what the acting user may not do, before anything changes."""
         policy = Policy.load(self.config)
         if self.do_as is not None and not is_user_name(self.do_as):
-            raise Denied(f"Permission denied: -doAs {self.do_as!r} is not a user name (letters, digits and _ . @ -)")
+            raise Denied(f"Permission denied: {self.identity.do_as_option} {self.do_as!r} is not a user name "
+                         "(letters, digits and _ . @ -)")
         if not policy.enabled:
             self._check_do_as()
             return
-        self._verify_identity()
-        request = Request(self.command, self.action, _targets(self.context, self.command, self.action,
-                                                              self.options))
+        self.identity.verify()
+        targets, missing = _targets(self.context, self.command, self.action, self.options)
+        if missing is not None and self.identity.registered_first and self.action != "delete":
+            raise NotRegistered(f"{missing[1]} ({missing[0]}) not found")
+        request = Request(self.command, self.action, targets)
         try:
-            subject = authorize(policy, self.config, self.groups, user=self.user, do_as=self.do_as,
-                                request=request)
+            subject = authorize(policy, self.config, self.identity.groups, user=self.user, do_as=self.do_as,
+                                request=request, hosts=self.identity.hosts())
         except Refused as refusal:
             raise Denied(refusal.message) from None
         if not is_superuser(policy, subject):
@@ -287,35 +457,15 @@ class Gate:
             return
         if truthy(self.config(OPEN_IMPERSONATION)):
             return
-        proxy = self._proven_user()
+        proxy = self.identity.proxy()
         if proxy == self.do_as:
             return
         try:
-            check_proxy(self.config, proxy, self.do_as, self.groups(self.do_as), this_host())
+            check_proxy(self.config, proxy, self.do_as, self.identity.groups(self.do_as), self.identity.hosts())
         except Refused as refusal:
-            raise Denied(f"{refusal.message} (-doAs is checked whether [falcon] authorization_enabled is on or "
-                         f"not; [falcon] {OPEN_IMPERSONATION} = True lifts the check with authorization off)") from None
-
-    def _proven_user(self) -> str:
-        """Who gives ``-doAs``, proven: an Airflow login is checked with the deployment's Airflow API (a user name
-        without its password proves nothing); with no Airflow login, the operating system account running the
-        command (its user id, never ``$USER``)."""
-        settings = self.context.settings
-        if settings.token or settings.user:
-            if not settings.token and not settings.password:
-                raise Denied(f"Permission denied: -doAs {self.do_as} needs a proven identity, and "
-                             f"FALCON_AIRFLOW_USER={settings.user} comes without FALCON_AIRFLOW_PASSWORD: set it, or "
-                             "FALCON_AIRFLOW_TOKEN")
-            self._verify_identity()
-            return self.user
-        import pwd
-
-        try:
-            return pwd.getpwuid(os.getuid()).pw_name
-        except KeyError:
-            raise Denied(f"Permission denied: -doAs {self.do_as} needs a proven identity: user id {os.getuid()} has "
-                         "no account name and no Airflow login is given (FALCON_AIRFLOW_USER and "
-                         "FALCON_AIRFLOW_PASSWORD, or FALCON_AIRFLOW_TOKEN)") from None
+            raise Denied(f"{refusal.message} ({self.identity.do_as_option} is checked whether [falcon] "
+                         f"authorization_enabled is on or not; [falcon] {OPEN_IMPERSONATION} = True lifts the check "
+                         "with authorization off)") from None
 
     def _check_owner_in_group(self, targets: tuple[Target, ...]) -> None:
         """Falcon refused a definition whose ACL owner is not in its ACL group. The owner's groups are known from
@@ -325,44 +475,19 @@ class Gate:
             acl = target.acl
             if acl is None or not acl.owner or not acl.group:
                 continue
-            known = self.known_groups(acl.owner)
+            known = self.identity.known_groups(acl.owner)
             if known is not None and acl.group not in known:
                 raise Denied(f"Permission denied: invalid ACL of {target.entity_type} {target.name}: group "
                              f"{acl.group} for user {acl.owner}: the owner is not in the group (its groups: "
                              f"{', '.join(sorted(known)) or 'none'})")
 
-    def _verify_identity(self) -> None:
-        """Authorization trusts only a proven identity: the password or token is checked with Airflow first - with
-        the deployment's own Airflow API. The command line chooses the URL it talks to (``-url``,
-        ``FALCON_AIRFLOW_URL``); a server it chose would accept any password and name any roles, so another URL is
-        refused before it is asked anything."""
-        settings = self.context.settings
-        if not same_api(settings.url, self.api):
-            raise Denied(f"Permission denied: identity is proven only by this deployment's Airflow API ({self.api}, "
-                         f"its [api] base_url), not by {settings.url}: drop -url and FALCON_AIRFLOW_URL, or name "
-                         "that API")
-        if not settings.token and not (settings.user and settings.password):
-            raise Denied(f"Permission denied: authorization is enabled and {self.user} is not an Airflow login: set "
-                         "FALCON_AIRFLOW_USER and FALCON_AIRFLOW_PASSWORD, or FALCON_AIRFLOW_TOKEN")
-        try:
-            self.context.airflow().authenticate()
-        except AirflowError as problem:
-            raise Denied(f"Permission denied: Airflow did not accept the credentials of {self.user}: "
-                         f"{problem.message}") from None
-        if settings.token and self.user.isdigit():
-            raise Denied(f"Permission denied: the token names Airflow user id {self.user}, not a user name (the "
-                         "FAB auth manager's tokens do): log in with FALCON_AIRFLOW_USER and FALCON_AIRFLOW_PASSWORD")
-
     def describe(self) -> dict[str, Any]:
+        """What the command acts on, for its audit line: the given options its declaration marks ``audit``."""
         target: dict[str, Any] = {}
-        for key in ("type", "name", "file", "cluster", "clusters", "start", "end", "path"):
-            value = self.options.text(key)
-            if value is not None:
-                target[key] = value
-        for dest, key in (("extension_name", "extensionName"), ("job_name", "jobName")):
-            value = self.options.text(dest) if self.command == "extension" else None
-            if value is not None:
-                target[key] = value
+        for option in declarations.command(self.command).options:
+            value = self.options.text(option.dest) if option.audit else None
+            if value is not None and option.audit is not None:
+                target[option.audit] = value
         return target
 
     def _append(self, result: str, reason: str | None) -> None:

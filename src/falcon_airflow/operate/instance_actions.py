@@ -23,6 +23,7 @@ nothing more and still succeeds.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
 from datetime import datetime
 from typing import Any
@@ -39,7 +40,7 @@ from falcon_airflow.operate.config_store import iso
 from falcon_airflow.operate.context import Context
 from falcon_airflow.operate.lifecycles import DEFAULT_LIFECYCLE, DagRef, Lifecycle, entity_dags
 from falcon_airflow.operate.options import Options
-from falcon_airflow.operate.outcomes import Outcome, Refused, Status, missing, succeeded, usage_error
+from falcon_airflow.operate.outcomes import Outcome, Refused, Status, succeeded, usage_error
 from falcon_airflow.operate.runs import (
     InstanceRecord,
     apply_filters,
@@ -52,7 +53,6 @@ from falcon_airflow.operate.runs import (
     window,
 )
 from falcon_airflow.operate.safemode import check_instance_operation
-from falcon_airflow.operate.search import search
 from falcon_airflow.operate.states import (
     ACTIVE,
     TERMINAL,
@@ -71,8 +71,6 @@ from falcon_airflow.operate.triage import (
 )
 from falcon_airflow.timekeeping import format_falcon_date
 
-READ_ONLY = frozenset({"running", "list", "status", "summary", "logs", "params", "listing", "dependency",
-                       "triage", "search"})
 NO_CLUSTERS = frozenset({"running", "logs", "status", "summary"})
 
 
@@ -136,6 +134,18 @@ class Target:
         return self.context.airflow()
 
 
+def targeted(act: Callable[[Target], Outcome]) -> Callable[[Context, Options], Outcome]:
+    """An action on one entity's instances as a handler: the entity, its DAGs and the options' common rules
+    (``-sortOrder``) are checked first."""
+
+    @functools.wraps(act)
+    def handler(context: Context, options: Options) -> Outcome:
+        rules.sort_order(options.text("sort_order"))
+        return act(Target(context, options, options.action()))
+
+    return handler
+
+
 # -- rendering -----------------------------------------------------------------------------------------------------
 
 def _table(rows: Sequence[Sequence[str]]) -> list[str]:
@@ -193,6 +203,7 @@ def _listed(target: Target, records: list[InstanceRecord]) -> list[InstanceRecor
     return page(chosen, offset, num_results if num_results is not None else None)
 
 
+@targeted
 def running(target: Target) -> Outcome:
     rules.filter_by(target.options.text("filter_by"), "instance")
     first, _ = validity_bounds(target.entity)
@@ -201,7 +212,7 @@ def running(target: Target) -> Outcome:
     return _outcome(target, _listed(target, records), "running instances")
 
 
-def status(target: Target, *, with_actions: bool = False) -> Outcome:
+def _status(target: Target, *, with_actions: bool = False) -> Outcome:
     rules.filter_by(target.options.text("filter_by"), "instance")
     first, last = target.window()
     records = collect(target.client, target.refs(), first, last, all_attempts=target.options.flag("all_attempts"))
@@ -209,6 +220,17 @@ def status(target: Target, *, with_actions: bool = False) -> Outcome:
     return _outcome(target, _listed(target, records),
                     f"instances of ({target.entity_type.value}) {target.name} from {format_falcon_date(first)} to "
                     f"{format_falcon_date(last)}", actions=with_actions)
+
+
+@targeted
+def status(target: Target) -> Outcome:
+    return _status(target)
+
+
+@targeted
+def list_instances(target: Target) -> Outcome:
+    """``-list``: ``-status`` with each instance's task states."""
+    return _status(target, with_actions=True)
 
 
 def _explain_waiting(target: Target, records: Sequence[InstanceRecord]) -> None:
@@ -224,6 +246,7 @@ def _explain_waiting(target: Target, records: Sequence[InstanceRecord]) -> None:
                 continue
 
 
+@targeted
 def triage(target: Target) -> Outcome:
     """Falcon's ``instance -triage``: the upstream walk of one instance on each of its clusters."""
     moment = rules.parse_time(target.options.required("start", "start"))
@@ -261,6 +284,7 @@ def triage(target: Target) -> Outcome:
                      triageGraphs=triage_graphs(nodes, available_instances))
 
 
+@targeted
 def summary(target: Target) -> Outcome:
     options = target.options
     filters = rules.filter_by(options.text("filter_by"), "summary")
@@ -303,6 +327,7 @@ def _log_text(entries: Sequence[Any]) -> list[str]:
     return lines
 
 
+@targeted
 def logs(target: Target) -> Outcome:
     options = target.options
     rules.filter_by(options.text("filter_by"), "instance")
@@ -344,6 +369,7 @@ def logs(target: Target) -> Outcome:
     return succeeded(f"logs of ({target.entity_type.value}) {target.name}", text=text, instances=documents)
 
 
+@targeted
 def params(target: Target) -> Outcome:
     start = target.options.required("start", "start")
     if len(target.lifecycles) != 1:
@@ -416,6 +442,7 @@ def _availability(on_cluster: FeedOnCluster, moment: datetime) -> dict[str, Any]
     return entry
 
 
+@targeted
 def listing(target: Target) -> Outcome:
     if not isinstance(target.entity, Feed):
         raise Refused(f"getLocation is not applicable for {target.entity_type.value.upper()}")
@@ -443,6 +470,7 @@ def listing(target: Target) -> Outcome:
                      text="\n".join(lines) if entries else "No instances to display", instances=entries)
 
 
+@targeted
 def dependency(target: Target) -> Outcome:
     moment = rules.parse_time(target.options.required("instance_time", "instanceTime"))
     workspace = target.context.store.workspace()
@@ -597,28 +625,28 @@ def change(target: Target) -> Outcome:
                     f"{format_falcon_date(first)} to {format_falcon_date(last)}", status=status, note=note)
 
 
+@targeted
+def kill(target: Target) -> Outcome:
+    return change(target)
+
+
+@targeted
+def suspend(target: Target) -> Outcome:
+    return change(target)
+
+
+@targeted
+def resume(target: Target) -> Outcome:
+    return change(target)
+
+
+@targeted
+def rerun(target: Target) -> Outcome:
+    return change(target)
+
+
 def handle(context: Context, options: Options) -> Outcome:
-    action = options.action()
-    rules.sort_order(options.text("sort_order"))
-    if action == "search":
-        return search(context, options)
-    target = Target(context, options, action)
-    if action in _CHANGES:
-        return change(target)
-    if action == "running":
-        return running(target)
-    if action in ("status", "list"):
-        return status(target, with_actions=action == "list")
-    if action == "summary":
-        return summary(target)
-    if action == "logs":
-        return logs(target)
-    if action == "params":
-        return params(target)
-    if action == "listing":
-        return listing(target)
-    if action == "dependency":
-        return dependency(target)
-    if action == "triage":
-        return triage(target)
-    raise missing(action)
+    """Run the instance action ``options`` names (as the declarations dispatch it)."""
+    from falcon_airflow.operate.execution import dispatch
+
+    return dispatch(context, options)

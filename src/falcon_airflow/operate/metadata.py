@@ -126,8 +126,8 @@ def dimensions(context: Context, options: Options) -> Outcome:
                      dimensions=[{"type": name, "count": count} for name, count in counts.items()])
 
 
-HANDLERS = {"list": list_dimension, "relations": relations, "lineage": lineage, "dimensions": dimensions}
-
-
 def handle(context: Context, options: Options) -> Outcome:
-    return HANDLERS[options.action()](context, options)
+    """Run the metadata action ``options`` names (as the declarations dispatch it)."""
+    from falcon_airflow.operate.execution import dispatch
+
+    return dispatch(context, options)

@@ -9,14 +9,14 @@ from __future__ import annotations
 import argparse
 import os
 import stat
-from collections.abc import Sequence
+from collections.abc import Mapping
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from falcon_airflow.entities import EntityType
 from falcon_airflow.errors import DateFormatError
-from falcon_airflow.operate.arguments import COMMANDS, SUPPORTED, Spec, all_specs
+from falcon_airflow.operate.declarations import Option, command
 from falcon_airflow.operate.lifecycles import Lifecycle
 from falcon_airflow.operate.outcomes import Refused, missing, usage_error
 from falcon_airflow.parsing.secure import MAX_ENTITY_FILE_BYTES
@@ -61,20 +61,37 @@ def read_given_file(given: str, limit: int = MAX_GIVEN_FILE_BYTES) -> bytes:
 
 
 class Options:
-    """The parsed options of one command (from either front end), with Falcon's value rules."""
+    """The options of one command, from either front end or from a request to the server, with Falcon's value
+    rules.
 
-    def __init__(self, command: str, namespace: argparse.Namespace | dict[str, Any]) -> None:
+    ``namespace`` is the parsed command line, or a mapping of option keys to values (a request's parameters).
+    ``action`` names the action when the caller knows it (the server's route); otherwise it is the one action
+    option given. ``files`` are the contents of file options that came with the request (by option key: the bytes
+    and the name to show for them); with ``local_files`` False no option may name a file to read here (the server
+    never reads a path a caller names).
+    """
+
+    def __init__(self, command: str, namespace: argparse.Namespace | Mapping[str, Any], *,
+                 action: str | None = None, files: Mapping[str, tuple[bytes, str]] | None = None,
+                 local_files: bool = True) -> None:
         self.command = command
         values = vars(namespace) if isinstance(namespace, argparse.Namespace) else dict(namespace)
-        self.values = {spec.dest: values.get(spec.dest) for spec in all_specs(command)}
+        self.values = {spec.dest: values.get(spec.dest) for spec in _specs(command)}
         self._files: dict[str, bytes] = {}
+        self._action = action
+        self.local_files = local_files
+        for dest, (data, shown) in (files or {}).items():
+            self.values[dest] = shown
+            self._files[shown] = data
 
     def file_bytes(self, dest: str = "file", option: str = "file") -> tuple[bytes, str]:
         """The content of the file the option names and the name as given. Read once, on first use: the
         authorization check and the action judge and use the same bytes, whatever happens to the file between
-        them (a second read could find another definition)."""
+        them (a second read could find another definition). A file that came with the request is not read."""
         given = self.required(dest, option)
         if given not in self._files:
+            if not self.local_files:
+                raise Refused(f"-{option} must come with the request (as its body), not as a path to read here")
             self._files[given] = read_given_file(given)
         return self._files[given], given
 
@@ -92,12 +109,16 @@ class Options:
         return value not in (None, False)
 
     def action(self) -> str:
-        """The one action option given (Falcon: exactly one per command)."""
-        actions, _ = COMMANDS[self.command]
-        chosen = [spec.flag.lstrip("-") for spec in actions if self.given(spec.dest)]
+        """The action: the one the request named, else the one action option given (Falcon: exactly one per
+        command)."""
+        declared = command(self.command)
+        if self._action is not None:
+            declared.action(self._action)  # a declared action, or KeyError
+            return self._action
+        chosen = [item.name for item in declared.actions if self.given(item.dest)]
         if not chosen:
             raise usage_error(f"Invalid/missing {self.command} command. Supported commands include "
-                              f"{SUPPORTED[self.command]}. Please refer to Falcon CLI twiki for more details.")
+                              f"{declared.supported()}. Please refer to Falcon CLI twiki for more details.")
         if len(chosen) > 1:
             raise usage_error(f"only one {self.command} action may be given; found "
                               f"{', '.join('-' + item for item in chosen)}")
@@ -247,5 +268,5 @@ def check_colo_not_given(options: Options) -> None:
         raise usage_error("Invalid argument : colo")
 
 
-def flags(specs: Sequence[Spec]) -> list[str]:
-    return [spec.flag for spec in specs]
+def _specs(name: str) -> tuple[Option, ...]:
+    return command(name).all_options()

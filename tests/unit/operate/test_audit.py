@@ -14,7 +14,7 @@ from collections.abc import Callable
 import pytest
 
 from falcon_airflow.entities import EntityType
-from falcon_airflow.operate import admin_actions, entity_actions, extension_actions, instance_actions
+from falcon_airflow.operate import execution
 
 from .helpers import Kit, feed_xml
 
@@ -29,10 +29,6 @@ sourceDir=/data/x
 targetCluster=west
 targetDir=/backup/x
 """
-
-HANDLERS = {"entity": entity_actions, "instance": instance_actions, "admin": admin_actions,
-            "extension": extension_actions}
-
 
 def raw_lines(kit: Kit) -> list[dict[str, object]]:
     path = kit.context().store.meta / "audit.log"
@@ -85,15 +81,14 @@ COMMANDS = ("schedule", "submit", "delete", "safemode", "extension-submit", "kil
 def test_the_attempt_is_in_the_trail_before_the_action_runs(pipeline: Kit, monkeypatch: pytest.MonkeyPatch,
                                                             name: str) -> None:
     argv = _argv(pipeline, name)
-    module = HANDLERS[argv[0]]
     seen: list[list[dict[str, object]]] = []
-    original: Callable[..., object] = module.handle
+    original: Callable[..., object] = execution.dispatch
 
-    def spying(context: object, options: object) -> object:
+    def spying(*args: object) -> object:
         seen.append(raw_lines(pipeline))  # what the trail holds when the action starts
-        return original(context, options)
+        return original(*args)
 
-    monkeypatch.setattr(module, "handle", spying)
+    monkeypatch.setattr(execution, "dispatch", spying)
     pipeline.run(*argv)
     (before,) = seen
     assert [entry["result"] for entry in before] == ["STARTED"]

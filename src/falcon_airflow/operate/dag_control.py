@@ -1,0 +1,122 @@
+"""The entity's DAGs in Airflow: which it has, the entity's status from them, pausing, killing, deleting and asking
+Airflow to re-parse the store. Shared by the entity actions, their journal steps and the extension jobs."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping, Sequence
+from datetime import datetime
+from typing import Any
+
+from falcon_airflow.entities import Entity, EntityType, Feed, Process
+from falcon_airflow.operate.airflow_api import AirflowError
+from falcon_airflow.operate.config_store import iso
+from falcon_airflow.operate.context import Context
+from falcon_airflow.operate.lifecycles import dag_prefixes, entity_dags
+from falcon_airflow.operate.states import EntityStatus, entity_status, marker_line, with_marker
+
+POLL_SECONDS = 2.0
+DROP_RETRY_SECONDS = 15.0
+
+
+def _validities(entity: Entity) -> list[datetime]:
+    if isinstance(entity, (Feed, Process)):
+        return [item.validity.end for item in entity.clusters]
+    return []
+
+
+def airflow_dags(context: Context, entity_type: EntityType, name: str) -> dict[str, dict[str, Any]]:
+    """The DAGs Airflow has for an entity (every id it ever had), by id."""
+    found: dict[str, dict[str, Any]] = {}
+    for prefix in dag_prefixes(entity_type, name):
+        found.update({str(dag["dag_id"]): dag for dag in context.airflow().dags(prefix)})
+    return found
+
+
+def status_of(context: Context, entity: Entity, dags: Mapping[str, Mapping[str, Any]] | None = None
+              ) -> tuple[EntityStatus, list[dict[str, Any]]]:
+    """The entity's status and, per DAG of its definition, whether Airflow has it and whether it is paused."""
+    if not entity.entity_type.schedulable:
+        return EntityStatus.SUBMITTED, []
+    known = dags if dags is not None else airflow_dags(context, entity.entity_type, entity.name)
+    rows = []
+    paused = []
+    for ref in entity_dags(entity):
+        dag = known.get(ref.dag_id)
+        rows.append({"dagId": ref.dag_id, "lifecycle": ref.lifecycle.value, "cluster": ref.cluster,
+                     "exists": dag is not None, "paused": None if dag is None else bool(dag.get("is_paused"))})
+        if dag is not None:
+            paused.append(bool(dag.get("is_paused")))
+    ended = all(end <= context.now() for end in _validities(entity)) if _validities(entity) else False
+    state = context.store.schedule_state(entity.entity_type, entity.name)
+    return entity_status(paused, state, all_ended=ended), rows
+
+
+def reparse(context: Context) -> str | None:
+    """Ask Airflow to re-parse the DAG file that holds the falcon DAGs now; a note when it cannot."""
+    client = context.airflow()
+    dags = [dag for dag in client.dags("falcon.") if not dag.get("is_stale")]
+    if not dags:
+        return "Airflow has no falcon DAG yet: the dag-processor picks the store up on its next scan"
+    token = client.dag_details(str(dags[0]["dag_id"])).get("file_token")
+    if not token:
+        return "Airflow gave no file token: the dag-processor picks the change up on its next scan"
+    client.request_reparse(str(token))
+    return None
+
+
+def set_paused(context: Context, dag_ids: Sequence[str], paused: bool, *, wait: float) -> list[str]:
+    """Pause or unpause these DAGs, waiting at most ``wait`` seconds for Airflow to register missing ones
+    (asking for a re-parse once). Returns the DAGs still missing."""
+    client = context.airflow()
+    remaining = list(dag_ids)
+    deadline = time.monotonic() + wait
+    asked = False
+    while True:
+        still = []
+        for dag_id in remaining:
+            dag = client.dag(dag_id)
+            if dag is None:
+                still.append(dag_id)
+            elif bool(dag.get("is_paused")) != paused:
+                client.set_paused(dag_id, paused)
+        remaining = still
+        if remaining and not asked:  # ask once for a parse of the store, then wait (when allowed to)
+            asked = True
+            try:
+                reparse(context)
+            except AirflowError as problem:
+                context.warnings.append(f"could not ask Airflow to re-parse: {problem.message}")
+        if not remaining or time.monotonic() >= deadline:
+            return remaining
+        time.sleep(max(0.0, min(POLL_SECONDS, deadline - time.monotonic())))
+
+
+def kill_active_runs(context: Context, dag_id: str, reason: str) -> int:
+    """Mark the DAG's queued and running runs failed with a KILLED note (running tasks are stopped)."""
+    client = context.airflow()
+    killed = 0
+    for item in client.runs(dag_id, states=["queued", "running"]):
+        line = marker_line("KILLED", item.get("queued_at"), context.user, iso(), reason)
+        client.patch_run(dag_id, str(item["dag_run_id"]), state="failed", note=with_marker(item.get("note"), line))
+        killed += 1
+    return killed
+
+
+def drop_dag(context: Context, dag_id: str) -> None:
+    """Delete a DAG from Airflow (its runs too); waits a little while killed tasks are still stopping."""
+    client = context.airflow()
+    deadline = time.monotonic() + (0.0 if context.recovering else DROP_RETRY_SECONDS)
+    while True:
+        try:
+            client.delete_dag(dag_id)
+            return
+        except AirflowError as problem:
+            if problem.status != 409 or time.monotonic() >= deadline:
+                raise
+        time.sleep(1.0)
+
+
+def pending_message(missing_dags: Sequence[str]) -> str:
+    return (f"Airflow has not registered DAG(s) {', '.join(missing_dags)} yet; the next falcon-airflow command "
+            "finishes this once the dag-processor has parsed the store")
