@@ -10,6 +10,8 @@ as well as short ones (``feed``, ``user`` ...).
 -lineage       ``-pipeline P``: the processes of a pipeline and the feeds they read and write, as Graphviz DOT
 -dimensions    every dimension with how many vertices it has
 =============  ==================================================================================================
+
+``-vertex``, ``-vertices``, ``-edges`` and ``-edge`` query the same graph: :mod:`falcon_airflow.operate.graph_queries`.
 """
 
 from __future__ import annotations
@@ -101,9 +103,9 @@ def lineage(context: Context, options: Options) -> Outcome:
     pipeline = options.required("pipeline", "pipeline")
     full = graph_of(context)
     key = f"pipeline:{pipeline}"
-    if key not in full.nodes:
-        raise Refused(f"{pipeline} (pipeline) not found")
     processes = {source for source, target, label in full.edges if target == key and label == "pipeline"}
+    if not processes:  # Falcon's words
+        raise Refused(f"No processes belonging to pipeline {pipeline}")
     chosen = Graph()
     for source, target, label in full.edges:
         if label in ("input", "output") and (source in processes or target in processes):

@@ -78,6 +78,10 @@ class Route:
     Falcon names (``filterBy=...``); ``body`` names the option the request body stands for (an entity definition,
     posted as Falcon's clients post it). ``answer`` is the result type's converter
     (:data:`falcon_airflow.server.bodies.CONVERTERS`), ``produces`` the types it is answered in.
+
+    ``properties``: the request body is a Java properties document (Falcon's instance actions), each of these
+    ``(property, option dest)`` pairs setting an option; the properties left over are the ``body`` option's
+    content, when the route has one, and are not read otherwise.
     """
 
     method: Method
@@ -86,6 +90,7 @@ class Route:
     produces: tuple[str, ...] = ENTITY_ACTION
     answer: str = ""
     """The converter's key; ``<command>.<action>`` when empty."""
+    properties: tuple[tuple[str, str], ...] = ()
 
     def path_keys(self) -> tuple[str, ...]:
         keys = []
@@ -182,6 +187,7 @@ class CommandDeclaration:
                 raise ValueError(f"{item.key} names options {self.name} does not have: {', '.join(unknown)}")
             for route in item.routes:
                 missing = [key for key in route.path_keys() if key not in item.options]
+                missing += [dest for _, dest in route.properties if dest not in item.options]
                 if route.body is not None and route.body not in item.options:
                     missing.append(route.body)
                 if missing:

@@ -1,8 +1,23 @@
-"""``extension``: Falcon's mirroring extensions and their jobs, kept in the store like entities."""
+"""``extension``: Falcon's mirroring extensions and their jobs, kept in the store like entities, with the routes of
+Falcon 0.10's ``api/extension/`` resource that run them.
+
+A job's properties are the body of ``submit``, ``submitAndSchedule``, ``update`` and ``validate`` (posted as
+Falcon's client posts the file); the calls on a job name it in the path. ``extensionJobDetails/{job}`` (Falcon
+0.11's) answers ``-detail``.
+"""
 
 from __future__ import annotations
 
-from falcon_airflow.operate.declarations import Action, CommandDeclaration, Option
+from falcon_airflow.operate.declarations import (
+    ENTITY_ACTION,
+    JSON,
+    TEXT,
+    XML_JSON,
+    Action,
+    CommandDeclaration,
+    Option,
+    Route,
+)
 
 ACTIONS_MODULE = "falcon_airflow.operate.extension_actions"
 
@@ -19,32 +34,48 @@ OPTIONS = (
 )
 
 
+PATH = "/api/extension"
+
+
+def _route(call: str, method: str = "GET", produces: tuple[str, ...] = JSON, key: str | None = None,
+           body: str | None = None) -> Route:
+    return Route("POST" if method == "POST" else "GET", f"{PATH}/{call}" + (f"/{{{key}}}" if key else ""),
+                 body=body, produces=produces)
+
+
 def _read(name: str, help_text: str, function: str, required: tuple[str, ...] = (),
-          optional: tuple[str, ...] = ()) -> Action:
+          optional: tuple[str, ...] = (), routes: tuple[Route, ...] = ()) -> Action:
     return Action("extension", name, help_text, f"{ACTIONS_MODULE}:{function}", "read", required=required,
-                  optional=optional)
+                  optional=optional, routes=routes)
 
 
 def _change(name: str, help_text: str, function: str, required: tuple[str, ...]) -> Action:
+    key = "job_name" if "job_name" in required else "extension_name"
+    route = _route(name, "POST", ENTITY_ACTION, key, body="file" if "file" in required else None)
     return Action("extension", name, help_text, f"{ACTIONS_MODULE}:{function}", "change", lock=True,
-                  required=required)
+                  required=required, routes=(route,))
 
 
 _JOB_FILE = ("extension_name", "file")
 
 ACTIONS = (
-    _read("enumerate", "the extensions there are", "enumerate_extensions"),
-    _read("describe", "an extension's properties (-extensionName)", "describe", required=("extension_name",)),
+    _read("enumerate", "the extensions there are", "enumerate_extensions", routes=(_route("enumerate"),)),
+    _read("describe", "an extension's properties (-extensionName)", "describe", required=("extension_name",),
+          routes=(_route("describe", produces=TEXT, key="extension_name"),)),
     _read("definition", "an extension's properties as JSON (-extensionName), or a job's file (-jobName)",
-          "definition", optional=("extension_name", "job_name")),
+          "definition", optional=("extension_name", "job_name"),
+          routes=(_route("definition", key="extension_name"),)),
     _read("detail", "a job: its extension, state, DAG and archived versions (-jobName)", "detail",
-          required=("job_name",)),
-    _read("list", "the submitted jobs (-extensionName optional)", "list_jobs", optional=("extension_name",)),
+          required=("job_name",), routes=(_route("extensionJobDetails", key="job_name"),)),
+    _read("list", "the submitted jobs (-extensionName optional)", "list_jobs", optional=("extension_name",),
+          routes=(_route("list", produces=XML_JSON, key="extension_name"), _route("list", produces=XML_JSON))),
     _read("instances", "a job's runs with Falcon's instance states (-jobName; -start, -end, -instanceStatus)",
           "instances", required=("job_name",), optional=("start", "end", "instance_status", "offset",
-                                                          "num_results")),
+                                                          "num_results"),
+          routes=(_route("instances", key="job_name"),)),
     _read("validate", "validate a job's properties against the store (-extensionName, -file)", "validate",
-          required=_JOB_FILE),
+          required=_JOB_FILE,
+          routes=(_route("validate", "POST", ENTITY_ACTION, "extension_name", body="file"),)),
     _change("submit", "submit a job (-extensionName, -file): validated, then written to the store", "submit",
             _JOB_FILE),
     _change("submitAndSchedule", "submit and schedule a job in one atomic action (-extensionName, -file)",

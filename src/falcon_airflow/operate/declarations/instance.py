@@ -1,8 +1,15 @@
-"""``instance``: Falcon's instance actions (an instance is the DAG run of the instance time)."""
+"""``instance``: Falcon's instance actions (an instance is the DAG run of the instance time), with the routes of
+Falcon's ``api/instance/`` resource that run them.
+
+Every route answers JSON only, as Falcon's ``InstanceManager`` did. The four actions that change instances are
+``POST`` and take the request body as Falcon's client sends it: a Java properties document in which
+``falcon.instance.action.clusters`` and ``falcon.instance.source.clusters`` carry ``-clusters`` and
+``-sourceClusters``, and whatever else it holds is a rerun's properties (``-file``).
+"""
 
 from __future__ import annotations
 
-from falcon_airflow.operate.declarations import Action, CommandDeclaration, Option
+from falcon_airflow.operate.declarations import JSON, Action, CommandDeclaration, Option, Route
 
 ACTIONS_MODULE = "falcon_airflow.operate.instance_actions"
 
@@ -40,15 +47,28 @@ _PAGE = ("filter_by", "order_by", "sort_order", "offset", "num_results")
 _CHANGE = ("colo", "clusters", "source_clusters", "lifecycle")
 
 
+BODY_PROPERTIES = (("falcon.instance.action.clusters", "clusters"),
+                   ("falcon.instance.source.clusters", "source_clusters"))
+"""The properties of a changing call's body that are options (Falcon's client puts ``-clusters`` and
+``-sourceClusters`` there)."""
+
+
+def _route(call: str, method: str = "GET", *, named: bool = True, body: str | None = None) -> Route:
+    return Route("POST" if method == "POST" else "GET", f"/api/instance/{call}" + ("/{type}/{name}" if named else ""),
+                 body=body, produces=JSON, properties=BODY_PROPERTIES if method == "POST" else ())
+
+
 def _read(name: str, help_text: str, function: str, required: tuple[str, ...] = _ENTITY,
-          optional: tuple[str, ...] = ()) -> Action:
+          optional: tuple[str, ...] = (), call: str = "") -> Action:
     handler = function if ":" in function else f"{ACTIONS_MODULE}:{function}"
-    return Action("instance", name, help_text, handler, "read", required=required, optional=optional)
+    return Action("instance", name, help_text, handler, "read", required=required, optional=optional,
+                  routes=(_route(call or name, named=bool(required)),))
 
 
 def _change(name: str, help_text: str, optional: tuple[str, ...] = _CHANGE) -> Action:
     return Action("instance", name, help_text, f"{ACTIONS_MODULE}:{name}", "change",
-                  required=(*_ENTITY, "start", "end"), optional=optional)
+                  required=(*_ENTITY, "start", "end"), optional=optional,
+                  routes=(_route(name, "POST", body="file" if "file" in optional else None),))
 
 
 ACTIONS = (
@@ -71,7 +91,7 @@ ACTIONS = (
     _read("listing", "feed instances and whether their data is available (feeds)", "listing",
           optional=("start", "end", "colo")),
     _read("dependency", "the feed and process instances an instance depends on or feeds (-instanceTime)",
-          "dependency", required=(*_ENTITY, "instance_time"), optional=("colo",)),
+          "dependency", required=(*_ENTITY, "instance_time"), optional=("colo",), call="dependencies"),
     _read("search", "instances across entities (-type, -nameseq, -tagkeys, -start, -end, -instanceStatus)",
           "falcon_airflow.operate.search:search", required=(),
           optional=("type", "nameseq", "tagkeys", "start", "end", "instance_status", "order_by", "sort_order",

@@ -397,6 +397,12 @@ def metadata_lineage(outcome: Outcome, request_id: str | None = None) -> Lineage
     return LineageGraphResult(tuple(processes), edges)
 
 
+def metadata_graph(outcome: Outcome, request_id: str | None = None) -> JsonDocument:
+    """``metadata -vertex``, ``-vertices``, ``-edges``, ``-edge``: the lineage resource's JSON object as the action
+    built it (``results`` - a GraphSON element or a list of them - and ``totalSize`` where Falcon gave one)."""
+    return JsonDocument({key: outcome.payload[key] for key in ("results", "totalSize") if key in outcome.payload})
+
+
 def extension_enumerate(outcome: Outcome, request_id: str | None = None) -> JsonDocument:
     """``extension -enumerate``: every extension with its kind and short description."""
     rows = [{"name": str(row["name"]), "type": "Trusted extension", "description": row.get("description")}
@@ -410,6 +416,11 @@ def extension_definition(outcome: Outcome, request_id: str | None = None) -> Jso
     if isinstance(document, Mapping):
         return JsonDocument(document)
     return plain_text(outcome)
+
+
+def extension_detail(outcome: Outcome, request_id: str | None = None) -> JsonDocument:
+    """``extension -detail`` (Falcon 0.11's ``extensionJobDetails``): the job's properties as a JSON object."""
+    return JsonDocument(dict(outcome.payload))
 
 
 def extension_jobs(outcome: Outcome, request_id: str | None = None) -> ExtensionJobList:
@@ -452,9 +463,11 @@ CONVERTERS: dict[str, Converter] = {
     "metadata.list": metadata_list,
     "metadata.relations": metadata_relations,
     "metadata.lineage": metadata_lineage,
+    **{f"metadata.{action}": metadata_graph for action in ("vertex", "vertices", "edges", "edge")},
     "extension.enumerate": extension_enumerate,
     "extension.describe": plain_text,
     "extension.definition": extension_definition,
+    "extension.detail": extension_detail,
     "extension.list": extension_jobs,
     "extension.instances": extension_instances,
     **{f"extension.{action}": api_result(f"extension.{action}") for action in (
