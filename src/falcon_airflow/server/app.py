@@ -77,7 +77,7 @@ def create_app(*, config: ServerConfig | None = None, verify_token: TokenVerifie
     """The Falcon server. ``config`` defaults to Airflow's configuration of this process; ``verify_token`` to
     Airflow's auth manager (the api-server's)."""
     from falcon_airflow.server import header_spelling
-    from falcon_airflow.server.resources import admin
+    from falcon_airflow.server.resources import admin, entities
 
     context = ServerContext.from_config(config or AirflowConfig())
     header_spelling.install()
@@ -132,6 +132,7 @@ def create_app(*, config: ServerConfig | None = None, verify_token: TokenVerifie
         return failure(request, message)
 
     app.include_router(admin.router)
+    app.include_router(entities.router())
 
     authenticator = Authenticator(context.authentication, verify_token or airflow_token_caller)
     app.add_middleware(AuthenticationMiddleware, authenticator=authenticator, respond=unauthenticated,

@@ -92,6 +92,8 @@ class Caller:
     """The Airflow roles the auth manager gives the user (Airflow tokens only; empty when it has none)."""
     cookie: str | None = field(default=None, repr=False)
     """A ``Set-Cookie`` value to send back: the simple scheme authenticated this request anew."""
+    token: str | None = field(default=None, repr=False)
+    """The Airflow token the request came with (``airflow`` scheme), verified."""
 
 
 @dataclass(frozen=True)
@@ -249,7 +251,7 @@ async def airflow_token_caller(token: str) -> Caller:
         raise AuthenticationFailed("Token Expired") from None
     except InvalidTokenError:
         raise AuthenticationFailed("Invalid JWT token") from None
-    return Caller(str(user.get_name()), AIRFLOW, roles=roles_of(user))
+    return Caller(str(user.get_name()), AIRFLOW, roles=roles_of(user), token=token)
 
 
 def roles_of(user: object) -> frozenset[str]:

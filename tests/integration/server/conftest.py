@@ -47,6 +47,7 @@ def stock_cli(tmp_path_factory: pytest.TempPathFactory) -> StockCli:
 def _serve(root: Path, scheme: str) -> Iterator[AirflowServer]:
     airflow = AirflowServer.prepare(root)
     airflow.env["AIRFLOW__FALCON__AUTHENTICATION"] = scheme
+    airflow.env["AIRFLOW__FALCON__AIRFLOW_USER"] = "admin"  # who the server acts as in Airflow, as make run says
     airflow.start()
     try:
         yield airflow
