@@ -77,7 +77,7 @@ def create_app(*, config: ServerConfig | None = None, verify_token: TokenVerifie
     """The Falcon server. ``config`` defaults to Airflow's configuration of this process; ``verify_token`` to
     Airflow's auth manager (the api-server's)."""
     from falcon_airflow.server import header_spelling
-    from falcon_airflow.server.resources import admin, entities
+    from falcon_airflow.server.resources import admin, entities, extension, instances, metadata
 
     context = ServerContext.from_config(config or AirflowConfig())
     header_spelling.install()
@@ -133,6 +133,9 @@ def create_app(*, config: ServerConfig | None = None, verify_token: TokenVerifie
 
     app.include_router(admin.router)
     app.include_router(entities.router())
+    app.include_router(instances.router())
+    app.include_router(metadata.router())
+    app.include_router(extension.router())
 
     authenticator = Authenticator(context.authentication, verify_token or airflow_token_caller)
     app.add_middleware(AuthenticationMiddleware, authenticator=authenticator, respond=unauthenticated,

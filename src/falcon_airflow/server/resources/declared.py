@@ -4,7 +4,8 @@
 1. reads the action's options from the request as Falcon's resources read them: the path's ``{key}`` segments,
    the other options from the query string by their Falcon names (a repeated parameter, such as ``lifecycle``, is
    joined with commas; a switch is ``true`` or ``false``), the declared body option from the request body (at most
-   :data:`MAX_BODY_BYTES`), ``doAs`` from the query string;
+   :data:`MAX_BODY_BYTES`; a route with ``properties`` reads the body as Java properties, some of which are
+   options), ``doAs`` from the query string;
 2. picks the answer's type from the request's ``Accept`` (``406`` when the route produces none of them, before
    anything runs);
 3. runs the action for the caller the server authenticated (:func:`falcon_airflow.operate.execution.execute`, off
@@ -58,6 +59,10 @@ Airflow calls they make back into this api-server are served meanwhile."""
 
 AnswerContext = Callable[[Options, Outcome], Mapping[str, Any]]
 """What a converter needs beyond the outcome (``name`` of a submitted entity ...), by the action's options."""
+
+Refusal = Callable[[Request, Refused], Response | None]
+"""How a call answers a refusal when Falcon's resource did not answer with an ``APIResult`` (the metadata
+resources: a text message, a 404); ``None``: the usual ``APIResult``."""
 
 _pool: concurrent.futures.ThreadPoolExecutor | None = None
 
@@ -134,6 +139,23 @@ def request_values(action: Action, route: Route, request: Request) -> dict[str, 
     return values
 
 
+def body_properties(route: Route, data: bytes) -> tuple[dict[str, str], bytes | None]:
+    """A Java properties body (``route.properties``): the options its declared properties set, and the body itself
+    when it holds any other property (``None`` otherwise). Read as ``java.util.Properties.load`` reads a stream:
+    ISO-8859-1, escapes and continuations."""
+    from falcon_airflow.entities.extension import read_properties
+
+    wanted = dict(route.properties)
+    values: dict[str, str] = {}
+    others = False
+    for key, value, _ in read_properties(data.decode("iso-8859-1")):
+        if key in wanted:
+            values[wanted[key]] = value
+        else:
+            others = True
+    return values, data if others else None
+
+
 def _audit_refusal(context: ServerContext, who: Authenticated, action: Action, do_as: str | None, request_id: str,
                    message: str) -> None:
     """A request refused before its action could run (its body): its one audit line."""
@@ -143,9 +165,11 @@ def _audit_refusal(context: ServerContext, who: Authenticated, action: Action, d
         audit.append(context.state, entry)
 
 
-def endpoint(action: Action, route: Route, answers: Mapping[str, AnswerContext]) -> Callable[..., Any]:
+def endpoint(action: Action, route: Route, answers: Mapping[str, AnswerContext],
+             refusals: Mapping[str, Refusal] | None = None) -> Callable[..., Any]:
     """The route's request handler."""
     answer = route.answer or action.key
+    refusal = (refusals or {}).get(answer)
     produces: tuple[bodies.Format, ...] = tuple(route.produces)  # type: ignore[arg-type]
 
     async def handle(request: Request) -> Response:
@@ -158,13 +182,17 @@ def endpoint(action: Action, route: Route, answers: Mapping[str, AnswerContext])
             raise NotAcceptable(produces)
         values = request_values(action, route, request)
         files: dict[str, tuple[bytes, str]] = {}
-        if route.body is not None:
+        if route.body is not None or route.properties:
             try:
-                data = await _body(request)
+                data: bytes | None = await _body(request)
             except BodyTooLarge as refused:
                 _audit_refusal(context, who, action, do_as, request_id, refused.message)
                 return _failure(request, refused.message)
-            files[route.body] = (data, "(request body)")
+            if route.properties and data is not None:
+                given, data = body_properties(route, data)
+                values.update(given)
+            if route.body is not None and data is not None:
+                files[route.body] = (data, "(request body)")
         options = Options(action.command, values, action=action.name, files=files, local_files=False)
         address = request.client.host if request.client else None
         acting = Caller(who.user, do_as, who.roles, client_hosts(address))
@@ -180,7 +208,8 @@ def endpoint(action: Action, route: Route, answers: Mapping[str, AnswerContext])
         except Denied as denied:
             return _denial(request, denied.message)
         except Refused as refused:
-            return _failure(request, bodies.refusal_message(answer, refused))
+            answered = refusal(request, refused) if refusal is not None else None
+            return answered or _failure(request, bodies.refusal_message(answer, refused))
         except AirflowError as problem:
             return _failure(request, bodies.refusal_message(answer, Refused(problem.message)))
         if outcome.status is Status.FAILED:
@@ -194,13 +223,14 @@ def endpoint(action: Action, route: Route, answers: Mapping[str, AnswerContext])
     return handle
 
 
-def router(command: str, answers: Mapping[str, AnswerContext] | None = None) -> APIRouter:
+def router(command: str, answers: Mapping[str, AnswerContext] | None = None,
+           refusals: Mapping[str, Refusal] | None = None) -> APIRouter:
     """The routes of every action of ``command`` that declares one (each also with a trailing slash, as Falcon's
-    clients sometimes build them)."""
+    clients sometimes build them); ``refusals`` answer the refusals of the calls they name."""
     found = APIRouter(tags=[command])
     for action in declarations.command(command).actions:
         for route in action.routes:
-            handle = endpoint(action, route, answers or {})
+            handle = endpoint(action, route, answers or {}, refusals)
             found.add_api_route(route.path, handle, methods=[route.method], name=f"{action.key} {route.path}")
             found.add_api_route(route.path.rstrip("/") + "/", handle, methods=[route.method],
                                 include_in_schema=False, name=f"{action.key} {route.path}/")
