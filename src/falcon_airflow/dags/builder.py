@@ -28,6 +28,7 @@ from falcon_airflow.compiler.specs import (
     TransferDagSpec,
 )
 from falcon_airflow.compiler.templating import jinja_string
+from falcon_airflow.dags.plain import plain
 from falcon_airflow.provider.assets import distinct_assets
 from falcon_airflow.provider.instance_end import announce_instance_ends
 from falcon_airflow.provider.operators.late_data import LateDataOperator
@@ -153,14 +154,15 @@ def _default_args(spec: DagSpec) -> dict[str, Any]:
 
 
 def _spark_task(task_id: str, job: SparkJob, **extra: Any) -> FalconSparkSubmitOperator:
-    return FalconSparkSubmitOperator(
+    arguments = dict(
         task_id=task_id, application=job.application, java_class=job.java_class, name=job.name,
         master=job.master, deploy_mode=job.deploy_mode, conn_id=job.connection, conf=dict(job.conf),
         application_args=list(job.arguments), py_files=job.py_files, jars=job.jars, files=job.files,
         packages=job.packages, driver_memory=job.driver_memory, executor_memory=job.executor_memory,
         executor_cores=job.executor_cores, num_executors=job.num_executors,
         total_executor_cores=job.total_executor_cores, yarn_queue=job.queue, proxy_user=job.proxy_user,
-        env_vars=dict(job.env) or None, lineage_events=job.lineage_events, **extra)
+        env_vars=dict(job.env) or None)
+    return FalconSparkSubmitOperator(**plain(arguments), lineage_events=job.lineage_events, **extra)
 
 
 def _late_data_task(late: LateDataSpec, outputs: list[dict[str, Any]], **extra: Any) -> LateDataOperator:
@@ -168,7 +170,7 @@ def _late_data_task(late: LateDataSpec, outputs: list[dict[str, Any]], **extra: 
     return LateDataOperator(
         task_id="late_data", inputs=[item.model_dump(mode="json") for item in late.inputs],
         cut_off_seconds=list(late.cut_off_seconds), policy=late.policy, delay_seconds=late.delay_seconds,
-        rerun_job=late.rerun.model_dump(), outputs=outputs, retries=0, **extra)
+        rerun_job=plain(late.rerun.model_dump()), outputs=outputs, retries=0, **extra)
 
 
 def _instance_order(order: str | None) -> dict[str, Any]:

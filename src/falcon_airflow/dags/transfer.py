@@ -13,6 +13,7 @@ from airflow.sdk import DAG
 from falcon_airflow.compiler.specs import TransferDagSpec
 from falcon_airflow.compiler.templating import literal
 from falcon_airflow.compiler.transfer import INSTANCE
+from falcon_airflow.dags.plain import plain
 from falcon_airflow.provider.assets import distinct_assets
 from falcon_airflow.provider.instance_end import announce_instance_ends
 from falcon_airflow.provider.operators.database import DatabaseTransferOperator
@@ -52,9 +53,10 @@ def build_transfer_dag(spec: TransferDagSpec, *, timetable: Any, start_date: Any
     with dag:
         task = DatabaseTransferOperator(
             task_id=spec.kind, database=spec.database.model_dump(mode="json"), application=job.application,
-            name=job.name, master=job.master, deploy_mode=job.deploy_mode, conn_id=job.connection, conf=conf,
-            application_args=list(job.arguments), py_files=job.py_files, jars=jar, yarn_queue=job.queue,
-            proxy_user=job.proxy_user, env_vars=dict(job.env) or None, falcon_lineage=spec,
+            name=job.name, master=job.master, deploy_mode=job.deploy_mode, conn_id=job.connection, conf=plain(conf),
+            application_args=plain(list(job.arguments)), py_files=job.py_files, jars=plain(jar),
+            yarn_queue=job.queue, proxy_user=plain(job.proxy_user), env_vars=dict(job.env) or None,
+            falcon_lineage=spec,
             lineage_instance=f"{{{{ {INSTANCE} }}}}", **_assets(spec))
         if spec.kind == "export":
             wait = FeedInstanceSensor(
