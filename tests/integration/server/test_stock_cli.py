@@ -334,9 +334,13 @@ def check_kill_and_rerun(airflow: RunningAirflow, stock_cli: StockCli) -> None:
     assert row[:3] == [at, "primary", "-"] and row[3] in ACTIVE and row[6].startswith("rerun"), output
     assert trailer("RERUN").search(output), output
 
-    # -running lists it once its work runs ...
-    wait_for(f"instance {at} to run again", lambda: (process_instance(airflow, at) or {}).get("status") == "RUNNING",
-             RUN_TIMEOUT, interval=2)
+    # -running lists it while its Spark job runs (between its tasks an instance is READY, not RUNNING) ...
+    def workflow_runs() -> bool:
+        found = process_instance(airflow, at) or {}
+        return found.get("status") == "RUNNING" and any(
+            (action["action"], action["status"]) == ("workflow", "RUNNING") for action in found.get("actions") or [])
+
+    wait_for(f"instance {at} to run its workflow again", workflow_runs, RUN_TIMEOUT, interval=2)
     output = printed(stock_cli("instance", "-running", "-type", "process", "-name", PROCESS, url=url))
     assert output.startswith(f"Consolidated Status: SUCCEEDED\n\nInstances:\n{INSTANCES_HEADER}\n{RULE}\n"), output
     row = instance_rows(output)[at]
