@@ -190,3 +190,19 @@ def test_authorization_is_decided_on_the_server(served: Served) -> None:
     assert results.count(("mallory", "kill", "DENIED")) == 2
     # an entity that does not exist, with authorization on: the filter's 400
     assert "nothing" in denied(served.call("GET", "/api/instance/status/process/nothing", settings=on), 400)
+
+
+def test_suspend_then_resume(served: Served) -> None:
+    one = {"start": "2026-05-01T05:00Z", "end": "2026-05-01T05:00Z"}
+    suspended = served.call("POST", "/api/instance/suspend/process/count", params=one)
+    assert suspended.status_code == 200, suspended.text
+    body = suspended.json()
+    assert body["message"] == "default/SUSPEND\n"
+    assert [(item["status"], item["details"]) for item in body["instances"]] == [("SUSPENDED", "suspended")]
+    resumed = served.call("POST", "/api/instance/resume/process/count", params=one).json()
+    assert resumed["message"] == "default/RESUME\n"
+    assert [(item["status"], item["details"]) for item in resumed["instances"]] == [("WAITING", "resumed")]
+    # in safemode nothing is resumed, as Falcon's server refused it
+    served.call("POST", "/api/instance/suspend/process/count", params=one)
+    assert served.call("GET", "/api/admin/setSafeMode/true", user="admin:Admin").status_code == 200
+    assert "safemode" in refused(served.call("POST", "/api/instance/resume/process/count", params=one)).lower()
