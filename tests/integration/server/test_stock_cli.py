@@ -15,9 +15,11 @@ import subprocess
 import urllib.error
 import urllib.request
 from importlib.metadata import version as installed_version
+from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.builders import cluster, feed, process
 from tests.integration.operate.harness import AirflowServer
 from tests.integration.ui.make_run import RunningAirflow, wait_for
 
@@ -403,3 +405,137 @@ def test_metadata_through_the_stock_cli(clickstream: RunningAirflow, stock_cli: 
     refused = stock_cli("metadata", "-lineage", "-pipeline", "no-such-pipeline", url=url)
     assert refused.returncode != 0
     assert "ERROR: Bad Request;No processes belonging to pipeline no-such-pipeline" in refused.stderr, refused.stderr
+
+
+# -- entity commands of the stock CLI against make run -----------------------------------------------------------
+#
+# A cluster, two feeds and a process of their own (validity in 2099: nothing of them runs beside the example's
+# instances), submitted, scheduled, listed, suspended, resumed and deleted through the stock CLI; every check is on
+# what the CLI printed: the APIResult message as Falcon's server merged it ("falcon/default/...", "default/..."),
+# EntityList.toString, ResponseHelper's summary, the definition as Falcon 0.9's own classes read and wrote it.
+
+CLI_CLUSTER, CLI_EVENTS, CLI_TOTALS, CLI_PROCESS = "stockcli", "stockcli-events", "stockcli-totals", "stockcli-count"
+FUTURE = {"start": "2099-01-01T00:00Z", "end": "2099-12-31T00:00Z"}
+
+
+def entity_files(airflow: RunningAirflow) -> dict[str, Path]:
+    """The entities the stock CLI submits, as files on the CLI's machine."""
+    folder = airflow.root / "stock-cli-drafts"
+    folder.mkdir(exist_ok=True)
+    documents = {
+        "cluster": cluster(CLI_CLUSTER, f"file://{airflow.root / 'stockcli-storage'}", colo="stockcli-colo"),
+        "events": feed(CLI_EVENTS, clusters=((CLI_CLUSTER, "source"),), path="/events/${YEAR}/${MONTH}/${DAY}/${HOUR}",
+                       **FUTURE),
+        "totals": feed(CLI_TOTALS, clusters=((CLI_CLUSTER, "source"),), path="/totals/${YEAR}/${MONTH}/${DAY}/${HOUR}",
+                       **FUTURE),
+        "process": process(CLI_PROCESS, cluster_name=CLI_CLUSTER, outputs=(("totals", CLI_TOTALS, "now(0,0)"),),
+                           inputs=(("events", CLI_EVENTS, "now(0,0)", "now(0,0)"),), **FUTURE),
+        "changed": feed(CLI_EVENTS, clusters=((CLI_CLUSTER, "source"),), path="/other/${YEAR}/${MONTH}/${DAY}",
+                        frequency="days(1)", **FUTURE),
+    }
+    files = {}
+    for name, text in documents.items():
+        files[name] = folder / f"{name}.xml"
+        files[name].write_text(text, encoding="utf-8")
+    return files
+
+
+def test_entity_commands_through_the_stock_cli(clickstream: RunningAirflow, stock_cli: StockCli) -> None:
+    try:
+        check_entity_commands(clickstream, stock_cli)
+    except BaseException:
+        print(f"--- the last lines of make run ({clickstream.log}) ---\n{clickstream.tail()}")
+        raise
+
+
+def check_entity_commands(airflow: RunningAirflow, stock_cli: StockCli) -> None:
+    url = falcon_url(airflow)
+    files = entity_files(airflow)
+    named = ("-type", "process", "-name", CLI_PROCESS)
+    # make run's dag-processor has registered the example's DAGs (a submit before that would add "Airflow has no
+    # falcon DAG yet" to its answer)
+    wait_for("the example's DAGs", lambda: (falcon_api(airflow, f"entities/status/process/{PROCESS}") or {}).get(
+        "message") == "default/RUNNING\n", FIRST_RUN_TIMEOUT, interval=5)
+
+    # -submit: the file's bytes posted; Falcon's answer merged twice (falcon/, then the colo), printed with a line
+    for kind, key, name in (("cluster", "cluster", CLI_CLUSTER), ("feed", "events", CLI_EVENTS),
+                            ("feed", "totals", CLI_TOTALS), ("process", "process", CLI_PROCESS)):
+        output = printed(stock_cli("entity", "-submit", "-type", kind, "-file", str(files[key]), url=url))
+        assert output == f"falcon/default/Submit successful ({kind}) {name}\n\n\n", output
+    assert (airflow.entities / "processes").is_dir() and any(
+        CLI_PROCESS in path.read_text() for path in airflow.entities.rglob("*.xml")), "the store holds the process"
+    # submitting a changed definition under a known name is refused: Falcon's 400, its message printed
+    again = stock_cli("entity", "-submit", "-type", "feed", "-file", str(files["changed"]), url=url)
+    assert again.returncode != 0
+    assert (f"ERROR: Bad Request;default/(feed) {CLI_EVENTS} already registered with configuration store. Can't be "
+            "submitted again. Try removing before submitting.") in again.stderr, again.stderr
+    assert printed(stock_cli("entity", "-status", *named, url=url)) in ("default/SUBMITTED\n\n", "default/RUNNING\n\n")
+
+    # -schedule: the DAGs registered by make run's dag-processor, then unpaused
+    output = printed(stock_cli("entity", "-schedule", *named, url=url, timeout=300))
+    assert output == f"default/{CLI_PROCESS}(process) scheduled successfully\n\n", output
+    assert printed(stock_cli("entity", "-status", *named, url=url)) == "default/RUNNING\n\n"
+
+    # -list: EntityList.toString, the total then one line per entity; -filterBy and -orderBy applied by the server
+    output = printed(stock_cli("entity", "-list", "-type", "feed,process", "-filterBy", f"CLUSTER:{CLI_CLUSTER}",
+                               "-orderBy", "name", "-sortOrder", "desc", "-fields", "clusters", url=url))
+    assert output == (f"3\n(FEED) {CLI_TOTALS} - [{CLI_CLUSTER}]\n(FEED) {CLI_EVENTS} - [{CLI_CLUSTER}]\n"
+                      f"(PROCESS) {CLI_PROCESS} - [{CLI_CLUSTER}]\n\n"), output
+    output = printed(stock_cli("entity", "-list", "-type", "process", "-filterBy", "STATUS:RUNNING", "-orderBy",
+                               "name", "-fields", "status", url=url))
+    lines = output.rstrip("\n").splitlines()
+    assert f"(PROCESS) {CLI_PROCESS}(RUNNING)" in lines and lines[0] == str(len(lines) - 1), output
+    assert lines[1:] == sorted(lines[1:]), output
+    assert all(line.endswith("(RUNNING)") for line in lines[1:]), output
+
+    # -definition of a feed: the stored XML, read and written again by Falcon 0.9's own JAXB classes
+    output = printed(stock_cli("entity", "-definition", "-type", "feed", "-name", CLI_EVENTS, url=url))
+    assert re.search(rf'<feed [^>]*name="{CLI_EVENTS}"', output), output
+    assert "<frequency>hours(1)</frequency>" in output and f'<cluster name="{CLI_CLUSTER}"' in output, output
+    assert 'owner="o"' in output, output
+
+    # -dependency: what the process uses, as Falcon's EntityList (types in lower case, Input/Output tags)
+    output = printed(stock_cli("entity", "-dependency", *named, url=url))
+    assert output.splitlines()[0] == "3", output
+    assert {f"(cluster) {CLI_CLUSTER}", f"(feed) {CLI_EVENTS} - [Input]", f"(feed) {CLI_TOTALS} - [Output]"} == set(
+        output.splitlines()[1:4]), output
+
+    # -summary: ResponseHelper's "Entity Summary Result" with each entity on the cluster and its latest instances
+    output = printed(stock_cli("entity", "-summary", "-type", "process", "-cluster", CLI_CLUSTER, "-start",
+                               "2099-01-01T00:00Z", "-end", "2099-01-01T03:00Z", url=url))
+    assert output.startswith("Consolidated Status: SUCCEEDED\n\nEntity Summary Result :\n"
+                             f"{{Entity: {CLI_PROCESS}, Type: PROCESS, Status: RUNNING, Tags: [], Pipelines: [], "
+                             "InstanceSummary: []}\n"), output
+    assert re.search(r"\nAdditional Information:\nResponse: Entity Summary ResultRequest Id: [0-9a-f]{32}\n\Z",
+                     output), output
+
+    # -suspend and -resume: the DAGs paused and unpaused, the status following
+    output = printed(stock_cli("entity", "-suspend", *named, url=url))
+    assert output == f"default/{CLI_PROCESS}(process) suspended successfully\n\n", output
+    assert printed(stock_cli("entity", "-status", *named, url=url)) == "default/SUSPENDED\n\n"
+    output = printed(stock_cli("entity", "-resume", *named, url=url))
+    assert output == f"default/{CLI_PROCESS}(process) resumed successfully\n\n", output
+    assert printed(stock_cli("entity", "-status", *named, url=url)) == "default/RUNNING\n\n"
+
+    # -delete: refused while the process refers to the feed, then the process, then the feed
+    refused = stock_cli("entity", "-delete", "-type", "feed", "-name", CLI_EVENTS, url=url)
+    assert refused.returncode != 0
+    assert (f"ERROR: Bad Request;default/{CLI_EVENTS}(FEED) cant be removed as it is referred by "
+            f"({CLI_PROCESS},PROCESS)") in refused.stderr, refused.stderr
+    output = printed(stock_cli("entity", "-delete", *named, url=url))
+    assert output == f"falcon/default/{CLI_PROCESS}(process) removed successfully (KILLED in WF_ENGINE)\n\n\n", output
+    missing = stock_cli("entity", "-status", *named, url=url)
+    assert missing.returncode != 0
+    assert f"ERROR: Bad Request;default/{CLI_PROCESS} (process) not found" in missing.stderr, missing.stderr
+    for kind, name in (("feed", CLI_EVENTS), ("feed", CLI_TOTALS), ("cluster", CLI_CLUSTER)):
+        output = printed(stock_cli("entity", "-delete", "-type", kind, "-name", name, url=url))
+        assert output.startswith(f"falcon/default/{name}({kind}) removed successfully"), output
+
+    # every call in the audit trail, as the operating system user the CLI authenticated as
+    lines = [(line["action"], line["result"]) for line in audit_of(airflow)
+             if line.get("command") == "entity" and line["user"] == OS_USER and line["result"] != "STARTED"]
+    for expected in (("submit", "SUCCEEDED"), ("schedule", "SUCCEEDED"), ("list", "SUCCEEDED"),
+                     ("definition", "SUCCEEDED"), ("dependency", "SUCCEEDED"), ("summary", "SUCCEEDED"),
+                     ("suspend", "SUCCEEDED"), ("resume", "SUCCEEDED"), ("delete", "REFUSED"),
+                     ("delete", "SUCCEEDED"), ("status", "REFUSED")):
+        assert expected in lines, (expected, lines)

@@ -294,8 +294,10 @@ def test_dependencies_summary_lookup_and_sla_alert(server: Server) -> None:
     assert summary.status_code == 200, summary.text
     assert summary.json()["message"] == "Entity Summary Result"
     assert "Missing argument : cluster" in refused(server.call("GET", "summary/process"))
-    lookup = server.call("GET", "lookup/feed", accept=JSON, q_path="/no/such/path")
-    assert lookup.status_code == 200 and lookup.json()["message"] == "default/SUCCESS\n"
+    lookup = server.call("GET", "lookup/feed", accept=JSON, q_path="/logs/2026/05/01/03")
+    assert lookup.status_code == 200 and lookup.json()["message"] == "default/SUCCESS\n", lookup.text
+    assert lookup.json()["elements"] == {"feedName": "logs", "locationType": "data", "clusterName": "east"}
+    assert server.call("GET", "lookup/feed", accept=JSON, q_path="/no/such/path").json().get("elements") is None
     sla = server.call("GET", "sla-alert/feed", accept=JSON, q_name="logs", q_start="2026-05-01T00:00Z",
                       q_end="2026-05-01T02:00Z")
     assert sla.status_code == 200 and sla.json()["status"] == "SUCCEEDED", sla.text
