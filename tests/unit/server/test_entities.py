@@ -390,3 +390,19 @@ def test_a_declared_action_gets_its_route(server: Server, monkeypatch: pytest.Mo
     assert (status, message) == ("SUCCEEDED", "default/feed logs asked by uma\n")
     assert [(line["action"], line["result"]) for line in server.audit()] == [("echo", "STARTED"),
                                                                            ("echo", "SUCCEEDED")]
+
+
+def broken(context: Context, options: Options) -> Outcome:
+    raise RuntimeError("the store's disk went away")
+
+
+def test_a_fault_of_the_server_is_falcons_500_and_audited(server: Server, monkeypatch: pytest.MonkeyPatch) -> None:
+    entity = declarations.command("entity")
+    status = entity.action("status")
+    monkeypatch.setitem(declarations.commands(), "entity", replace(entity, actions=tuple(
+        replace(item, handler=f"{__name__}:broken") if item is status else item for item in entity.actions)))
+    answer = server.call("GET", "status/feed/logs")
+    assert answer.status_code == 500 and answer.headers["content-type"].startswith(XML)
+    assert result(answer)[:2] == ("FAILED", "RuntimeError: the store's disk went away")
+    assert [(line["action"], line["result"]) for line in server.audit()] == [("status", "STARTED"),
+                                                                           ("status", "FAILED")]

@@ -13,7 +13,8 @@
 4. answers as Falcon's server did: the result type of the call (:mod:`falcon_airflow.server.bodies`) in the
    negotiated type; a refused or failed action ``400`` with ``APIResult`` ``FAILED`` as ``text/xml``; a denied one
    ``403`` with the authorization filter's JSON; with authorization on, an entity that is not in the store ``400``
-   with the filter's JSON (a delete of one goes through, and succeeds).
+   with the filter's JSON (a delete of one goes through, and succeeds); a fault of the server ``500`` with
+   ``APIResult`` ``FAILED``.
 
 The store is the entities folder and state folder of the api-server's own configuration; the action reaches
 Airflow as :mod:`falcon_airflow.server.airflow_access` says.
@@ -24,6 +25,7 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import contextlib
+import logging
 import uuid
 from collections.abc import Callable, Mapping
 from dataclasses import replace
@@ -48,6 +50,8 @@ from falcon_airflow.server.authentication import Caller as Authenticated
 from falcon_airflow.server.authentication import caller
 from falcon_airflow.server.configuration import ServerContext
 from falcon_airflow.server.resources.admin import NotAcceptable
+
+log = logging.getLogger(__name__)
 
 MAX_BODY_BYTES = MAX_GIVEN_FILE_BYTES
 """The largest request body an action reads (an entity definition, a job's properties), as the command line's
@@ -212,6 +216,9 @@ def endpoint(action: Action, route: Route, answers: Mapping[str, AnswerContext],
             return answered or _failure(request, bodies.refusal_message(answer, refused))
         except AirflowError as problem:
             return _failure(request, bodies.refusal_message(answer, Refused(problem.message)))
+        except Exception as problem:  # a fault of the server: Falcon's 500, the audit trail already says FAILED
+            log.exception("%s failed", action.key)
+            return _failure(request, f"{type(problem).__name__}: {problem}", status=500)
         if outcome.status is Status.FAILED:
             return _failure(request, bodies.refusal_message(answer, Refused(outcome.message)))
         extra = answers[answer](options, outcome) if answer in answers else {}
