@@ -15,6 +15,7 @@ shows output after ``$ command``, the output must be exactly that.
 
 from __future__ import annotations
 
+import os
 import re
 import shlex
 import subprocess
@@ -159,7 +160,12 @@ def walk(airflow: RunningAirflow, blocks: list[list[Command]]) -> list[Outcome]:
     for index, command in enumerate(commands):
         script.append(f"{{ {command.line}\n}} > {results}/{index}.out 2> {results}/{index}.err < /dev/null; "
                       f"echo $? > {results}/{index}.rc")
-    env = {"HOME": str(root), "PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8"}
+    env = {"HOME": str(root), "PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8",
+           # the jar cache `make install` filled, which a reader's $HOME holds and this temporary HOME does not
+           "FALCON_AIRFLOW_JARS": os.environ.get("FALCON_AIRFLOW_JARS")
+           or str(Path.home() / ".cache" / "falcon-airflow" / "jars"),
+           # the reader's make run answers on 8080, which the deployment's API defaults to; this one's port differs
+           "AIRFLOW__API__BASE_URL": f"http://127.0.0.1:{airflow.port}"}
     subprocess.run(["bash", "-c", "\n".join(script)], cwd=root, env=env, check=False,
                    timeout=COMMAND_TIMEOUT * len(commands))
     outcomes = []
