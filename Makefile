@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install test test-fast lint bench check-java jars run clean
+.PHONY: venv install test test-fast lint bench check-java jars run clean
 
 # The JVM jars the product, its tests and benchmarks need beyond pyspark's (s3a://, the in-process HDFS clusters,
 # DistCp, JDBC drivers, openlineage-spark for the lineage comparison, the stock Apache Falcon 0.9 CLI),
@@ -60,6 +60,10 @@ RUN_ENV := AIRFLOW_HOME=$(RUN_HOME) \
 	AIRFLOW__OPENLINEAGE__TRANSPORT='{"type": "file", "log_file_path": "$(RUN_HOME)/lineage/events.jsonl", "append": true}' \
 	PATH=$(CURDIR)/$(BIN):$$PATH
 
+# `make venv`: the Python part alone - the virtualenv with the project and its test extras (Airflow, pyspark, the
+# linters). Enough for `make lint`; `make install` adds Java, the jar cache and the sandbox's S3 server.
+venv: $(STAMP)
+
 $(STAMP): pyproject.toml constraints.txt
 	@command -v $(PYTHON) >/dev/null || { echo "$(PYTHON) is required (Python 3.11)"; exit 1; }
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -67,7 +71,7 @@ $(STAMP): pyproject.toml constraints.txt
 	$(BIN)/python -m pip install --quiet --constraint constraints.txt --editable '.[test]'
 	@touch $(STAMP)
 
-install: $(STAMP) check-java jars $(S3_STAMP)
+install: venv check-java jars $(S3_STAMP)
 
 jars: $(JAR_STAMPS)
 
@@ -96,7 +100,9 @@ test: install
 test-fast: install
 	$(BIN)/python -m pytest -n 2 -m "not slow and not sandbox"
 
-lint: install
+# The checks need the virtualenv only (no Java, no jars), so CI runs them first; .pre-commit-config.yaml runs the
+# same three before a commit.
+lint: venv
 	$(BIN)/ruff check src tests benchmarks dags
 	$(BIN)/mypy
 	$(BIN)/lint-imports
