@@ -7,6 +7,7 @@ import contextlib
 import subprocess
 import sys
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -237,8 +238,9 @@ def test_admin_status_and_version(server: AirflowServer) -> None:
 
 
 def test_the_commands_run_as_a_program(server: AirflowServer) -> None:
-    result = subprocess.run([sys.executable, "-m", "falcon_airflow.operate", "entity", "-list", "-type", "cluster",
-                             "--entities", str(server.store)],
+    """The installed ``falcon-airflow`` program (the console script), not the in-process parser of ``run``."""
+    program = Path(sys.executable).parent / "falcon-airflow"
+    result = subprocess.run([str(program), "entity", "-list", "-type", "cluster", "--entities", str(server.store)],
                             env={**server.env, **server.credentials}, capture_output=True, text=True, timeout=120,
                             check=False)
     assert result.returncode == 0, result.stderr
