@@ -7,6 +7,10 @@ a new interpreter, from the executor's workers, and the LocalExecutor's workers 
 scheduler already holds cost a task nothing. The plugin calls ``preload_task_modules`` when Airflow loads it, which
 the scheduler does as it starts, before its executor forks the workers.
 
+Which modules is not this layer's to say: most of them are the DAG builder's, a layer above the provider. The
+list lives there (:mod:`falcon_airflow.dags.preload`) and reaches us as data, through the entry points of
+:data:`ENTRY_POINT_GROUP` (pyproject.toml), each a sequence of module names.
+
 ``[falcon] preload_task_modules = False`` turns it off, for a process that must stay small.
 """
 
@@ -15,18 +19,11 @@ from __future__ import annotations
 import importlib
 import logging
 import os
+from importlib.metadata import entry_points
 
 log = logging.getLogger(__name__)
 
-TASK_MODULES = (
-    "falcon_airflow.dags.loader",
-    "falcon_airflow.dags.shards",
-    "falcon_airflow.dags.builder",
-    "falcon_airflow.dags.oozie",
-    "falcon_airflow.dags.sla",
-    "falcon_airflow.dags.transfer",
-    "falcon_airflow.provider.operators.report",
-)
+ENTRY_POINT_GROUP = "falcon_airflow.task_modules"
 
 _preloaded_in: int | None = None
 
@@ -37,14 +34,27 @@ def enabled() -> bool:
     return conf.getboolean("falcon", "preload_task_modules", fallback=True)
 
 
+def task_modules() -> tuple[str, ...]:
+    """The module names the installed distributions register under :data:`ENTRY_POINT_GROUP`, in order, each once;
+    an entry point that fails to load is logged and skipped."""
+    names: list[str] = []
+    for entry in sorted(entry_points(group=ENTRY_POINT_GROUP), key=lambda item: item.name):
+        try:
+            names.extend(str(name) for name in entry.load())
+        except Exception:  # preloading is an optimisation: never the reason a process fails to start
+            log.warning("falcon-airflow: could not read the task modules of entry point %s", entry.value,
+                        exc_info=True)
+    return tuple(dict.fromkeys(names))
+
+
 def preload_task_modules() -> bool:
-    """Import TASK_MODULES in this process, once; a module that fails to import is logged and left to the task
-    that needs it (which then reports the error where it belongs). True when this call imported them."""
+    """Import :func:`task_modules` in this process, once; a module that fails to import is logged and left to the
+    task that needs it (which then reports the error where it belongs). True when this call imported them."""
     global _preloaded_in
     if _preloaded_in == os.getpid() or not enabled():
         return False
     _preloaded_in = os.getpid()
-    for name in TASK_MODULES:
+    for name in task_modules():
         try:
             importlib.import_module(name)
         except Exception:  # preloading is an optimisation: never the reason a process fails to start
