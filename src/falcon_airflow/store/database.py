@@ -60,6 +60,8 @@ class StoredDefinition:
     revision: int
     submitted_by: str
     submitted_at: datetime
+    variant: str | None = None
+    """The extension of an extension job (``hdfs-mirroring`` ...); ``None`` for an entity."""
     retired: int | None = None
     retired_by: str | None = None
     retired_at: datetime | None = None
@@ -89,6 +91,7 @@ def _utc(moment: datetime | None) -> datetime | None:
 
 def _definition(row: Any) -> StoredDefinition:
     return StoredDefinition(kind=row.kind, name=row.name, content=bytes(row.content), revision=int(row.revision),
+                            variant=row.variant,
                             submitted_by=row.submitted_by, submitted_at=_utc(row.submitted_at) or _now(),
                             retired=row.retired, retired_by=row.retired_by, retired_at=_utc(row.retired_at),
                             retired_because=row.retired_because)
@@ -159,7 +162,7 @@ class DatabaseStore:
         return [_definition(row) for row in rows]
 
     def put(self, kind: str, name: str, content: bytes, *, user: str, replaces: bytes | _Absent,
-            reason: str = "update") -> int:
+            reason: str = "update", variant: str | None = None) -> int:
         """Bring ``content`` in force for the entity, retiring the version it replaces (kept, with ``reason``).
         ``replaces`` is what the caller saw: :data:`ABSENT` for a submit, else the bytes in force. Returns the
         revision; raises :class:`StoreConflict` when the store holds something else."""
@@ -172,8 +175,8 @@ class DatabaseStore:
                     return present.revision
                 self._retire(connection, kind, name, revision, user=user, because=reason, moment=moment)
             connection.execute(insert(tables.definition).values(
-                kind=kind, name=name, current_key=current_key(kind, name), content=content, revision=revision,
-                submitted_by=user, submitted_at=moment))
+                kind=kind, name=name, variant=variant, current_key=current_key(kind, name), content=content,
+                revision=revision, submitted_by=user, submitted_at=moment))
             return revision
 
     def remove(self, kind: str, name: str, *, user: str, replaces: bytes, reason: str = "delete") -> int:

@@ -7,7 +7,8 @@ migrations' result with this module, so the two cannot drift.
 * ``falcon_definition``: every version of every definition. The one in force has ``retired`` empty and
   ``current_key`` set (``<kind>/<name>``, unique: one version in force per entity); replaced and deleted versions
   keep their bytes, why they went and who made them go - Falcon's archive and history. ``revision`` is the store
-  revision that brought the version in, ``retired`` the one that took it out.
+  revision that brought the version in, ``retired`` the one that took it out. Extension jobs are kept here too
+  (kind ``extension``, their extension in ``variant``).
 * ``falcon_entity_state``: what the commands recorded about an entity beside its definition: its schedule state
   (absent while only submitted) and its ``-doAs`` user; versioned like definitions, so that the store as of any
   revision can be read back (a worker lays out the DAG bundle's version its task was parsed from).
@@ -44,12 +45,15 @@ KIND_LENGTH = 16
 NAME_LENGTH = 255
 """Falcon's entity names are at most 40 characters long in practice; extension job names too. 255 leaves room."""
 USER_LENGTH = 255
+VARIANT_LENGTH = 64
+"""What kind of extension job a definition is (``hdfs-mirroring`` ...); empty for entities."""
 
 definition = Table(
     "falcon_definition", metadata,
     Column("id", BigInteger().with_variant(Integer, "sqlite"), primary_key=True, autoincrement=True),
     Column("kind", String(KIND_LENGTH), nullable=False),
     Column("name", String(NAME_LENGTH), nullable=False),
+    Column("variant", String(VARIANT_LENGTH), nullable=True),
     Column("current_key", String(KIND_LENGTH + 1 + NAME_LENGTH), nullable=True),
     Column("content", LargeBinary, nullable=False),
     Column("revision", BigInteger, nullable=False),

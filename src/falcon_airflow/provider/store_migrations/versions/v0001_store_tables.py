@@ -36,6 +36,7 @@ def upgrade() -> None:
         sa.Column("id", sa.BigInteger().with_variant(sa.Integer(), "sqlite"), autoincrement=True, nullable=False),
         sa.Column("kind", sa.String(length=16), nullable=False),
         sa.Column("name", sa.String(length=255), nullable=False),
+        sa.Column("variant", sa.String(length=64), nullable=True),
         sa.Column("current_key", sa.String(length=272), nullable=True),
         sa.Column("content", sa.LargeBinary(), nullable=False),
         sa.Column("revision", sa.BigInteger(), nullable=False),
