@@ -1,16 +1,63 @@
-"""Airflow provider metadata (``apache_airflow_provider`` entry point): what ``airflow providers get`` shows.
+"""Airflow provider metadata (``apache_airflow_provider`` entry point): what ``airflow providers get`` shows, and
+what Airflow registers from it (the plugin, the ``falcon`` asset URI scheme).
 
 Kept free of Airflow imports so that reading it costs nothing; it is validated against Airflow's
-``provider_info.schema.json`` in the tests.
+``provider_info.schema.json`` in the tests, which also walk the package: every module defining a hook, operator,
+sensor or trigger must be listed below, and every module listed must define one.
+
+One constant per key: a new component is a line in its tuple, a new key (``db-managers``, ``bundles`` ...) a tuple
+here and one line in :func:`get_provider_info`.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from falcon_airflow import __version__
 
 INTEGRATION = "Apache Falcon"
+
+HOOK_MODULES = (
+    "falcon_airflow.provider.hooks.oozie",
+    "falcon_airflow.provider.hooks.spark",
+)
+OPERATOR_MODULES = (
+    "falcon_airflow.provider.operators.database",
+    "falcon_airflow.provider.operators.late_data",
+    "falcon_airflow.provider.operators.oozie",
+    "falcon_airflow.provider.operators.ordering",
+    "falcon_airflow.provider.operators.outputs",
+    "falcon_airflow.provider.operators.report",
+    "falcon_airflow.provider.operators.sla",
+    "falcon_airflow.provider.operators.spark",
+)
+SENSOR_MODULES = (
+    "falcon_airflow.provider.sensors.feed",
+    "falcon_airflow.provider.sensors.sla",
+)
+TRIGGER_MODULES = (
+    "falcon_airflow.provider.triggers.feed",
+)
+
+PLUGINS: tuple[dict[str, str], ...] = (
+    # The class the ``airflow.plugins`` entry point of pyproject.toml names too; Airflow loads it once, by its name.
+    {"name": "falcon", "plugin-class": "falcon_airflow.provider.plugin.FalconPlugin"},
+)
+
+ASSET_URIS: tuple[dict[str, Any], ...] = (
+    # Feeds as assets, falcon://<cluster>/<feed>. No to_openlineage_converter: the lineage of a feed instance is
+    # its physical dataset, which names the feed in a ``symlinks`` facet (falcon_airflow.lineage.facets); an
+    # instance-less falcon:// dataset in the events of tasks without an extractor would be a second identity.
+    # No factory either: Airflow uses one only to turn hook lineage into such datasets.
+    {"schemes": ("falcon",), "handler": "falcon_airflow.provider.asset_uris.sanitize_uri"},
+)
+
+CLI_COMMANDS = ("falcon_airflow.cli.airflow.airflow_cli_commands",)
+
+
+def _integration_modules(modules: Iterable[str]) -> list[dict[str, Any]]:
+    return [{"integration-name": INTEGRATION, "python-modules": list(modules)}]
 
 
 def _option(description: str, default: str, type_: str = "string", example: str | None = None) -> dict[str, Any]:
@@ -27,14 +74,13 @@ def get_provider_info() -> dict[str, Any]:
         "versions": [__version__],
         "integrations": [{"integration-name": INTEGRATION, "tags": ["software"],
                           "external-doc-url": "https://falcon.apache.org/EntitySpecification.html"}],
-        "hooks": [{"integration-name": INTEGRATION, "python-modules": ["falcon_airflow.provider.hooks.spark"]}],
-        "operators": [{"integration-name": INTEGRATION, "python-modules": [
-            "falcon_airflow.provider.operators.spark", "falcon_airflow.provider.operators.outputs",
-            "falcon_airflow.provider.operators.ordering",
-            "falcon_airflow.provider.operators.late_data", "falcon_airflow.provider.operators.report"]}],
-        "sensors": [{"integration-name": INTEGRATION, "python-modules": ["falcon_airflow.provider.sensors.feed"]}],
-        "triggers": [{"integration-name": INTEGRATION, "python-modules": ["falcon_airflow.provider.triggers.feed"]}],
-        "cli": ["falcon_airflow.cli.airflow.airflow_cli_commands"],
+        "hooks": _integration_modules(HOOK_MODULES),
+        "operators": _integration_modules(OPERATOR_MODULES),
+        "sensors": _integration_modules(SENSOR_MODULES),
+        "triggers": _integration_modules(TRIGGER_MODULES),
+        "plugins": [dict(plugin) for plugin in PLUGINS],
+        "asset-uris": [{**uris, "schemes": list(uris["schemes"])} for uris in ASSET_URIS],
+        "cli": list(CLI_COMMANDS),
         "config": {
             "falcon": {
                 "description": "Where falcon-airflow finds entity XML and how it compiles it.",
