@@ -105,3 +105,89 @@ falcon-airflow package, PySpark with its jars and Java 17, so executors match th
 {{- define "falcon-airflow.bool" -}}
 {{- ternary "True" "False" (eq (toString .) "true") }}
 {{- end }}
+
+{{/*
+The Service of the Airflow chart's api-server, which serves Falcon's REST API at /falcon: the Airflow chart names
+it "<release>-api-server" (useStandardNaming: "<airflow fullname>-api-server"). With airflow.enabled=false the
+Airflow chart is another release, whose name is not known here.
+*/}}
+{{- define "falcon-airflow.apiServerService" -}}
+{{- $airflow := .Values.airflow | default dict }}
+{{- if not $airflow.enabled }}
+{{- print "<airflow-release>-api-server" }}
+{{- else if $airflow.useStandardNaming }}
+{{- $fullname := "" }}
+{{- if $airflow.fullnameOverride }}
+{{- $fullname = $airflow.fullnameOverride }}
+{{- else }}
+{{- $name := default "airflow" $airflow.nameOverride }}
+{{- $fullname = ternary .Release.Name (printf "%s-%s" .Release.Name $name) (contains $name .Release.Name) }}
+{{- end }}
+{{- printf "%s-api-server" ($fullname | trunc 63 | trimSuffix "-") }}
+{{- else }}
+{{- printf "%s-api-server" .Release.Name }}
+{{- end }}
+{{- end }}
+
+{{/* The api-server Service's port: its first service port when given as a number, else ports.apiServer (8080). */}}
+{{- define "falcon-airflow.apiServerPort" -}}
+{{- $airflow := .Values.airflow | default dict }}
+{{- $port := dig "ports" "apiServer" 8080 $airflow }}
+{{- $servicePorts := dig "apiServer" "service" "ports" list $airflow }}
+{{- if $servicePorts }}
+{{- $first := (first $servicePorts).port }}
+{{- if regexMatch "^[0-9]+$" (toString $first) }}
+{{- $port = $first }}
+{{- end }}
+{{- end }}
+{{- toString $port | int }}
+{{- end }}
+
+{{/* Falcon's REST API on the api-server, as clients in the release's namespace reach it. */}}
+{{- define "falcon-airflow.falconUrl" -}}
+{{- printf "http://%s:%s/falcon" (include "falcon-airflow.apiServerService" .) (include "falcon-airflow.apiServerPort" .) }}
+{{- end }}
+
+{{/*
+[falcon] authentication_secret comes from the Secret server.authentication names, to the api-server only, never
+from a ConfigMap or a plain value: the Airflow chart's values must refer to that Secret (airflow.apiServer.env, or
+airflow.secret), and nothing may set it as text (falcon.extraEnv, airflow.env, airflow.config.falcon).
+*/}}
+{{- define "falcon-airflow.checkAuthenticationSecret" -}}
+{{- $variable := "AIRFLOW__FALCON__AUTHENTICATION_SECRET" }}
+{{- $auth := .Values.server.authentication }}
+{{- $airflow := .Values.airflow | default dict }}
+{{- range $name, $_ := .Values.falcon.extraEnv }}
+{{- if eq (upper $name) $variable }}
+{{- fail (printf "falcon.extraEnv.%s would put the cookie signing key in a ConfigMap: keep it in a Secret and name it with server.authentication.secretName and secretKey" $name) }}
+{{- end }}
+{{- end }}
+{{- range ($airflow.env | default list) }}
+{{- if eq (upper (toString .name)) $variable }}
+{{- fail (printf "airflow.env sets %s as plain text: keep the key in a Secret and name it with server.authentication.secretName and secretKey" $variable) }}
+{{- end }}
+{{- end }}
+{{- if hasKey (dig "config" "falcon" dict $airflow) "authentication_secret" }}
+{{- fail "airflow.config.falcon.authentication_secret would put the cookie signing key in airflow.cfg, a ConfigMap: keep it in a Secret and name it with server.authentication.secretName and secretKey" }}
+{{- end }}
+{{- $references := list }}
+{{- range (dig "apiServer" "env" list $airflow) }}
+{{- if eq (toString .name) $variable }}
+{{- $reference := dig "valueFrom" "secretKeyRef" dict . }}
+{{- $references = append $references (printf "%s/%s" (toString ($reference.name | default "")) (toString ($reference.key | default ""))) }}
+{{- end }}
+{{- end }}
+{{- range ($airflow.secret | default list) }}
+{{- if eq (toString .envName) $variable }}
+{{- $references = append $references (printf "%s/%s" (toString (.secretName | default "")) (toString (.secretKey | default "value"))) }}
+{{- end }}
+{{- end }}
+{{- if $auth.secretName }}
+{{- $wanted := printf "%s/%s" $auth.secretName $auth.secretKey }}
+{{- if or (ne (len $references) 1) (ne (first ($references | default (list ""))) $wanted) }}
+{{- fail (printf "server.authentication names Secret %s key %s: airflow.apiServer.env must set %s from it (valueFrom.secretKeyRef name %s, key %s), once; found %v. The Airflow chart's values are not templated, so they repeat the names" $auth.secretName $auth.secretKey $variable $auth.secretName $auth.secretKey $references) }}
+{{- end }}
+{{- else if $references }}
+{{- fail (printf "airflow.apiServer.env sets %s from a Secret (%v) but server.authentication.secretName is empty: set it to that Secret, or remove the entry" $variable $references) }}
+{{- end }}
+{{- end }}

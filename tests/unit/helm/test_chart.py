@@ -192,6 +192,150 @@ def test_settings_overrides(chart: Any) -> None:
         chart.render({"openlineage": {"transport": {"type": "kafka"}}}, name=RELEASE, namespace=NAMESPACE)
 
 
+# -- Falcon's REST API on the api-server ---------------------------------------------------------------------
+
+SECRET_VARIABLE = "AIRFLOW__FALCON__AUTHENTICATION_SECRET"
+
+SERVER = {
+    "authentication": {"type": "simple", "tokenValidity": 600},
+    "airflowUser": "admin",
+    "authorization": {
+        "enabled": True, "superusers": ["root"], "superuserGroups": ["platform"], "adminUsers": ["ann", "bob"],
+        "adminGroups": [], "proxyUsers": {"etl-scheduler": {"hosts": ["*"], "groups": ["etl", "ops"]}},
+        "userGroups": {"carl": ["analysts"]}, "openImpersonation": False,
+    },
+}
+
+
+def test_settings_configmap_carries_the_servers_settings_under_the_names_the_code_reads(chart: Any) -> None:
+    from falcon_airflow.operate.gate import OPEN_IMPERSONATION
+    from falcon_airflow.server.airflow_access import AIRFLOW_USER
+
+    data = one(render(chart), "ConfigMap", "config")["data"]
+    server = {key: value for key, value in data.items() if key.startswith("AIRFLOW__FALCON__")
+              and key not in {"AIRFLOW__FALCON__ENTITIES_DIR", "AIRFLOW__FALCON__STRICT", "AIRFLOW__FALCON__CATCHUP"}}
+    # the defaults: Airflow's tokens only, Falcon's cookie life, authorization off; the admin and superuser groups
+    # are left unset, so that the code's default (Airflow's Admin role) applies
+    assert server == {"AIRFLOW__FALCON__AUTHENTICATION": "airflow",
+                      "AIRFLOW__FALCON__AUTHENTICATION_TOKEN_VALIDITY": "36000",
+                      "AIRFLOW__FALCON__AUTHORIZATION_ENABLED": "False",
+                      "AIRFLOW__FALCON__OPEN_IMPERSONATION": "False"}
+
+    data = one(render(chart, {"server": SERVER}), "ConfigMap", "config")["data"]
+    settings = {key.removeprefix("AIRFLOW__FALCON__").lower(): value for key, value in data.items()
+                if key.startswith("AIRFLOW__FALCON__")}
+    assert settings["authentication"] == "simple"
+    assert settings["authentication_token_validity"] == "600"
+    assert settings[AIRFLOW_USER] == "admin"
+    assert settings["authorization_enabled"] == "True"
+    assert settings["superusers"] == "root"
+    assert settings["superusergroup"] == "platform"
+    assert settings["admin.users"] == "ann,bob"
+    assert settings["admin.groups"] == ""  # given empty: no admin group at all, not the default Admin
+    assert settings["proxyuser.etl-scheduler.hosts"] == "*"
+    assert settings["proxyuser.etl-scheduler.groups"] == "etl,ops"
+    assert settings["groups.carl"] == "analysts"
+    assert settings[OPEN_IMPERSONATION] == "False"
+    assert "authentication_secret" not in settings
+    # ConfigMap keys and, through extraEnvFrom, variable names: Kubernetes takes letters, digits, "-", "_", "."
+    assert all(re.fullmatch(r"[-._a-zA-Z][-._a-zA-Z0-9]*", key) for key in data)
+
+
+def test_the_rendered_settings_are_what_the_server_reads_in_the_api_server(chart: Any, tmp_path: Path) -> None:
+    """The ConfigMap as the api-server's environment (through bash, as the Airflow chart runs `bash -c "exec airflow
+    api-server"`, with the cookie key its Secret gives and the airflow: section's airflow.cfg settings): Airflow's
+    configuration gives the server the settings of the values, and its plugins manager mounts Falcon's server at
+    /falcon."""
+    values = default_values()
+    data = one(render(chart, {"server": SERVER}), "ConfigMap", "config")["data"]
+    environment = {"PATH": os.environ.get("PATH", ""), "HOME": str(tmp_path), "AIRFLOW_HOME": str(tmp_path), **data}
+    for section, options in values["airflow"]["config"].items():
+        environment.update({f"AIRFLOW__{section.upper()}__{key.upper()}": str(v) for key, v in options.items()})
+    (entry,) = [e for e in values["airflow"]["apiServer"]["env"] if e["name"] == SECRET_VARIABLE]
+    environment[entry["name"]] = "key-from-the-secret"
+    probe = """
+import json
+from falcon_airflow.operate.authorization import Policy
+from falcon_airflow.server.authentication import AuthenticationSettings
+from falcon_airflow.server.configuration import AirflowConfig
+config = AirflowConfig()
+authentication = AuthenticationSettings.from_config(config.get)
+policy = Policy.load(lambda key: config.get("falcon", key))
+from airflow import plugins_manager
+apps, _ = plugins_manager.get_fastapi_plugins()
+print(json.dumps({
+    "scheme": authentication.scheme, "secret": authentication.secret.decode(),
+    "validity": authentication.validity_seconds, "airflow_user": config.get("falcon", "airflow_user"),
+    "enabled": policy.enabled, "superusers": sorted(policy.superusers),
+    "superuser_groups": sorted(policy.superuser_groups), "admin_users": sorted(policy.admin_users),
+    "admin_groups": sorted(policy.admin_groups),
+    "proxy": [config.get("falcon", f"proxyuser.etl-scheduler.{kind}") for kind in ("hosts", "groups")],
+    "carl": config.get("falcon", "groups.carl"), "mounts": sorted(app["url_prefix"] for app in apps)}))
+"""
+    done = subprocess.run(["bash", "-c", 'exec "$0" -c "$1"', sys.executable, probe], env=environment,
+                          cwd=tmp_path, capture_output=True, text=True, timeout=300, check=False)
+    assert done.returncode == 0, done.stderr[-3000:]
+    read = json.loads(done.stdout.strip().splitlines()[-1])
+    assert read == {"scheme": "simple", "secret": "key-from-the-secret", "validity": 600, "airflow_user": "admin",
+                    "enabled": True, "superusers": ["root"], "superuser_groups": ["platform"],
+                    "admin_users": ["ann", "bob"], "admin_groups": [], "proxy": ["*", "etl,ops"],
+                    "carl": "analysts", "mounts": ["/falcon"]}
+
+
+def test_the_cookie_key_comes_from_a_secret_to_the_api_server_never_from_a_configmap(chart: Any) -> None:
+    values = default_values()
+    authentication = values["server"]["authentication"]
+    (entry,) = [e for e in values["airflow"]["apiServer"]["env"] if e["name"] == SECRET_VARIABLE]
+    assert entry["valueFrom"]["secretKeyRef"] == {"name": authentication["secretName"],
+                                                  "key": authentication["secretKey"], "optional": True}
+    # no Airflow container but the api-server gets it, and no ConfigMap holds it
+    assert SECRET_VARIABLE not in json.dumps({k: v for k, v in values["airflow"].items() if k != "apiServer"})
+    for simple in ({}, {"server": {"authentication": {"type": "simple"}}}):
+        for o in render(chart, simple):
+            if o["kind"] == "ConfigMap":
+                assert "authentication_secret" not in json.dumps(o).lower(), o["metadata"]["name"]
+
+    # another Secret: the Airflow chart's values must name it too (they are not templated)
+    mine = {"server": {"authentication": {"secretName": "falcon-cookies", "secretKey": "key"}}}
+    with pytest.raises(helm.HelmRenderError, match=rf"airflow\.apiServer\.env must set {SECRET_VARIABLE}"):
+        chart.render(mine, name=RELEASE, namespace=NAMESPACE)
+    reference = {"name": SECRET_VARIABLE, "valueFrom": {"secretKeyRef": {"name": "falcon-cookies", "key": "key"}}}
+    render(chart, {**mine, "airflow": {"apiServer": {"env": [reference]}}})
+    render(chart, {**mine, "airflow": {"apiServer": {"env": []}, "secret": [
+        {"envName": SECRET_VARIABLE, "secretName": "falcon-cookies", "secretKey": "key"}]}})
+    with pytest.raises(helm.HelmRenderError, match="secretName is empty"):
+        chart.render({"server": {"authentication": {"secretName": ""}}}, name=RELEASE, namespace=NAMESPACE)
+    render(chart, {"server": {"authentication": {"secretName": ""}}, "airflow": {"apiServer": {"env": []}}})
+
+    # the key as text, anywhere it would end in a ConfigMap or the release's values, is refused
+    for text in ({"falcon": {"extraEnv": {SECRET_VARIABLE: "s3cret-s3cret"}}},
+                 {"airflow": {"config": {"falcon": {"authentication_secret": "s3cret-s3cret"}}}},
+                 {"airflow": {"env": [{"name": SECRET_VARIABLE, "value": "s3cret-s3cret"}]}},
+                 {"airflow": {"apiServer": {"env": [{"name": SECRET_VARIABLE, "value": "s3cret-s3cret"}]}}}):
+        with pytest.raises(helm.HelmRenderError, match="Secret"):
+            chart.render(text, name=RELEASE, namespace=NAMESPACE)
+    with pytest.raises(helm.HelmValuesError, match="secret"):
+        chart.render({"server": {"authentication": {"secret": "s3cret-s3cret"}}}, name=RELEASE, namespace=NAMESPACE)
+
+
+@pytest.mark.parametrize("scheme", ["kerberos", "", "pseudo", True])
+def test_schema_refuses_an_unknown_authentication(chart: Any, scheme: Any) -> None:
+    with pytest.raises(helm.HelmValuesError, match=r"authentication/type"):
+        chart.render({"server": {"authentication": {"type": scheme}}}, name=RELEASE, namespace=NAMESPACE)
+
+
+@pytest.mark.parametrize("server", [
+    {"authorization": {"adminUsers": ["ann,bob"]}},  # a comma would split one name in two
+    {"authorization": {"proxyUsers": {"etl@REALM": {"hosts": ["*"], "groups": ["etl"]}}}},  # not a variable name
+    {"authorization": {"proxyUsers": {"etl": {"hosts": ["*"]}}}},  # Falcon's rule needs both
+    {"authentication": {"tokenValidity": 0}},
+    {"airflowUser": "two words"},
+])
+def test_schema_refuses_server_settings_the_code_would_misread(chart: Any, server: dict[str, Any]) -> None:
+    with pytest.raises(helm.HelmValuesError):
+        chart.render({"server": server}, name=RELEASE, namespace=NAMESPACE)
+
+
 def test_spark_role_has_what_spark_on_kubernetes_needs_and_is_bound_to_its_service_account(chart: Any) -> None:
     objects = render(chart)
     role, binding = one(objects, "Role"), one(objects, "RoleBinding")
