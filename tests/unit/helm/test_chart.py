@@ -207,6 +207,11 @@ SERVER = {
 }
 
 
+def notes(chart: Any, values: dict[str, Any] | None = None) -> str:
+    rendered = chart.render(values or {}, name=RELEASE, namespace=NAMESPACE)
+    return next(text for template, text in rendered.items() if template.endswith("NOTES.txt"))
+
+
 def test_settings_configmap_carries_the_servers_settings_under_the_names_the_code_reads(chart: Any) -> None:
     from falcon_airflow.operate.gate import OPEN_IMPERSONATION
     from falcon_airflow.server.airflow_access import AIRFLOW_USER
@@ -334,6 +339,52 @@ def test_schema_refuses_an_unknown_authentication(chart: Any, scheme: Any) -> No
 def test_schema_refuses_server_settings_the_code_would_misread(chart: Any, server: dict[str, Any]) -> None:
     with pytest.raises(helm.HelmValuesError):
         chart.render({"server": server}, name=RELEASE, namespace=NAMESPACE)
+
+
+def test_notes_give_falcons_url_on_the_api_server(chart: Any) -> None:
+    text = notes(chart, {"airflow": {"enabled": True}})
+    url = f"http://{RELEASE}-api-server:8080/falcon"
+    assert f"falcon admin -version -url {url}" in text
+    assert f"http://{RELEASE}-api-server.{NAMESPACE}.svc:8080/falcon" in text
+    assert f"kubectl port-forward --namespace {NAMESPACE} svc/{RELEASE}-api-server 8080:8080" in text
+    assert "http://localhost:8080/falcon" in text
+    assert "/auth/token" in text and "server.authentication.type=simple" in text
+    assert "trusted network" in notes(chart, {"airflow": {"enabled": True},
+                                              "server": {"authentication": {"type": "simple"}}})
+    # the Airflow chart's own names and port
+    assert (f"http://{RELEASE}-airflow-api-server:8080/falcon"
+            in notes(chart, {"airflow": {"enabled": True, "useStandardNaming": True}}))
+    assert "http://etl-api-server:9090/falcon" in notes(chart, {"airflow": {
+        "enabled": True, "useStandardNaming": True, "fullnameOverride": "etl", "ports": {"apiServer": 9090}}})
+    # Airflow deployed as another release: its name is not known here
+    assert "http://<airflow-release>-api-server:8080/falcon" in notes(chart)
+
+
+def test_the_api_server_serves_falcons_api_on_the_port_the_readme_gives(chart: Any) -> None:
+    airflow = default_values()["airflow"]
+    port = airflow["ports"]["apiServer"]
+    assert port == 8080
+    assert airflow.get("apiServer", {}).get("enabled", True) is True
+    assert not {"args", "command"} & set(airflow["apiServer"])  # the Airflow chart's `airflow api-server`
+    assert int(airflow["airflowVersion"].split(".")[0]) >= 3  # the chart renders the api-server from Airflow 3 on
+    readme = (REPOSITORY / "helm" / "README.md").read_text(encoding="utf-8")
+    assert f"-api-server.falcon.svc:{port}/falcon" in readme and f"8080:{port}" in readme
+    assert f":{port}/falcon" in notes(chart, {"airflow": {"enabled": True}})
+    # the plugin comes with the package the image installs, from its airflow.plugins entry point
+    import tomllib
+
+    project = tomllib.loads((REPOSITORY / "pyproject.toml").read_text(encoding="utf-8"))
+    assert project["project"]["entry-points"]["airflow.plugins"] == {
+        "falcon": "falcon_airflow.provider.plugin:FalconPlugin"}
+
+
+def test_the_readmes_falcon_api_values_render(chart: Any) -> None:
+    readme = (REPOSITORY / "helm" / "README.md").read_text(encoding="utf-8")
+    (block,) = [b for b in re.findall(r"```yaml\n(.*?)```", readme, re.DOTALL) if "server:" in b]
+    values = yaml.safe_load(block)
+    data = one(render(chart, values), "ConfigMap", "config")["data"]
+    assert data["AIRFLOW__FALCON__AUTHENTICATION"] == values["server"]["authentication"]["type"]
+    assert values["airflow"]["ingress"]["apiServer"]["enabled"] is True
 
 
 def test_spark_role_has_what_spark_on_kubernetes_needs_and_is_bound_to_its_service_account(chart: Any) -> None:
