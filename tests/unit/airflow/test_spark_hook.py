@@ -1,13 +1,17 @@
-"""The spark-submit command our hook builds: the entity's master without a connection, and our default settings."""
+"""The spark-submit command our hook builds: the entity's master without a connection, and our default settings;
+the connection lookup, where only a connection Airflow cannot find means the entity's master."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 import pytest
+from airflow.providers.apache.spark.hooks.spark_submit import SparkSubmitHook
+from airflow.sdk.exceptions import AirflowSecretsBackendAccessDenied
+from airflow.sdk.execution_time import supervisor
 
 from falcon_airflow.jvm import JARS_ENV, JarCacheError
-from falcon_airflow.provider.hooks.spark import SPARK_CONF_DEFAULTS, FalconSparkSubmitHook
+from falcon_airflow.provider.hooks.spark import SPARK_CONF_DEFAULTS, ConnectionLookupError, FalconSparkSubmitHook
 
 COLUMNAR_INPUT = "spark.sql.execution.arrow.pythonUDF.columnarInput.enabled"
 
@@ -32,6 +36,59 @@ def test_every_job_turns_off_columnar_input_to_python_udfs() -> None:
 def test_the_jobs_own_setting_wins() -> None:
     assert confs(command(conf={COLUMNAR_INPUT: "true"}))[COLUMNAR_INPUT] == "true"
     assert confs(command())[COLUMNAR_INPUT] == "false"
+
+
+RESOLVED_KEYS = {"master", "queue", "deploy_mode", "spark_binary", "namespace", "principal", "keytab",
+                 "rest_scheme", "rest_port", "rest_endpoint"}
+"""What ``SparkSubmitHook._resolve_connection`` answers and the rest of the provider's hook reads: our override
+answers the same keys when no connection exists. A provider release that changes them fails here."""
+
+
+@pytest.mark.parametrize("connection", [None, '{"conn_type": "spark", "host": "spark://cluster", "port": 7077}'])
+def test_the_entitys_settings_have_the_keys_of_the_providers(connection: str | None,
+                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    if connection is None:
+        monkeypatch.delenv("AIRFLOW_CONN_FALCON_SPARK", raising=False)
+    else:
+        monkeypatch.setenv("AIRFLOW_CONN_FALCON_SPARK", connection)
+    provider = SparkSubmitHook(conn_id="falcon_spark")
+    assert set(SparkSubmitHook._resolve_connection(provider)) == RESOLVED_KEYS
+    ours = FalconSparkSubmitHook(default_master="local[2]", conn_id="falcon_spark")
+    assert set(ours._connection) == RESOLVED_KEYS
+    assert ours._connection["master"] == ("local[2]" if connection is None else "spark://cluster:7077")
+
+
+class Backend:
+    """A secrets backend that has no connection, or refuses to say."""
+
+    def __init__(self, refuse: bool = False) -> None:
+        self.refuse = refuse
+
+    def get_connection(self, conn_id: str) -> None:
+        if self.refuse:
+            raise AirflowSecretsBackendAccessDenied(f"access to {conn_id} denied")
+        return None
+
+
+def test_a_connection_no_secrets_backend_has_means_the_entitys_master(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(supervisor, "ensure_secrets_backend_loaded", lambda: [Backend()])
+    hook = FalconSparkSubmitHook(default_master="local[2]", conn_id="falcon_cluster")
+    assert hook._connection["master"] == "local[2]"
+
+
+def test_a_secrets_backend_that_refuses_is_an_error_not_a_missing_connection(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(supervisor, "ensure_secrets_backend_loaded", lambda: [Backend(refuse=True)])
+    with pytest.raises(ConnectionLookupError, match=r"'falcon_cluster'.*AirflowSecretsBackendAccessDenied"):
+        FalconSparkSubmitHook(default_master="local[2]", conn_id="falcon_cluster")
+
+
+def test_secrets_backends_out_of_reach_are_an_error_not_a_missing_connection(monkeypatch: pytest.MonkeyPatch) -> None:
+    def unreachable() -> list[object]:
+        raise ConnectionError("vault.internal:8200: connection refused")
+
+    monkeypatch.setattr(supervisor, "ensure_secrets_backend_loaded", unreachable)
+    with pytest.raises(ConnectionLookupError, match=r"master 'local\[2\]'.*connection refused"):
+        FalconSparkSubmitHook(default_master="local[2]", conn_id="falcon_cluster")
 
 
 def _cache(tmp_path: Path) -> Path:

@@ -3,6 +3,11 @@
 Falcon took the Spark master from the process (``spark-attributes/master``) or the cluster's ``spark`` interface.
 We keep that, and let an Airflow connection named after the cluster override it - the usual Airflow way to point
 a pipeline at another cluster without editing its definitions.
+
+The hook extends the Spark provider's :class:`SparkSubmitHook` through two of its private methods,
+``_resolve_connection`` (the settings the command is built from, a dict whose keys the rest of the hook reads) and
+``_build_spark_common_args``; pyproject.toml bounds the provider below its next major version, and
+``tests/unit/airflow/test_spark_hook.py`` pins the keys against the installed provider.
 """
 
 from __future__ import annotations
@@ -15,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from airflow.providers.apache.spark.hooks.spark_submit import SparkSubmitHook
-from airflow.sdk.exceptions import AirflowNotFoundException
+from airflow.sdk.exceptions import AirflowException, AirflowNotFoundException
 
 from falcon_airflow.core.secrets import is_secret_name
 from falcon_airflow.jvm import s3a_jars_for
@@ -109,6 +114,11 @@ def spark_defaults_file(environment: dict[str, str]) -> Path | None:
     return candidate if candidate.is_file() else None
 
 
+class ConnectionLookupError(AirflowException):
+    """The Airflow connection that may override the entity's Spark master could not be looked up: whether it exists
+    is unknown, so the job is not submitted (the task fails, and its retries ask again)."""
+
+
 class FalconSparkSubmitHook(SparkSubmitHook):
     """:class:`SparkSubmitHook` whose master and deploy mode default to the entity's when no connection exists."""
 
@@ -182,18 +192,25 @@ class FalconSparkSubmitHook(SparkSubmitHook):
             self.remove_properties_files()
 
     def _connection_exists(self) -> bool:
+        """Whether the connection named ``conn_id`` exists. Only Airflow's "not found" means it does not: Airflow
+        answers it when none of the secrets backends it asks has the connection (outside a task too). Any other
+        failure that reaches us - a backend's authoritative refusal, backends that cannot be loaded or reached -
+        raises :class:`ConnectionLookupError`: the connection may exist, and the entity's master may then be the
+        wrong cluster for this job."""
         try:
             self.get_connection(self._conn_id)
         except AirflowNotFoundException:
             return False
-        except Exception:  # no metadata database or API server to ask (a bare spark-submit): use the entity's
-            return False
+        except Exception as error:
+            raise ConnectionLookupError(
+                f"could not look up the Airflow connection {self._conn_id!r}, which would override the entity's "
+                f"Spark master {self._falcon_master!r}: {type(error).__name__}: {error}") from error
         return True
 
     def _resolve_connection(self) -> dict[str, Any]:
         if self._connection_exists():
             return super()._resolve_connection()
-        return {
+        return {  # the keys of SparkSubmitHook._resolve_connection (pinned by the tests)
             "master": self._falcon_master,
             "queue": self._yarn_queue,
             "deploy_mode": self._deploy_mode or self._falcon_deploy_mode,
