@@ -83,7 +83,7 @@ def audit_trail(context: Context, options: Options) -> Outcome:
     from falcon_airflow.operate import audit
 
     # one row per command: its attempt and its result, paired
-    entries = audit.commands(context.store.meta, start=options.time("start"), end=options.time("end"),
+    entries = audit.commands(context.store, start=options.time("start"), end=options.time("end"),
                              user=options.text("user"))
     lines = []
     for entry in entries:

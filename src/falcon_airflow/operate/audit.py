@@ -1,4 +1,5 @@
-"""The audit trail: JSON lines appended to ``audit.log`` in the store's state folder, written before a command acts.
+"""The audit trail: JSON lines kept by the store (``audit.log`` in its state folder, or the ``falcon_audit`` table),
+written before a command acts.
 
 A command that may run leaves two lines sharing one ``id``: an attempt (``result`` ``STARTED``) written before it
 changes anything - when that line cannot be written the command is refused, so nothing happens that the trail does
@@ -8,34 +9,22 @@ when, who (the Airflow user the command authenticated as, and the ``-doAs`` user
 or instances). :func:`commands` pairs the lines again: one entry per command, ``STARTED`` for one that never
 recorded its end (killed half-way).
 
-The file is only ever appended to (``O_APPEND``: concurrent commands never interleave a line) and, like the state
-folder that holds it, readable by its owner only. Lines never carry a secret: the recorded values are names,
+The trail is only ever appended to (the folder's file with ``O_APPEND``, so concurrent commands never interleave a
+line, and readable by its owner only; the table by inserts). Lines never carry a secret: the recorded values are names,
 options and messages, and a message that quotes a secret is masked before it is written.
 """
 
 from __future__ import annotations
 
-import contextlib
 import json
-import os
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
-AUDIT_LOG = "audit.log"
 MASK = "********"
 STARTED = "STARTED"
 """The result of an attempt line: the command was allowed and is about to act."""
-
-
-def protect(folder: Path) -> None:
-    """Make the state folder its owner's alone (0700); files written there are created 0600."""
-    folder.mkdir(parents=True, exist_ok=True)
-    # Not ours (a shared mount): the files below stay 0600 anyway.
-    with contextlib.suppress(OSError):
-        os.chmod(folder, 0o700)
 
 
 MIN_MASKED = 8
@@ -75,18 +64,21 @@ class Entry:
         return document
 
 
-def append(folder: Path, entry: Entry, secrets: Iterable[str | None] = ()) -> None:
-    """Append the entry's line; :class:`OSError` when the whole line did not reach the file."""
-    protect(folder)
-    data = (mask(json.dumps(entry.as_json(), sort_keys=True, default=str), secrets) + "\n").encode()
-    descriptor = os.open(folder / AUDIT_LOG, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
-    try:
-        # one write: O_APPEND places it whole at the end; a short write (a full disk) is a failure, not a line
-        written = os.write(descriptor, data)
-        if written != len(data):
-            raise OSError(28, f"only {written} of {len(data)} bytes were written")
-    finally:
-        os.close(descriptor)
+class AuditTrail(Protocol):
+    """Where the lines go: the store (its state folder's ``audit.log``, or the ``falcon_audit`` table)."""
+
+    def append_audit(self, line: str) -> None: ...
+    def audit_lines(self) -> Iterator[str]: ...
+
+
+def line(entry: Entry, secrets: Iterable[str | None] = ()) -> str:
+    """The entry as it is written: one line of JSON, any secret it quotes masked."""
+    return mask(json.dumps(entry.as_json(), sort_keys=True, default=str), secrets)
+
+
+def append(trail: AuditTrail, entry: Entry, secrets: Iterable[str | None] = ()) -> None:
+    """Append the entry's line; :class:`OSError` when the whole line was not written."""
+    trail.append_audit(line(entry, secrets))
 
 
 def _parse_time(value: object) -> datetime | None:
@@ -96,17 +88,12 @@ def _parse_time(value: object) -> datetime | None:
         return None
 
 
-def read(folder: Path, *, start: datetime | None = None, end: datetime | None = None,
+def read(trail: AuditTrail, *, start: datetime | None = None, end: datetime | None = None,
          user: str | None = None) -> Iterator[dict[str, Any]]:
     """The lines from ``start`` (inclusive) to ``end`` (exclusive) by ``user`` (as user or as -doAs), as written."""
-    path = folder / AUDIT_LOG
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except FileNotFoundError:
-        return
-    for line in lines:
+    for text in trail.audit_lines():
         try:
-            document = json.loads(line)
+            document = json.loads(text)
         except ValueError:
             continue  # a line cut by a crash
         if not isinstance(document, dict):
@@ -122,14 +109,14 @@ def _selected(document: dict[str, Any], start: datetime | None, end: datetime | 
     return user is None or user in (document.get("user"), document.get("doAs"))
 
 
-def commands(folder: Path, *, start: datetime | None = None, end: datetime | None = None,
+def commands(trail: AuditTrail, *, start: datetime | None = None, end: datetime | None = None,
              user: str | None = None) -> list[dict[str, Any]]:
     """One entry per command, in the order they started: its attempt line completed by its result line (``time``
     when it started, ``ended`` when its result was written, ``None`` when it never was: ``result`` stays
     ``STARTED``). ``start``, ``end`` and ``user`` select by when the command started and who ran it."""
     merged: dict[str, dict[str, Any]] = {}
     entries: list[dict[str, Any]] = []
-    for document in read(folder):
+    for document in read(trail):
         key = document.get("id")
         first = merged.get(key) if isinstance(key, str) else None
         if first is None:

@@ -34,7 +34,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from falcon_airflow.compiler.store_state import (
     DOAS_DOC,
@@ -44,13 +44,17 @@ from falcon_airflow.compiler.store_state import (
     state_folder,
 )
 from falcon_airflow.entities import Entity, EntityType
+from falcon_airflow.entities.extension import ExtensionName
 from falcon_airflow.operate.outcomes import Refused
+from falcon_airflow.validation.extensions import EXTENSIONS_FOLDER, extension_files
 from falcon_airflow.validation.incumbents import Incumbents
 from falcon_airflow.workspace import Workspace
 
 TYPE_FOLDERS = {EntityType.CLUSTER: "clusters", EntityType.FEED: "feeds", EntityType.PROCESS: "processes",
                 EntityType.DATASOURCE: "datasources"}
 ARCHIVE_FOLDER = ".archive"
+JOURNAL_FOLDER = "journal"
+AUDIT_LOG = "audit.log"
 SAFEMODE_DOC = "safemode.json"
 LOCK_WAIT_SECONDS = 60.0
 
@@ -109,17 +113,71 @@ def _fsync_folder(folder: Path) -> None:
 
 @dataclass(frozen=True)
 class StoredEntity:
-    """An entity of the store and the file that defines it."""
+    """An entity of the store and where it is defined: a file of the folder, or a store location (``store:...``)
+    whose bytes come along."""
 
     entity: Entity
     path: Path
+    content: bytes | None = None
 
     @property
     def key(self) -> str:
         return entity_key(self.entity.entity_type, self.entity.name)
 
     def read_bytes(self) -> bytes:
-        return self.path.read_bytes()
+        return self.content if self.content is not None else self.path.read_bytes()
+
+
+class ConfigStore(Protocol):
+    """What the actions need of Falcon's configuration store, wherever it is kept: the entities folder with its
+    state folder (:class:`Store`) or the tables in Airflow's metadata database
+    (:class:`falcon_airflow.operate.table_store.TableStore`). Definitions and archived versions are named by a
+    ``Path``: a file of the folder, or a ``store:`` location of the tables."""
+
+    def act_as(self, user: str) -> None:
+        """Who the changes that follow are made for (recorded with each version where the store keeps that)."""
+
+    # definitions
+    def workspace(self) -> Workspace: ...
+    def forget_cache(self) -> None: ...
+    def get(self, entity_type: EntityType, name: str) -> StoredEntity | None: ...
+    def entities(self) -> list[StoredEntity]: ...
+    def path_for_new(self, entity_type: EntityType, name: str) -> Path: ...
+    def read(self, path: Path) -> bytes | None: ...
+    def write(self, path: Path, data: bytes) -> None: ...
+    def remove(self, path: Path) -> None: ...
+    # archive
+    def plan_archive(self, entity_type: EntityType | str, name: str, moment: datetime | None = None) -> Path: ...
+    def archive(self, entity_type: EntityType | str, name: str, data: bytes, *, reason: str, user: str,
+                source: Path | None = None, moment: datetime | None = None, target: Path | None = None) -> Path: ...
+    def archived(self, target: Path) -> bytes | None: ...
+    def unarchive(self, target: Path) -> None: ...
+    def history(self, entity_type: EntityType | str, name: str) -> list[Path]: ...
+    # extension jobs
+    def extension_jobs(self) -> dict[str, tuple[ExtensionName, Path]]: ...
+    def extension_path(self, extension: ExtensionName, name: str) -> Path: ...
+    # state
+    @property
+    def safemode(self) -> bool: ...
+    def safemode_record(self) -> dict[str, Any]: ...
+    def set_safemode(self, value: bool, *, user: str) -> None: ...
+    def schedule_state(self, entity_type: EntityType | str, name: str) -> str | None: ...
+    def set_schedule_state(self, entity_type: EntityType | str, name: str, state: str | None, *,
+                           user: str) -> None: ...
+    def proxy_user(self, entity_type: EntityType | str, name: str) -> str | None: ...
+    def set_proxy_user(self, entity_type: EntityType | str, name: str, user: str | None, *, action: str) -> None: ...
+    def incumbents(self) -> Incumbents: ...
+    # journals, audit trail, lock
+    def journal_location(self, identifier: str) -> Path: ...
+    def save_journal(self, identifier: str, text: str) -> None: ...
+    def drop_journal(self, identifier: str) -> None: ...
+    def journal_documents(self) -> list[tuple[str, Path, str | None]]: ...
+    @property
+    def audit_location(self) -> str: ...
+    def prepare_audit(self) -> None: ...
+    def append_audit(self, line: str) -> None: ...
+    def audit_lines(self) -> Iterator[str]: ...
+    def lock(self, wait_seconds: float = LOCK_WAIT_SECONDS) -> contextlib.AbstractContextManager[None]: ...
 
 
 class Store:
@@ -157,6 +215,9 @@ class Store:
 
     # -- entities -------------------------------------------------------------------------------------------------
 
+    def act_as(self, user: str) -> None:
+        """The folder records who changed a definition with its archived versions (:meth:`archive`)."""
+
     def workspace(self) -> Workspace:
         """Every entity file of the store as one workspace (read once per command, re-read after a write)."""
         if self._workspace is None:
@@ -182,6 +243,13 @@ class Store:
             counter += 1
             candidate = folder / f"{name}-{counter}.xml"
         return candidate
+
+    def read(self, path: Path) -> bytes | None:
+        """A definition file's bytes, ``None`` when there is none."""
+        try:
+            return path.read_bytes()
+        except FileNotFoundError:
+            return None
 
     def write(self, path: Path, data: bytes) -> None:
         write_atomic(path, data)
@@ -236,6 +304,10 @@ class Store:
             write_atomic(target, data)
         return target
 
+    def archived(self, target: Path) -> bytes | None:
+        """An archived version's bytes, ``None`` when it is not (or no longer) there."""
+        return self.read(target)
+
     def unarchive(self, target: Path) -> None:
         """Remove one archived version (an action that archived it was undone): the version, then its
         description."""
@@ -248,6 +320,75 @@ class Store:
         kind = kind_of(entity_type)
         folder = self.archive_root / kind / name
         return sorted(folder.glob(f"*{_suffix(kind)}")) if folder.is_dir() else []
+
+    # -- extension jobs -------------------------------------------------------------------------------------------
+
+    def extension_jobs(self) -> dict[str, tuple[ExtensionName, Path]]:
+        """Job name to (extension, file) of every extension job in the store."""
+        return {path.stem: (extension, path) for extension, path in extension_files(self.root)}
+
+    def extension_path(self, extension: ExtensionName, name: str) -> Path:
+        return self.root / EXTENSIONS_FOLDER / extension.value / f"{name}.properties"
+
+    # -- journals and the audit trail -------------------------------------------------------------------------------
+
+    def journal_location(self, identifier: str) -> Path:
+        return self.meta / JOURNAL_FOLDER / f"{identifier}.json"
+
+    def save_journal(self, identifier: str, text: str) -> None:
+        write_atomic(self.journal_location(identifier), text.encode())
+
+    def drop_journal(self, identifier: str) -> None:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(self.journal_location(identifier))
+
+    def journal_documents(self) -> list[tuple[str, Path, str | None]]:
+        """``(id, location, JSON text)`` of every journal, oldest first; the text is ``None`` for one that cannot
+        be read, which is set aside (renamed ``.unreadable``), not lost."""
+        folder = self.meta / JOURNAL_FOLDER
+        if not folder.is_dir():
+            return []
+        found: list[tuple[str, Path, str | None]] = []
+        for path in sorted(folder.glob("*.json")):
+            try:
+                found.append((path.stem, path, path.read_text(encoding="utf-8")))
+            except (OSError, UnicodeDecodeError):
+                self.set_aside_journal(path.stem)
+        return found
+
+    def set_aside_journal(self, identifier: str) -> None:
+        path = self.journal_location(identifier)
+        with contextlib.suppress(OSError):
+            path.rename(path.with_suffix(".unreadable"))
+
+    @property
+    def audit_location(self) -> str:
+        return str(self.meta / AUDIT_LOG)
+
+    def prepare_audit(self) -> None:
+        """Make the state folder its owner's alone (0700); the audit log in it is created 0600."""
+        self.meta.mkdir(parents=True, exist_ok=True)
+        with contextlib.suppress(OSError):  # not ours (a shared mount): the files stay 0600 anyway
+            os.chmod(self.meta, 0o700)
+
+    def append_audit(self, line: str) -> None:
+        """Append one line; :class:`OSError` when the whole line did not reach the file. One ``write`` with
+        ``O_APPEND`` places it whole at the end, so concurrent commands never interleave lines."""
+        self.prepare_audit()
+        data = (line + "\n").encode()
+        descriptor = os.open(self.meta / AUDIT_LOG, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+        try:
+            written = os.write(descriptor, data)
+            if written != len(data):  # a full disk: a failure, not a line
+                raise OSError(28, f"only {written} of {len(data)} bytes were written")
+        finally:
+            os.close(descriptor)
+
+    def audit_lines(self) -> Iterator[str]:
+        try:
+            yield from (self.meta / AUDIT_LOG).read_text(encoding="utf-8").splitlines()
+        except FileNotFoundError:
+            return
 
     # -- small documents in the state folder ---------------------------------------------------------------------------
 
@@ -269,6 +410,10 @@ class Store:
     @property
     def safemode(self) -> bool:
         return bool(self.read_doc(SAFEMODE_DOC).get("safemode", False))
+
+    def safemode_record(self) -> dict[str, Any]:
+        """``safemode``, ``since`` and ``by`` of the last change (empty when it never changed)."""
+        return self.read_doc(SAFEMODE_DOC)
 
     def set_safemode(self, value: bool, *, user: str) -> None:
         self.write_doc(SAFEMODE_DOC, {"safemode": value, "since": iso(), "by": user})

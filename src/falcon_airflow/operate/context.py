@@ -12,7 +12,7 @@ from datetime import UTC, datetime
 from typing import TypeVar
 
 from falcon_airflow.operate.airflow_api import AirflowClient
-from falcon_airflow.operate.config_store import Store
+from falcon_airflow.operate.config_store import ConfigStore, Store
 from falcon_airflow.operate.journal import JournalBook
 from falcon_airflow.operate.settings import Settings
 
@@ -47,7 +47,7 @@ def local_user() -> str:
 @dataclass
 class Context:
     settings: Settings
-    store: Store
+    store: ConfigStore
     user: str
     do_as: str | None = None
     debug: bool = False
@@ -61,12 +61,13 @@ class Context:
     _book: JournalBook | None = field(default=None, repr=False)
 
     @classmethod
-    def create(cls, settings: Settings, *, do_as: str | None = None, debug: bool = False) -> Context:
+    def create(cls, settings: Settings, *, do_as: str | None = None, debug: bool = False,
+               store: ConfigStore | None = None) -> Context:
         # Who acted, as recorded on kills, suspends, reruns and in the store: the -doAs user, else the Airflow
         # user the commands log in as, else (no Airflow login given) the local user.
         user = do_as or airflow_user(settings) or local_user()
-        return cls(settings=settings, store=Store(settings.entities, settings.state), user=user, do_as=do_as,
-                   debug=debug)
+        return cls(settings=settings, store=store if store is not None else Store(settings.entities, settings.state),
+                   user=user, do_as=do_as, debug=debug)
 
     def visible(self, entities: Iterable[E]) -> list[E]:
         """The entities the acting user may see in a listing."""

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from falcon_airflow.operate import declarations
 from falcon_airflow.operate.airflow_api import AirflowClient, AirflowError
 from falcon_airflow.operate.authorization import ConfigLookup
-from falcon_airflow.operate.config_store import Store
+from falcon_airflow.operate.config_store import ConfigStore, Store
 from falcon_airflow.operate.context import Context
 from falcon_airflow.operate.gate import (
     Caller,
@@ -44,6 +44,8 @@ __all__ = ["Caller", "Deployment", "dispatch", "execute"]
 
 ClientFactory = Callable[[Settings, bool], AirflowClient]
 """How a deployment reaches Airflow: a client for the settings (and the debug switch)."""
+StoreFactory = Callable[[], ConfigStore]
+"""How a deployment opens its configuration store for one action."""
 
 
 @dataclass(frozen=True)
@@ -56,6 +58,11 @@ class Deployment:
     api: str = ""
     airflow: ClientFactory | None = None
     """How the actions reach Airflow; ``None``: its REST API at ``settings.url`` with the settings' credentials."""
+    store: StoreFactory | None = None
+    """Where the configuration store is; ``None``: the entities folder and the state folder of ``settings``."""
+
+    def open_store(self) -> ConfigStore:
+        return self.store() if self.store is not None else Store(self.settings.entities, self.settings.state)
 
     @classmethod
     def local(cls, *, url: str | None = None, entities: str | None = None,
@@ -100,10 +107,11 @@ def _locked(context: Context, needed: bool) -> Iterator[None]:
 def _context(deployment: Deployment, caller: Caller | None, options: Options, debug: bool) -> Context:
     settings = deployment.settings
     if caller is None:
-        context = Context.create(settings, do_as=options.text("do_as"), debug=debug)
+        context = Context.create(settings, do_as=options.text("do_as"), debug=debug, store=deployment.open_store())
     else:
-        context = Context(settings=settings, store=Store(settings.entities, settings.state),
-                          user=caller.do_as or caller.user, do_as=caller.do_as, debug=debug)
+        context = Context(settings=settings, store=deployment.open_store(), user=caller.do_as or caller.user,
+                          do_as=caller.do_as, debug=debug)
+    context.store.act_as(context.user)
     if deployment.airflow is not None:
         context._client = deployment.airflow(settings, debug)
     return context

@@ -33,7 +33,7 @@ from falcon_airflow.operate.outcomes import Outcome, Refused, succeeded
 from falcon_airflow.operate.runs import collect, page
 from falcon_airflow.parsing.redaction import redact_properties_file
 from falcon_airflow.timekeeping import parse_falcon_date
-from falcon_airflow.validation.extensions import EXTENSIONS_FOLDER, extension_files, validate_job
+from falcon_airflow.validation.extensions import validate_job
 
 
 def _extension(options: Options) -> ExtensionName:
@@ -47,7 +47,7 @@ def _extension(options: Options) -> ExtensionName:
 
 def _stored(context: Context) -> dict[str, tuple[ExtensionName, Path]]:
     """Job name to (extension, file) of every job in the store."""
-    return {path.stem: (extension, path) for extension, path in extension_files(context.store.root)}
+    return context.store.extension_jobs()
 
 
 def _require_job(context: Context, options: Options) -> tuple[str, ExtensionName, Path]:
@@ -81,16 +81,24 @@ def _read_and_validate(context: Context, options: Options, extension: ExtensionN
     return job, text
 
 
-def _readable_job(extension: ExtensionName, path: Path) -> ExtensionJob | None:
+def _text(context: Context, path: Path) -> str:
+    """A stored job's properties (:class:`OSError` when it is gone, :class:`UnicodeDecodeError` when not text)."""
+    data = context.store.read(path)
+    if data is None:
+        raise FileNotFoundError(f"{path} is no longer in the store")
+    return data.decode("utf-8")
+
+
+def _readable_job(context: Context, extension: ExtensionName, path: Path) -> ExtensionJob | None:
     """The stored job, or ``None`` when it no longer reads."""
     try:
-        return read_job(extension.value, path.read_text(encoding="utf-8"), str(path))[0]
+        return read_job(extension.value, _text(context, path), str(path))[0]
     except (OSError, UnicodeDecodeError):
         return None
 
 
 def _job_path(context: Context, extension: ExtensionName, name: str) -> Path:
-    return context.store.root / EXTENSIONS_FOLDER / extension.value / f"{name}.properties"
+    return context.store.extension_path(extension, name)
 
 
 def _status(context: Context, name: str) -> str:
@@ -168,7 +176,7 @@ def definition(context: Context, options: Options) -> Outcome:
     given = options.text("job_name")
     if given:  # a job: its properties as stored
         name, _, path = _require_job(context, options)
-        return succeeded(name, text=redact_properties_file(path.read_text(encoding="utf-8")).rstrip("\n"))
+        return succeeded(name, text=redact_properties_file(_text(context, path)).rstrip("\n"))
     extension = _extension(options)
     description, properties = DEFINITIONS[extension]
     document = {"shortDescription": description,
@@ -211,11 +219,11 @@ def update(context: Context, options: Options) -> Outcome:
         raise Refused(f"extension job {job.name} is not submitted")
     if stored[0] is not extension:
         raise Refused(f"job {job.name} is a {stored[0].value} job, not {extension.value}")
-    if stored[1].read_text(encoding="utf-8") == text:
+    if _text(context, stored[1]) == text:
         return succeeded(f"{extension.value} job {job.name} is unchanged")
     pending = _journaled(context, "update", job.name, ("archive_old", "write", "reparse"), "write",
                          store_steps.change(context.store, ENTITY_TYPE, job.name, stored[1],
-                                            new=text.encode("utf-8"), old=stored[1].read_bytes(), archive=True))
+                                            new=text.encode("utf-8"), old=context.store.read(stored[1]), archive=True))
     return _finish(f"{extension.value} job {job.name} updated; runs from now on use it", pending)
 
 
@@ -252,7 +260,7 @@ def delete(context: Context, options: Options) -> Outcome:
     dags = [dag_id] if context.airflow().dag(dag_id) is not None else []
     pending = _journaled(context, "delete", name, ("pause", "archive", "kill", "drop", "state", "reparse"),
                          "archive", {**store_steps.change(context.store, ENTITY_TYPE, name, path, new=None,
-                                                          old=path.read_bytes(), archive=True),
+                                                          old=context.store.read(path), archive=True),
                                      "dags": dags, "state": None})
     return _finish(f"{extension.value} job {name} deleted (its definition archived)", pending)
 
@@ -265,7 +273,7 @@ def list_jobs(context: Context, options: Options) -> Outcome:
     for name, (extension, path) in sorted(_stored(context).items()):
         if wanted and extension.value != wanted:
             continue
-        if context.may_read is not None and not context.may_read(_readable_job(extension, path)):
+        if context.may_read is not None and not context.may_read(_readable_job(context, extension, path)):
             continue  # as entity -list: only the jobs the user may read (a job that does not read: superusers)
         rows.append({"jobName": name, "extensionName": extension.value, "status": _status(context, name),
                      "dagId": extension_dag_id(name), "file": str(path)})
@@ -275,7 +283,7 @@ def list_jobs(context: Context, options: Options) -> Outcome:
 
 def instances(context: Context, options: Options) -> Outcome:
     name, extension, path = _require_job(context, options)
-    job, issues = read_job(extension.value, path.read_text(encoding="utf-8"), str(path))
+    job, issues = read_job(extension.value, _text(context, path), str(path))
     if job is None:
         raise Refused(f"the stored job {name} no longer reads", details=tuple(_describe(issue) for issue in issues))
     start = parse_falcon_date(options.text("start") or job.start)

@@ -356,7 +356,6 @@ def _extension_targets(context: Context, action: str, options: Options) -> list[
     job an ``-update`` replaces) with its ACL, and a job given with ``-file`` with the ACL it brings. A stored job
     that no longer reads has no ACL to trust: superusers only."""
     from falcon_airflow.entities.extension import ENTITY_TYPE, read_job
-    from falcon_airflow.validation.extensions import extension_files
 
     found: list[Target] = []
     names: list[str] = []
@@ -373,13 +372,15 @@ def _extension_targets(context: Context, action: str, options: Options) -> list[
             found.append(Target(ENTITY_TYPE, job.name, job.acl))
             if action == "update":
                 names.append(job.name)
-    stored = {path.stem: (extension, path) for extension, path in extension_files(context.store.root)}
+    stored = context.store.extension_jobs()
     for name in dict.fromkeys(names):
         if name not in stored:
             continue  # the command says it is not submitted
         extension, path = stored[name]
         try:
-            job = read_job(extension.value, path.read_text(encoding="utf-8"), str(path))[0]
+            stored_bytes = context.store.read(path)
+            job = (read_job(extension.value, stored_bytes.decode("utf-8"), str(path))[0]
+                   if stored_bytes is not None else None)
         except (OSError, UnicodeDecodeError):
             job = None
         found.append(Target(ENTITY_TYPE, name, job.acl if job is not None else None))
@@ -410,7 +411,7 @@ class Gate:
     def open(cls, context: Context, command: str, action: str, options: Options, identity: Identity,
              config: ConfigLookup, audit_id: str | None = None) -> Gate:
         with contextlib.suppress(OSError):  # a store this user may not write: record() says so
-            audit.protect(context.store.meta)
+            context.store.prepare_audit()
         gate = cls(context, command, action, options, identity, config)
         if audit_id:
             gate.audit_id = audit_id
@@ -494,7 +495,7 @@ class Gate:
         settings = self.context.settings
         entry = audit.Entry(self.context.now(), self.user, self.do_as, self.command, self.action, self.describe(),
                             result, reason, self.audit_id)
-        audit.append(self.context.store.meta, entry, (settings.password, settings.token))
+        audit.append(self.context.store, entry, (settings.password, settings.token))
 
     def begin(self) -> None:
         """The attempt line, before the command changes anything. The trail is what shows who did what: a command
@@ -503,7 +504,7 @@ class Gate:
             self._append(audit.STARTED, None)
         except OSError as problem:
             self._unwritable = True
-            raise Refused(f"refused: the audit log {self.context.store.meta / audit.AUDIT_LOG} cannot be written "
+            raise Refused(f"refused: the audit log {self.context.store.audit_location} cannot be written "
                           f"({problem.strerror or problem}); nothing was changed") from None
         self._begun = True
 
@@ -515,5 +516,5 @@ class Gate:
             self._append(result, reason)
         except OSError as problem:
             what = "the result of this command was" if self._begun else "this refusal was"
-            print(f"warning: {what} not written to the audit log in {self.context.store.meta}: "
+            print(f"warning: {what} not written to the audit log {self.context.store.audit_location}: "
                   f"{problem.strerror or problem}", file=sys.stderr)

@@ -1,7 +1,8 @@
-"""Falcon's atomic actions on a store that is a folder: a journal per multi-step action.
+"""Falcon's atomic actions on the configuration store: a journal per multi-step action.
 
 An action that takes several steps (submitAndSchedule, delete, update with its cascade, schedule, suspend,
-resume) first writes a journal ``<store>/.falcon/journal/<id>.json`` naming its steps and everything they will
+resume) first writes a journal (``<state folder>/journal/<id>.json``, or a row of ``falcon_journal`` when the store
+is in the database) naming its steps and everything they will
 write (the new definition's bytes, the one it replaces, the archive file it goes to). Before each step the journal
 records that the step *started* and what it is about to do (its *intent*, e.g. which DAGs a pause is about to
 pause); after it, that it is *done* (with what undoing it would need). The journal is removed at the end. One step
@@ -27,9 +28,7 @@ place; the next command tries again.
 
 from __future__ import annotations
 
-import contextlib
 import json
-import os
 import uuid
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -38,9 +37,8 @@ from enum import Enum
 from pathlib import Path
 from typing import Any, Generic, TypeVar
 
-from falcon_airflow.operate.config_store import Store, iso, stamp, write_atomic
+from falcon_airflow.operate.config_store import ConfigStore, iso, stamp
 
-JOURNAL_FOLDER = "journal"
 Context = TypeVar("Context")
 
 
@@ -112,11 +110,10 @@ class Journal:
 
 
 class JournalBook:
-    """The journals of one store."""
+    """The journals of one store (kept where the store keeps them: its state folder, or its table)."""
 
-    def __init__(self, store: Store) -> None:
+    def __init__(self, store: ConfigStore) -> None:
         self.store = store
-        self.folder = store.meta / JOURNAL_FOLDER
 
     def begin(self, action: str, entity_type: str, name: str, steps: Sequence[str], *, commit: str, user: str,
               data: Mapping[str, Any] | None = None) -> Journal:
@@ -127,7 +124,7 @@ class JournalBook:
         identifier = f"{stamp(now)}-{uuid.uuid4().hex[:8]}"
         journal = Journal(id=identifier, action=action, entity_type=entity_type, name=name, user=user,
                           created=iso(now), commit=commit, steps=[Step(item) for item in steps],
-                          data=dict(data or {}), path=self.folder / f"{identifier}.json")
+                          data=dict(data or {}), path=self.store.journal_location(identifier))
         self._save(journal)
         return journal
 
@@ -141,24 +138,24 @@ class JournalBook:
         self._save(journal)
 
     def close(self, journal: Journal) -> None:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(journal.path)
+        self.store.drop_journal(journal.id)
 
     def pending(self) -> list[Journal]:
         """Journals left by interrupted commands, oldest first (unreadable ones are set aside, not lost)."""
-        if not self.folder.is_dir():
-            return []
         journals = []
-        for path in sorted(self.folder.glob("*.json")):
+        for identifier, location, text in self.store.journal_documents():
+            if text is None:
+                continue
             try:
-                journals.append(Journal.from_json(json.loads(path.read_text(encoding="utf-8")), path))
-            except (OSError, ValueError, KeyError, TypeError):
-                with contextlib.suppress(OSError):
-                    path.rename(path.with_suffix(".unreadable"))
+                journals.append(Journal.from_json(json.loads(text), location))
+            except (ValueError, KeyError, TypeError):
+                set_aside = getattr(self.store, "set_aside_journal", None)
+                if set_aside is not None:
+                    set_aside(identifier)
         return journals
 
     def _save(self, journal: Journal) -> None:
-        write_atomic(journal.path, (json.dumps(journal.to_json(), indent=2) + "\n").encode())
+        self.store.save_journal(journal.id, json.dumps(journal.to_json(), indent=2) + "\n")
 
 
 StepFunction = Callable[[Context, Journal], "dict[str, Any] | None"]

@@ -20,12 +20,12 @@ import base64
 from pathlib import Path
 from typing import Any
 
-from falcon_airflow.operate.config_store import Store
+from falcon_airflow.operate.config_store import ConfigStore
 from falcon_airflow.operate.context import Context
 from falcon_airflow.operate.journal import CannotTell, Effect, Journal
 
 
-def change(store: Store, kind: str, name: str, path: Path, *, new: bytes | None, old: bytes | None,
+def change(store: ConfigStore, kind: str, name: str, path: Path, *, new: bytes | None, old: bytes | None,
            archive: bool) -> dict[str, Any]:
     """The journal record of a change to one definition file: ``path`` goes from ``old`` to ``new`` (``None``: no
     file), the replaced or deleted bytes going to a planned archive file when ``archive``."""
@@ -56,11 +56,8 @@ def _path(journal: Journal) -> Path:
     return Path(journal.data["path"])
 
 
-def _live(path: Path) -> bytes | None:
-    try:
-        return path.read_bytes()
-    except FileNotFoundError:
-        return None
+def _live(context: Context, path: Path) -> bytes | None:
+    return context.store.read(path)
 
 
 def _planned(journal: Journal) -> Path | None:
@@ -74,13 +71,13 @@ def step_write(context: Context, journal: Journal) -> dict[str, Any] | None:
     path, new = _path(journal), recorded(journal, "new")
     if new is None:
         raise CannotTell(f"the journal {journal.path} records no definition to write")
-    if _live(path) != new:
+    if _live(context, path) != new:
         context.store.write(path, new)
     return None
 
 
 def probe_write(context: Context, journal: Journal) -> Effect:
-    path, live = _path(journal), _live(_path(journal))
+    path, live = _path(journal), _live(context, _path(journal))
     if live is not None and live == recorded(journal, "new"):
         return Effect.DONE
     if "old" not in journal.data or live == recorded(journal, "old"):
@@ -93,7 +90,9 @@ def probe_write(context: Context, journal: Journal) -> Effect:
 def step_archive_old(context: Context, journal: Journal) -> dict[str, Any] | None:
     path, old, target = _path(journal), recorded(journal, "old"), _planned(journal)
     if old is None or target is None:  # a journal of an earlier version: its write has not happened yet
-        old, target = path.read_bytes(), None
+        old, target = _live(context, path), None
+        if old is None:
+            raise CannotTell(f"{path} is gone: there is no definition to archive")
     archived = context.store.archive(journal.entity_type, journal.name, old, reason="update", user=journal.user,
                                      source=path, target=target)
     return {"archived": str(archived)}
@@ -108,7 +107,8 @@ def undo_archive_old(context: Context, journal: Journal, undo: dict[str, Any] | 
 
 
 def _unarchive(context: Context, path: Path, archived: Path) -> None:
-    if archived.exists() and _live(path) != archived.read_bytes():
+    kept = context.store.archived(archived)
+    if kept is not None and _live(context, path) != kept:
         raise CannotTell(f"{path} does not hold the definition archived as {archived}, which is kept")
     context.store.unarchive(archived)
 
@@ -118,14 +118,14 @@ def _unarchive(context: Context, path: Path, archived: Path) -> None:
 def step_archive(context: Context, journal: Journal) -> dict[str, Any] | None:
     """Delete: keep the definition in the archive, then take it out of the store."""
     path, old, target = _path(journal), recorded(journal, "old"), _planned(journal)
-    live = _live(path)
+    live = _live(context, path)
     if live is not None:
         if "old" in journal.data and live != old:
             raise CannotTell(f"{path} changed since the delete began")
         context.store.archive(journal.entity_type, journal.name, live, reason="delete", user=journal.user,
                               source=path, target=target)
         context.store.remove(path)
-    elif old is not None and target is not None and not target.exists():
+    elif old is not None and target is not None and context.store.archived(target) is None:
         # the file went before it was archived (removed by hand): the recorded definition is archived all the same
         context.store.archive(journal.entity_type, journal.name, old, reason="delete", user=journal.user,
                               source=path, target=target)
@@ -134,7 +134,7 @@ def step_archive(context: Context, journal: Journal) -> dict[str, Any] | None:
 
 def probe_archive(context: Context, journal: Journal) -> Effect:
     path = _path(journal)
-    live = _live(path)
+    live = _live(context, path)
     if live is None:
         return Effect.DONE
     if "old" not in journal.data or live == recorded(journal, "old"):

@@ -140,7 +140,7 @@ class Admission:
     def record(self, result: str, reason: str | None = None) -> None:
         entry = audit.Entry(datetime.now(UTC), self.caller.user, self.do_as, self.command, self.action,
                             dict(self.target), result, reason, self.id)
-        audit.append(self.context.state, entry)
+        audit.append(self.context.open_store(), entry)
 
     @contextlib.contextmanager
     def acting(self) -> Iterator[None]:
@@ -148,7 +148,8 @@ class Admission:
         try:
             self.record(audit.STARTED)
         except OSError as problem:
-            raise AuditUnavailable(f"refused: the audit trail in {self.context.state} cannot be written "
+            raise AuditUnavailable(f"refused: the audit trail ({self.context.open_store().audit_location}) cannot be "
+                                   "written "
                                    f"({problem.strerror or problem}); nothing was changed") from None
         try:
             yield
@@ -167,4 +168,4 @@ def refused_login(context: ServerContext, claimed: str | None, address: str | No
     entry = audit.Entry(datetime.now(UTC), claimed or "-", None, "authenticate", method,
                         {"path": path, "address": address or "-"}, "UNAUTHENTICATED", message, uuid.uuid4().hex)
     with contextlib.suppress(OSError):
-        audit.append(context.state, entry)
+        audit.append(context.open_store(), entry)

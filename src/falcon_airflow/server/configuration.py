@@ -12,9 +12,12 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from falcon_airflow.server.authentication import AuthenticationSettings
+
+if TYPE_CHECKING:
+    from falcon_airflow.operate.config_store import ConfigStore
 
 MASK = "********"
 _SECRET_NAME = re.compile(r"secret|password|passwd|private_key|(^|_)token$|credentials?$", re.IGNORECASE)
@@ -85,15 +88,32 @@ class ServerContext:
     entities: Path
     """The entities folder the store serves (``[falcon] entities_dir`` / ``FALCON_ENTITIES_DIR``)."""
     state: Path
-    """The store's state folder: schedule states, ``-doAs`` users, safemode, journal, audit trail."""
+    """The store's state folder: schedule states, ``-doAs`` users, safemode, journal, audit trail (``[falcon]
+    store = folder``)."""
+    store_kind: str = "folder"
+    """``[falcon] store``: ``database`` keeps the store in Airflow's metadata database, ``folder`` in the entities
+    folder and :attr:`state`."""
 
     @classmethod
     def from_config(cls, config: ServerConfig) -> ServerContext:
         from falcon_airflow.operate.settings import Settings
+        from falcon_airflow.server.store_access import store_kind
 
         store = Settings.resolve(airflow_config=lambda section, key: config.get(section, key) or "")
         assert store.state is not None  # Settings.resolve always names the state folder
-        return cls(config, AuthenticationSettings.from_config(config.get), store.entities, store.state)
+        return cls(config, AuthenticationSettings.from_config(config.get), store.entities, store.state,
+                   store_kind(config.get("falcon", "store")))
+
+    def open_store(self) -> ConfigStore:
+        """The configuration store, opened for one request."""
+        if self.store_kind == "database":
+            from falcon_airflow.operate.table_store import TableStore
+            from falcon_airflow.server.store_access import database_store
+
+            return TableStore(database_store(), self.entities)
+        from falcon_airflow.operate.config_store import Store
+
+        return Store(self.entities, self.state)
 
     def falcon(self, key: str) -> str | None:
         """A ``[falcon]`` setting (the shape :mod:`falcon_airflow.operate.authorization` reads)."""

@@ -89,6 +89,15 @@ def _utc(moment: datetime | None) -> datetime | None:
     return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
 
 
+def _parse_time(value: object) -> datetime | None:
+    if not isinstance(value, str):
+        return None
+    try:
+        return _utc(datetime.fromisoformat(value.replace("Z", "+00:00")))
+    except ValueError:
+        return None
+
+
 def _definition(row: Any) -> StoredDefinition:
     return StoredDefinition(kind=row.kind, name=row.name, content=bytes(row.content), revision=int(row.revision),
                             variant=row.variant,
@@ -262,6 +271,12 @@ class DatabaseStore:
 
     # -- settings -------------------------------------------------------------------------------------------------
 
+    def setting_record(self, key: str) -> tuple[Any, str, datetime] | None:
+        """A setting's value, who set it and when; ``None`` when it was never set."""
+        with self.engine.connect() as connection:
+            row = connection.execute(select(tables.setting).where(tables.setting.c.key == key)).first()
+        return None if row is None else (json.loads(row.value), row.changed_by, _utc(row.changed_at) or _now())
+
     def setting(self, key: str) -> Any:
         with self.engine.connect() as connection:
             value = connection.execute(select(tables.setting.c.value).where(tables.setting.c.key == key)).scalar()
@@ -308,8 +323,8 @@ class DatabaseStore:
 
     # -- journals -------------------------------------------------------------------------------------------------
 
-    def save_journal(self, identifier: str, document: Mapping[str, Any]) -> None:
-        text = json.dumps(document, sort_keys=True)
+    def save_journal(self, identifier: str, text: str) -> None:
+        """Write a journal (JSON text), replacing its previous state."""
         with self.engine.begin() as connection:
             changed = connection.execute(update(tables.journal).where(tables.journal.c.id == identifier)
                                          .values(document=text))
@@ -330,23 +345,29 @@ class DatabaseStore:
 
     # -- audit ----------------------------------------------------------------------------------------------------
 
-    def append_audit(self, document: Mapping[str, Any], *, user: str, at: datetime | None = None) -> None:
+    def append_audit(self, line: str) -> None:
+        """One line of the audit trail (JSON with ``time`` and ``user``, see ``operate/audit.py``); the time and
+        the user are kept in columns too, to select by."""
+        try:
+            document = json.loads(line)
+        except ValueError:
+            document = {}
+        moment = _parse_time(document.get("time") if isinstance(document, dict) else None) or _now()
+        user = str(document.get("user") or "-") if isinstance(document, dict) else "-"
         with self.engine.begin() as connection:
-            connection.execute(insert(tables.audit).values(at=at or _now(), user=user,
-                                                           document=json.dumps(document, sort_keys=True)))
+            connection.execute(insert(tables.audit).values(at=moment, user=user[:tables.USER_LENGTH],
+                                                           document=line))
 
-    def audit_entries(self, *, start: datetime | None = None, end: datetime | None = None,
-                      user: str | None = None) -> list[dict[str, Any]]:
+    def audit_lines(self, *, start: datetime | None = None, end: datetime | None = None) -> Iterator[str]:
+        """The lines in the order they were written, from ``start`` (inclusive) to ``end`` (exclusive)."""
         query = select(tables.audit.c.document)
         if start is not None:
             query = query.where(tables.audit.c.at >= start)
         if end is not None:
-            query = query.where(tables.audit.c.at <= end)
-        if user is not None:
-            query = query.where(tables.audit.c.user == user)
+            query = query.where(tables.audit.c.at < end)
         with self.engine.connect() as connection:
             rows = connection.execute(query.order_by(tables.audit.c.id)).all()
-        return [json.loads(row.document) for row in rows]
+        return iter([row.document for row in rows])
 
     # -- one server changes the store at a time ---------------------------------------------------------------------
 

@@ -34,7 +34,7 @@ def as_user(monkeypatch: pytest.MonkeyPatch, user: str) -> None:
 
 def audit_lines(kit: Kit) -> list[dict[str, object]]:
     """One entry per command: its attempt and result lines paired."""
-    return audit.commands(kit.context().store.meta)
+    return audit.commands(kit.context().store)
 
 
 def test_an_outsider_is_refused_before_anything_changes(secured: Kit, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -140,10 +140,11 @@ def test_an_unknown_action_is_left_alone(book: JournalBook) -> None:
 
 
 def test_an_unreadable_journal_is_set_aside_not_lost(book: JournalBook) -> None:
-    book.folder.mkdir(parents=True)
-    (book.folder / "broken.json").write_text("{")
+    folder = book.store.journal_location("broken").parent
+    folder.mkdir(parents=True)
+    (folder / "broken.json").write_text("{")
     assert book.pending() == []
-    assert (book.folder / "broken.unreadable").exists()
+    assert (folder / "broken.unreadable").exists()
 
 
 def test_commit_must_be_a_step(book: JournalBook) -> None:

@@ -5,6 +5,7 @@ tests/integration/store)."""
 from __future__ import annotations
 
 import threading
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -105,16 +106,18 @@ def test_a_snapshot_holds_what_the_dags_depend_on_at_one_revision(store: Databas
 
 
 def test_journals_and_audit_entries_come_back_in_order(store: DatabaseStore) -> None:
-    store.save_journal("b", {"step": 1})
-    store.save_journal("a", {"step": 1})
-    store.save_journal("b", {"step": 2})
+    store.save_journal("b", '{"step": 1}')
+    store.save_journal("a", '{"step": 1}')
+    store.save_journal("b", '{"step": 2}')
     assert [identifier for identifier, _ in store.journals()] == ["b", "a"]
     store.drop_journal("b")
     assert store.journals() == [("a", '{"step": 1}')]
-    store.append_audit({"action": "submit"}, user="ann")
-    store.append_audit({"action": "delete"}, user="bob")
-    assert store.audit_entries() == [{"action": "submit"}, {"action": "delete"}]
-    assert store.audit_entries(user="bob") == [{"action": "delete"}]
+    first = '{"action": "submit", "time": "2026-03-01T05:00:00Z", "user": "ann"}'
+    second = '{"action": "delete", "time": "2026-03-02T05:00:00Z", "user": "bob"}'
+    store.append_audit(first)
+    store.append_audit(second)
+    assert list(store.audit_lines()) == [first, second]
+    assert list(store.audit_lines(start=datetime(2026, 3, 2, tzinfo=UTC))) == [second]
 
 
 def test_the_lease_lets_one_holder_in_and_lapses_when_its_holder_died(store: DatabaseStore) -> None:

@@ -139,9 +139,7 @@ def _admit(request: Request, who: Caller, action: str, do_as: str | None, **targ
 
 
 def _safemode(context: ServerContext) -> bool:
-    from falcon_airflow.operate.config_store import Store
-
-    return Store(context.entities, context.state).safemode
+    return context.open_store().safemode
 
 
 def _airflow_version() -> str:
@@ -178,12 +176,11 @@ def _config(context: ServerContext, kind: str) -> PropertyList:
                              ("python.version", platform.python_version())))
     if kind == "deploy":
         return PropertyList((("deploy.mode", DEPLOY_MODE), ("api.base_url", context.config.get("api", "base_url")),
-                             ("entities.dir", str(context.entities)), ("store.dir", str(context.state))))
+                             ("entities.dir", str(context.entities)),
+                             ("store.dir", "database" if context.store_kind == "database" else str(context.state))))
     if kind == "startup":
         return PropertyList(tuple(masked_section(context.config, "falcon").items()))
-    from falcon_airflow.operate.config_store import SAFEMODE_DOC, Store
-
-    document = Store(context.entities, context.state).read_doc(SAFEMODE_DOC)
+    document = context.open_store().safemode_record()
     return PropertyList((("safemode", str(bool(document.get("safemode", False))).lower()),
                          ("safemode.since", document.get("since")), ("safemode.by", document.get("by")),
                          ("authentication", context.authentication.scheme)))
@@ -200,7 +197,6 @@ def config(kind: str, request: Request, who: Who, do_as: DoAs = None) -> Respons
 
 def _set_safemode(request: Request, who: Caller, mode: str, do_as: str | None) -> Response:
     from falcon_airflow.operate import admin_actions
-    from falcon_airflow.operate.config_store import Store
     from falcon_airflow.operate.context import Context
     from falcon_airflow.operate.outcomes import Refused
     from falcon_airflow.operate.settings import Settings
@@ -213,7 +209,8 @@ def _set_safemode(request: Request, who: Caller, mode: str, do_as: str | None) -
         context = _context(request)
         settings = Settings(url=context.config.get("api", "base_url") or "", entities=context.entities,
                             state=context.state)
-        store = Store(context.entities, context.state)
+        store = context.open_store()
+        store.act_as(do_as or who.user)
         acting = Context(settings=settings, store=store, user=do_as or who.user, do_as=do_as)
         with store.lock():
             admin_actions.set_safemode(acting, chosen)

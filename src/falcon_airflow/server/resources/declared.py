@@ -106,7 +106,7 @@ def deployment(context: ServerContext, who: Authenticated) -> Deployment:
     settings = replace(resolved, url=deployment_api(config), entities=context.entities, state=context.state,
                        token=None, user=None, password=None)
     return Deployment(settings, context.falcon, settings.url,
-                      client_factory(context.falcon(AIRFLOW_USER), who.token))
+                      client_factory(context.falcon(AIRFLOW_USER), who.token), store=context.open_store)
 
 
 async def _body(request: Request) -> bytes:
@@ -166,7 +166,7 @@ def _audit_refusal(context: ServerContext, who: Authenticated, action: Action, d
     entry = audit.Entry(datetime.now(UTC), who.user, do_as, action.command, action.name, {}, "REFUSED", message,
                         request_id)
     with contextlib.suppress(OSError):
-        audit.append(context.state, entry)
+        audit.append(context.open_store(), entry)
 
 
 def endpoint(action: Action, route: Route, answers: Mapping[str, AnswerContext],
