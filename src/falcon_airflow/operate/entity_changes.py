@@ -267,6 +267,7 @@ def delete(context: Context, options: Options) -> Outcome:
     if stored is None:
         return succeeded(f"{name}({entity_type.value}) doesn't exist. Nothing to do")
     check_entity_operation(context.store.safemode, "DELETE", entity_type)
+    context.store.check_changeable(stored.path)
     dependents = context.store.workspace().dependents(stored.entity)
     if dependents:
         refs = "\n".join(f"({item.name},{item.entity_type.value.upper()})" for item in dependents)
@@ -294,6 +295,7 @@ def update(context: Context, options: Options) -> Outcome:
     new = parsed.entity
     check_entity_operation(context.store.safemode, "UPDATE", new.entity_type)
     stored = require_stored(context, entity_type, name)
+    context.store.check_changeable(stored.path)
     old = stored.entity
     if old.entity_type is not new.entity_type or old.name != new.name:
         raise Refused(f"({old.entity_type.value}) {old.name} can't be updated with ({new.entity_type.value}) "

@@ -219,6 +219,7 @@ def update(context: Context, options: Options) -> Outcome:
         raise Refused(f"extension job {job.name} is not submitted")
     if stored[0] is not extension:
         raise Refused(f"job {job.name} is a {stored[0].value} job, not {extension.value}")
+    context.store.check_changeable(stored[1])
     if _text(context, stored[1]) == text:
         return succeeded(f"{extension.value} job {job.name} is unchanged")
     pending = _journaled(context, "update", job.name, ("archive_old", "write", "reparse"), "write",
@@ -256,6 +257,7 @@ def resume(context: Context, options: Options) -> Outcome:
 
 def delete(context: Context, options: Options) -> Outcome:
     name, extension, path = _require_job(context, options)
+    context.store.check_changeable(path)
     dag_id = extension_dag_id(name)
     dags = [dag_id] if context.airflow().dag(dag_id) is not None else []
     pending = _journaled(context, "delete", name, ("pause", "archive", "kill", "drop", "state", "reparse"),

@@ -131,6 +131,9 @@ class TableStore:
     def path_for_new(self, entity_type: EntityType, name: str) -> Path:
         return location(entity_type.value, name)
 
+    def check_changeable(self, path: Path) -> None:
+        self._require_store(path)
+
     def _require_store(self, path: Path) -> tuple[str, str | None, str]:
         located = _located(path)
         if located is None or located[3] is not None:
