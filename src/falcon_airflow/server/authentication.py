@@ -310,20 +310,35 @@ FailureResponder = Callable[[Request, AuthenticationFailed], Awaitable[Any]]
 """Builds the response for a refused request (an ASGI app)."""
 
 
+def route_path(scope: Scope) -> str:
+    """The request's path inside the app (without the ``/falcon`` it is mounted at), as Starlette routes it."""
+    path: str = scope.get("path", "")
+    root = scope.get("root_path", "")
+    if root and path.startswith(root) and path[len(root):len(root) + 1] in ("/", ""):
+        return path[len(root):]
+    return path
+
+
 class AuthenticationMiddleware:
     """Authenticates every request of the Falcon app before routing (hadoop-auth's filter): keeps the caller in
     the request state (:func:`caller`), answers ``OPTIONS`` itself, adds the cookie of a new simple login to the
-    response, and answers refused requests with ``respond``."""
+    response, and answers refused requests with ``respond``.
+
+    ``own_check`` names the paths (exactly) whose routes authenticate their callers themselves and are not for users
+    (the DAG bundle's store routes): those requests reach their route with no caller in the state, so a route that
+    asks for :func:`caller` there would still refuse them."""
 
     def __init__(self, app: ASGIApp, *, authenticator: Authenticator, respond: FailureResponder,
-                 on_refused: Callable[[Request, AuthenticationFailed], None] | None = None) -> None:
+                 on_refused: Callable[[Request, AuthenticationFailed], None] | None = None,
+                 own_check: frozenset[str] = frozenset()) -> None:
         self.app = app
         self.authenticator = authenticator
         self.respond = respond
         self.on_refused = on_refused
+        self.own_check = own_check
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
+        if scope["type"] != "http" or (scope["method"] == "GET" and route_path(scope) in self.own_check):
             await self.app(scope, receive, send)
             return
         request = Request(scope, receive)
