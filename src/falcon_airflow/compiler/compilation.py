@@ -8,7 +8,7 @@ file and line of the entity), so the loader can show it in the Airflow UI.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from functools import partial
@@ -29,7 +29,7 @@ from falcon_airflow.entities.extension import ENTITY_TYPE as EXTENSION
 from falcon_airflow.errors import FalconAirflowError
 from falcon_airflow.issues import Issue, Level
 from falcon_airflow.validation import Report, validate_workspace
-from falcon_airflow.validation.extensions import read_jobs
+from falcon_airflow.validation.extensions import ExtensionFile, read_jobs
 from falcon_airflow.validation.incumbents import NO_INCUMBENTS
 from falcon_airflow.workspace import Workspace
 
@@ -44,9 +44,9 @@ def identity_of(owner: str | None) -> str | None:
     return owner_identity(owner)
 
 
-def _compile_extensions(workspace: Workspace, entities_dir: Path, issues: list[Issue],
-                        store_state: StoreState | None) -> list[DagSpec]:
-    jobs, found = read_jobs(entities_dir, workspace.clusters, workspace.feeds)
+def _compile_extensions(workspace: Workspace, entities_dir: Path | None, issues: list[Issue],
+                        store_state: StoreState | None, more: Sequence[ExtensionFile] = ()) -> list[DagSpec]:
+    jobs, found = read_jobs(entities_dir, workspace.clusters, workspace.feeds, more=more)
     issues.extend(found)
     specs: list[DagSpec] = []
     for job in jobs:
@@ -137,9 +137,10 @@ def _issue(entity: Entity, rule: str, message: str) -> Issue:
 
 def compile_workspace(workspace: Workspace, *, entities_dir: Path | None = None, catchup_default: bool = True,
                       now: datetime | None = None, store_state: StoreState | None = None,
-                      memo: CompileMemo | None = None) -> Compilation:
+                      memo: CompileMemo | None = None, extension_jobs: Sequence[ExtensionFile] = ()) -> Compilation:
     """Validate, then compile every entity without errors. With ``memo``, an entity whose inputs are unchanged
-    since the memo's compilation gets that compilation's outcome instead of compiling again."""
+    since the memo's compilation gets that compilation's outcome instead of compiling again. The extension jobs
+    are those of ``entities_dir`` and ``extension_jobs`` (the store's, laid out elsewhere)."""
     moment = now or datetime.now(UTC)
     # With the store's records, a pairwise rule (FA008, FA009) blames only the entity that arrived last.
     report = validate_workspace(workspace, now=moment,
@@ -225,6 +226,6 @@ def compile_workspace(workspace: Workspace, *, entities_dir: Path | None = None,
     for process in workspace.processes.values():
         if not left_out(process):
             compile_entity(process, partial(process_builds, process))
-    if entities_dir is not None:
-        specs += _compile_extensions(workspace, entities_dir, issues, store_state)
+    if entities_dir is not None or extension_jobs:
+        specs += _compile_extensions(workspace, entities_dir, issues, store_state, extension_jobs)
     return Compilation(tuple(specs), Report(report.files, tuple(sorted(issues, key=Issue.sort_key))))

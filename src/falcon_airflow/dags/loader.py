@@ -14,6 +14,8 @@
   them) and, through the second DAG file ``falcon_invalid_entities.py``, as a DAG import error naming each invalid
   entity's file, line and rule (``[falcon] invalid_entities_as_import_errors = false`` turns that off). With
   ``[falcon] strict = true`` the main DAG file fails instead, so CI sees an import error.
+* With ``[falcon] store = database`` these files build nothing: the store's DAG bundle compiles the entities folder
+  together with the store's definitions (:mod:`falcon_airflow.dags.store_bundle`, ``store_loader``).
 """
 
 from __future__ import annotations
@@ -226,14 +228,15 @@ def _describe(issue: dict[str, Any]) -> str:
     return f"{where}: {issue['level']} [{issue['rule']}]{entity} {issue['message']}"
 
 
-def _invalid_entities_dag(errors: list[dict[str, Any]], folder: Path, dag_id: str = INVALID_DAG_ID) -> Any:
+def _invalid_entities_dag(errors: list[dict[str, Any]], folder: Path | str, dag_id: str = INVALID_DAG_ID) -> Any:
     from airflow.sdk import DAG
 
     from falcon_airflow.provider.operators.report import FailWithIssuesOperator
 
     listing = "\n".join(f"- `{_describe(issue)}`" for issue in errors)
+    same = f" (`falcon-airflow validate {folder}` shows the same list)" if isinstance(folder, Path) else ""
     doc = (f"### Invalid Falcon entities in `{folder}`\n\nThese definitions are not scheduled until they are "
-           f"fixed (`falcon-airflow validate {folder}` shows the same list):\n\n{listing}\n")
+           f"fixed{same}:\n\n{listing}\n")
     with DAG(dag_id, schedule=None, tags=["falcon", "invalid"], doc_md=doc,
              default_args={"owner": "falcon"}) as dag:
         FailWithIssuesOperator(task_id="report", issues=[_describe(issue) for issue in errors])
@@ -245,6 +248,8 @@ def report_invalid_entities(dags_file: str | None = None, *, folder: Path | None
     so Airflow records it as that file's import error while the valid DAGs load from the main file."""
     if _config("invalid_entities_as_import_errors", "True").strip().lower() != "true":
         return
+    if store_in_database():
+        return  # the store's DAG bundle compiles the folder and reports its entities
     if _config("strict", "False").strip().lower() == "true":
         return  # the main DAG file already fails with the same list
     folder = folder or entities_folder(dags_file)
@@ -282,10 +287,22 @@ def _sharding(dags_file: str | None) -> tuple[int, int | None]:
     return count, index
 
 
+def store_in_database() -> bool:
+    """``[falcon] store = database``: the store is in Airflow's metadata database, and its DAG bundle
+    (:mod:`falcon_airflow.dags.store_bundle`) builds the DAGs of the store and of the entities folder together, so
+    the dags folder's files build none (a DAG id in two bundles would be a clash)."""
+    return _config("store", "folder").strip().lower() == "database"
+
+
 def load_dags(dags_file: str | None = None, *, folder: Path | None = None,
               strict: bool | None = None) -> dict[str, Any]:
     """Every DAG of the entities folder by dag id (only the requested one on a worker); from a shard DAG file,
-    only that shard's DAGs (the invalid-entities DAG is in shard 0)."""
+    only that shard's DAGs (the invalid-entities DAG is in shard 0). None with ``[falcon] store = database``
+    (:func:`store_in_database`)."""
+    if store_in_database():
+        log.info("falcon-airflow: [falcon] store is database: the store's DAG bundle builds the entities' DAGs, "
+                 "%s builds none", dags_file or "this DAG file")
+        return {}
     folder = folder or entities_folder(dags_file)
     if strict is None:
         strict = _config("strict", "False").strip().lower() == "true"
@@ -308,15 +325,23 @@ def load_dags(dags_file: str | None = None, *, folder: Path | None = None,
 
 def _load_and_build(folder: Path, dags_file: str | None, *, strict: bool, catchup_default: bool, count: int,
                     shard: int | None) -> dict[str, Any]:
-    from airflow.sdk import get_parsing_context
-
-    from falcon_airflow.dags.builder import DeploymentSettings, build_dag
     from falcon_airflow.dags.shards import load_shard
 
     if count > 1:
         specs, issues = load_shard(folder, catchup_default=catchup_default, count=count, shard=shard)
     else:
         specs, issues = load_specs(folder, catchup_default=catchup_default)
+    return build_dags(specs, issues, folder, strict=strict, shard=shard)
+
+
+def build_dags(specs: list[DagSpec], issues: list[dict[str, Any]], where: Path | str, *, strict: bool,
+               shard: int | None = None) -> dict[str, Any]:
+    """The DAGs of compiled specs by dag id (only the requested one on a worker), with the invalid-entities DAG
+    listing the errors; ``where`` is what the entities were compiled from (a folder, or a description)."""
+    from airflow.sdk import get_parsing_context
+
+    from falcon_airflow.dags.builder import DeploymentSettings, build_dag
+
     # Every shard knows every issue; shard 0 reports them (log, strict mode, the invalid-entities DAG), so that each
     # is listed once. A DAG that fails to build is reported by the shard that builds it.
     reporting = shard is None or shard == 0
@@ -340,5 +365,5 @@ def _load_and_build(folder: Path, dags_file: str | None, *, strict: bool, catchu
                            "entity": spec.source.name, "message": f"cannot build DAG {spec.dag_id}: {problem}"})
     report_id = INVALID_DAG_ID if reporting else f"{INVALID_DAG_ID}.shard-{shard}"
     if errors and (wanted is None or wanted == report_id):
-        dags[report_id] = _invalid_entities_dag(errors, folder, report_id)
+        dags[report_id] = _invalid_entities_dag(errors, where, report_id)
     return dags

@@ -12,6 +12,7 @@ from __future__ import annotations
 TASK_MODULES = (
     "falcon_airflow.dags.loader",
     "falcon_airflow.dags.shards",
+    "falcon_airflow.dags.store_loader",
     "falcon_airflow.dags.builder",
     "falcon_airflow.dags.oozie",
     "falcon_airflow.dags.sla",

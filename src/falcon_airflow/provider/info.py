@@ -125,6 +125,21 @@ def get_provider_info() -> dict[str, Any]:
                     "store_dir": _option(
                         "Where the falcon-airflow commands keep their state (config store, journal, history). "
                         "Empty: beside the entities folder.", ""),
+                    "store": _option(
+                        "Where Falcon's configuration store is: 'folder' (the entities folder and store_dir) or "
+                        "'database' (Airflow's metadata database; the server writes it and the DAG bundle "
+                        "falcon_airflow.dags.store_bundle.FalconStoreBundle lays it out for the dag-processor and "
+                        "the workers). With 'database' the dags folder's falcon_entities*.py build no DAGs: the "
+                        "store's bundle builds the entities folder's DAGs with the store's.", "folder",
+                        example="database"),
+                    "store_url": _option(
+                        "Falcon's server as the store's DAG bundle reaches it from the dag-processor and the "
+                        "workers. Empty: [api] base_url followed by /falcon.", "",
+                        example="http://airflow-api-server:8080/falcon"),
+                    "store_bundle_secret": {**_option(
+                        "The secret the store's DAG bundle and the server derive the bundle key from (the "
+                        "api-server, the dag-processor and the workers must have the same). Empty: derived from "
+                        "[api_auth] jwt_secret.", ""), "sensitive": True},
                     "authentication": _option(
                         "How callers of Falcon's REST server (the api-server's /falcon/api/...) authenticate: "
                         "'airflow' - an Airflow token (Authorization: Bearer, from /auth/token) only; 'simple' - "

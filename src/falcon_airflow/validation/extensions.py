@@ -8,7 +8,8 @@ lies inside a feed's location, ``FA046`` it is a folder the file system or the c
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from falcon_airflow.core.errors import RuleError
@@ -40,15 +41,25 @@ def extension_files(entities_dir: Path) -> list[tuple[ExtensionName, Path]]:
     return found
 
 
-def read_jobs(entities_dir: Path, clusters: Mapping[str, Cluster],
-              feeds: Mapping[str, Feed] | None = None) -> tuple[list[ExtensionJob], list[Issue]]:
-    """Every extension job of an entities folder that reads and validates, and the issues of all of them (a job
-    with an error is left out)."""
+@dataclass(frozen=True)
+class ExtensionFile:
+    """An extension job's properties file from elsewhere than an entities folder, and how issues name it."""
+
+    extension: ExtensionName
+    path: Path
+    display: str
+
+
+def read_jobs(entities_dir: Path | None, clusters: Mapping[str, Cluster], feeds: Mapping[str, Feed] | None = None,
+              *, more: Sequence[ExtensionFile] = ()) -> tuple[list[ExtensionJob], list[Issue]]:
+    """Every extension job of an entities folder (and ``more``, after them) that reads and validates, and the issues
+    of all of them (a job with an error is left out; a job name taken already is an error naming both)."""
     jobs: list[ExtensionJob] = []
     issues: list[Issue] = []
-    names: dict[str, Path] = {}
-    for extension, path in extension_files(entities_dir):
-        display = str(path)
+    names: dict[str, str] = {}
+    sources = [ExtensionFile(extension, path, str(path))
+               for extension, path in (extension_files(entities_dir) if entities_dir is not None else [])]
+    for extension, path, display in ((item.extension, item.path, item.display) for item in [*sources, *more]):
         try:
             text = path.read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as problem:
@@ -64,7 +75,7 @@ def read_jobs(entities_dir: Path, clusters: Mapping[str, Cluster],
             elif job.name in names:
                 found.append(Issue(Level.ERROR, "EXT1", f"job {job.name} is also defined in {names[job.name]}",
                                    display, job.line, job.name, ENTITY_TYPE))
-            names.setdefault(job.name, path)
+            names.setdefault(job.name, display)
         issues.extend(found)
         if job is not None and not any(issue.is_error for issue in found):
             jobs.append(job)

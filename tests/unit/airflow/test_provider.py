@@ -129,6 +129,9 @@ def test_config_section_falcon() -> None:
                             "retention_keep_instances_beyond_validity", "preload_task_modules",
                             "datasource_connections", "datasource_credential_roots", "default_job_user",
                             "open_impersonation", "oozie_file_roots", "oozie_shell_environment",
-                            "authentication", "authentication_secret", "authentication_token_validity"}
+                            "authentication", "authentication_secret", "authentication_token_validity",
+                            "store", "store_url", "store_bundle_secret"}
     assert options["authentication"]["default"] == "airflow"
     assert options["authentication_secret"]["sensitive"] is True
+    assert options["store"]["default"] == "folder" and options["store_url"]["default"] == ""
+    assert options["store_bundle_secret"]["sensitive"] is True
