@@ -207,10 +207,32 @@ SANDBOX = Command(
                 options=_STATE, run=_SANDBOX_RUN),
     ))
 
+STORE = Command(
+    "store", help="Falcon's configuration store in Airflow's metadata database ([falcon] store = database)",
+    description="The store the server keeps in Airflow's metadata database (tables made by 'airflow db migrate').",
+    subcommand_dest="question", subcommand_metavar="ACTION",
+    subcommands=(
+        Command(
+            "import", help="copy an entities folder and its state into the store",
+            description="Copy an entities folder (and the state an older version kept beside it: schedule states, "
+                        "-doAs users, safemode, archive, audit log) into the store in Airflow's metadata database. "
+                        "Copies, never moves or deletes; a definition already stored with other bytes is reported "
+                        "and left alone. Exit 0 imported (or nothing to do), 1 something was left alone, 2 wrong "
+                        "command line.",
+            options=(
+                option("--entities", metavar="DIR", required=True, help="the entities folder to import"),
+                option("--state", metavar="DIR",
+                       help="its state folder ([falcon] store_dir; default: the one the folder's commands used)"),
+            ),
+            run="falcon_airflow.server.store_import:run", airflow=True),
+    ), airflow=True)
+
+
 def commands() -> tuple[Command, ...]:
     """Every command, in the order ``falcon-airflow --help`` lists them (Falcon's built from their declarations
     now)."""
-    return (VALIDATE, EL, EXPLAIN, LINEAGE, OOZIE, *(operate_command(name) for name in OPERATE_HELP), SANDBOX)
+    return (VALIDATE, EL, EXPLAIN, LINEAGE, OOZIE, *(operate_command(name) for name in OPERATE_HELP), STORE,
+            SANDBOX)
 
 
 COMMANDS: tuple[Command, ...] = commands()

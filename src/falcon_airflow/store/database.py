@@ -214,6 +214,20 @@ class DatabaseStore:
                            .values(current_key=None, retired=revision, retired_by=user, retired_at=moment,
                                    retired_because=because))
 
+    def import_history(self, kind: str, name: str, versions: list[StoredDefinition]) -> int:
+        """Keep versions an entity had before it came to this store (an older store's archive), oldest first, as
+        retired versions; they were never in force here (brought in and retired by the same revision). Returns
+        the revision."""
+        with self._change() as (connection, revision):
+            for version in versions:
+                connection.execute(insert(tables.definition).values(
+                    kind=kind, name=name, variant=version.variant, current_key=None, content=version.content,
+                    revision=revision, retired=revision, submitted_by=version.submitted_by,
+                    submitted_at=version.submitted_at, retired_by=version.retired_by or version.submitted_by,
+                    retired_at=version.retired_at or version.submitted_at,
+                    retired_because=version.retired_because or "update"))
+            return revision
+
     def history(self, kind: str, name: str) -> list[StoredDefinition]:
         """Retired versions of an entity, oldest first."""
         query = (select(tables.definition)

@@ -16,6 +16,7 @@ from alembic.migration import MigrationContext
 from sqlalchemy import create_engine, inspect, text
 from tests.integration.airflow_database import airflow_database
 from tests.integration.databases.servers import Server
+from tests.unit.operate.helpers import cluster_xml
 
 from falcon_airflow.store import tables
 from falcon_airflow.store.database import ABSENT, DatabaseStore, StoreConflict
@@ -90,3 +91,25 @@ def test_the_store_on_postgresql(airflow_postgres: Server, tmp_path: Path) -> No
     snapshot = store.snapshot()
     assert [item.name for item in snapshot.definitions] == ["raced"]
     assert snapshot.schedule_states == {("feed", "raced"): "RUNNING"} and snapshot.revision == 2
+
+
+def test_store_import_copies_a_folder_into_the_migrated_database(tmp_path: Path) -> None:
+    """The documented migration of a local store: ``airflow db migrate``, then ``falcon-airflow store import``."""
+    url = f"sqlite:///{tmp_path / 'airflow.db'}"
+    assert _migrate(tmp_path, url).returncode == 0
+    entities = tmp_path / "entities"
+    (entities / "clusters").mkdir(parents=True)
+    (entities / "clusters" / "east.xml").write_text(cluster_xml("east"), encoding="utf-8")
+    (entities / "clusters" / "broken.xml").write_text('<cluster name="broken" xmlns="uri:falcon:cluster:0.1"/>',
+                                                       encoding="utf-8")
+    env = {**os.environ, "AIRFLOW_HOME": str(tmp_path), "AIRFLOW__DATABASE__SQL_ALCHEMY_CONN": url,
+           "AIRFLOW__CORE__LOAD_EXAMPLES": "False"}
+    program = str(Path(sys.executable).with_name("falcon-airflow"))
+    command = [program, "store", "import", "--entities", str(entities), "--state", str(tmp_path / "state")]
+    first = subprocess.run(command, capture_output=True, text=True, env=env, timeout=300, check=False)
+    assert first.returncode == 0, first.stderr[-2000:]
+    assert "imported cluster east" in first.stdout and "imported cluster broken" in first.stdout
+    again = subprocess.run(command, capture_output=True, text=True, env=env, timeout=300, check=False)
+    assert again.returncode == 0 and "already in the store: cluster east" in again.stdout
+    store = DatabaseStore(create_engine(url))
+    assert [(item.kind, item.name) for item in store.definitions()] == [("cluster", "broken"), ("cluster", "east")]
