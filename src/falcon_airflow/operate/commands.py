@@ -16,6 +16,10 @@ import json
 import os
 import sys
 from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from falcon_airflow.operate.options import Options
 
 EXIT_USAGE = 2
 
@@ -42,6 +46,7 @@ def run_command(command: str, namespace: argparse.Namespace,
     """Run one ``entity``/``instance``/``admin``/``metadata``/``extension`` command on this machine (with the
     deployment the environment names, :func:`~falcon_airflow.operate.execution.execute`) and print its outcome;
     returns the exit code."""
+    from falcon_airflow.operate import remote
     from falcon_airflow.operate.airflow_api import AirflowError
     from falcon_airflow.operate.execution import Deployment, execute
     from falcon_airflow.operate.options import Options
@@ -52,6 +57,9 @@ def run_command(command: str, namespace: argparse.Namespace,
     try:
         output = options.output
         action = options.action()
+        server = remote.server_url(options.text("url"))
+        if server is not None:
+            return _run_remote(server, command, action, options, output)
         deployment = Deployment.local(url=options.text("url"), entities=options.text("entities"),
                                       airflow_config=airflow_config)
         if command != "admin" and not deployment.settings.entities.is_dir():
@@ -71,6 +79,32 @@ def run_command(command: str, namespace: argparse.Namespace,
             print(_masked(f"warning: {warning}"), file=sys.stderr)
         print(_masked(outcome.text if outcome.text is not None else outcome.message))
     return outcome.exit_code
+
+
+def _run_remote(server: str, command: str, action: str, options: Options, output: str) -> int:
+    """The command on a Falcon server, printed as if it ran here."""
+    from falcon_airflow.operate import remote
+    from falcon_airflow.operate.outcomes import EXIT_FAILED
+
+    answer = remote.send(server, command, action, options)
+    document = answer.document
+    if answer.failed:
+        details = tuple(str(item) for item in document.get("details") or ())
+        return _emit_error(str(document.get("message") or "failed"), details, output,
+                           EXIT_USAGE if document.get("usage") else EXIT_FAILED)
+    for note in document.get("notes") or ():
+        print(f"falcon-airflow: {note}", file=sys.stderr)
+    if output == "json":
+        shown = {key: value for key, value in document.items() if key not in ("text", "exit_code", "notes")}
+        if not shown.get("warnings"):
+            shown.pop("warnings", None)
+        print(_masked(json.dumps(shown, indent=2, default=str)))
+    else:
+        for warning in document.get("warnings") or ():
+            print(_masked(f"warning: {warning}"), file=sys.stderr)
+        text = document.get("text")
+        print(_masked(str(text if text is not None else document.get("message", ""))))
+    return int(document.get("exit_code", EXIT_FAILED))
 
 
 def run_entity(args: argparse.Namespace) -> int:

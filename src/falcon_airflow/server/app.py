@@ -77,7 +77,7 @@ def create_app(*, config: ServerConfig | None = None, verify_token: TokenVerifie
     """The Falcon server. ``config`` defaults to Airflow's configuration of this process; ``verify_token`` to
     Airflow's auth manager (the api-server's)."""
     from falcon_airflow.server import header_spelling
-    from falcon_airflow.server.resources import admin, entities, extension, instances, metadata, store
+    from falcon_airflow.server.resources import admin, commands, entities, extension, instances, metadata, store
 
     context = ServerContext.from_config(config or AirflowConfig())
     header_spelling.install()
@@ -136,6 +136,7 @@ def create_app(*, config: ServerConfig | None = None, verify_token: TokenVerifie
     app.include_router(instances.router())
     app.include_router(metadata.router())
     app.include_router(extension.router())
+    app.include_router(commands.router)  # falcon-airflow's own command line (resources/commands.py)
     app.include_router(store.router)  # the DAG bundle's, authenticated by a bundle token (resources/store.py)
 
     authenticator = Authenticator(context.authentication, verify_token or airflow_token_caller)
