@@ -222,7 +222,8 @@ STORE = Command(
             options=(
                 option("--entities", metavar="DIR", required=True, help="the entities folder to import"),
                 option("--state", metavar="DIR",
-                       help="its state folder ([falcon] store_dir; default: the one the folder's commands used)"),
+                       help="its state folder (default: the store_dir setting, else the one the folder's commands "
+                            "used)"),
             ),
             run="falcon_airflow.server.store_import:run", airflow=True),
     ), airflow=True)

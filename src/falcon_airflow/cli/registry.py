@@ -124,7 +124,10 @@ def airflow_group(name: str, help_text: str, commands: Sequence[Command]) -> lis
             sys.exit(code)
 
     def make(command: Command) -> Any:
-        assert command.run is not None, f"airflow falcon {command.name}: only commands that run are supported"
+        if command.subcommands:  # airflow falcon store import ...
+            return GroupCommand(name=command.name, help=command.help, description=command.description,
+                                subcommands=[make(sub) for sub in command.subcommands])
+        assert command.run is not None, f"airflow falcon {command.name}: a command runs or has sub-commands"
         arguments = tuple(Arg(flags=item.flags, **item.keywords())  # type: ignore[no-untyped-call]
                           for item in command.options)
         target = command.run

@@ -55,6 +55,11 @@ ASSET_URIS: tuple[dict[str, Any], ...] = (
 
 CLI_COMMANDS = ("falcon_airflow.cli.airflow.airflow_cli_commands",)
 
+DB_MANAGERS = (
+    # The falcon_* tables of the configuration store, made and upgraded by ``airflow db migrate``.
+    "falcon_airflow.provider.store_database.FalconStoreDBManager",
+)
+
 
 def _integration_modules(modules: Iterable[str]) -> list[dict[str, Any]]:
     return [{"integration-name": INTEGRATION, "python-modules": list(modules)}]
@@ -81,6 +86,7 @@ def get_provider_info() -> dict[str, Any]:
         "plugins": [dict(plugin) for plugin in PLUGINS],
         "asset-uris": [{**uris, "schemes": list(uris["schemes"])} for uris in ASSET_URIS],
         "cli": list(CLI_COMMANDS),
+        "db-managers": list(DB_MANAGERS),
         "config": {
             "falcon": {
                 "description": "Where falcon-airflow finds entity XML and how it compiles it.",
@@ -136,6 +142,10 @@ def get_provider_info() -> dict[str, Any]:
                         "Falcon's server as the store's DAG bundle reaches it from the dag-processor and the "
                         "workers. Empty: [api] base_url followed by /falcon.", "",
                         example="http://airflow-api-server:8080/falcon"),
+                    "store_lease_seconds": _option(
+                        "With store = database: how long a server that died while changing the store keeps the "
+                        "others from changing it (the term of its lease), before the next one finishes or undoes "
+                        "what it left half done.", "120", "float"),
                     "store_bundle_secret": {**_option(
                         "The secret the store's DAG bundle and the server derive the bundle key from (the "
                         "api-server, the dag-processor and the workers must have the same). Empty: derived from "

@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from falcon_airflow.operate.config_store import ConfigStore
 
 MASK = "********"
+DEFAULT_LEASE_SECONDS = 120.0
 _SECRET_NAME = re.compile(r"secret|password|passwd|private_key|(^|_)token$|credentials?$", re.IGNORECASE)
 
 
@@ -104,13 +105,26 @@ class ServerContext:
         return cls(config, AuthenticationSettings.from_config(config.get), store.entities, store.state,
                    store_kind(config.get("falcon", "store")))
 
+    @property
+    def lease_seconds(self) -> float:
+        """``[falcon] store_lease_seconds``: how long a server killed while changing the store keeps the others
+        waiting (its lease's term) before the next one finishes or undoes its action."""
+        given = (self.config.get("falcon", "store_lease_seconds") or "").strip()
+        try:
+            value = float(given) if given else DEFAULT_LEASE_SECONDS
+        except ValueError:
+            raise ValueError(f"[falcon] store_lease_seconds must be a number of seconds, not {given!r}") from None
+        if not 1 <= value <= 86_400:
+            raise ValueError(f"[falcon] store_lease_seconds must be between 1 and 86400, not {given}")
+        return value
+
     def open_store(self) -> ConfigStore:
         """The configuration store, opened for one request."""
         if self.store_kind == "database":
             from falcon_airflow.operate.table_store import TableStore
             from falcon_airflow.server.store_access import database_store
 
-            return TableStore(database_store(), self.entities)
+            return TableStore(database_store(), self.entities, lease_seconds=self.lease_seconds)
         from falcon_airflow.operate.config_store import Store
 
         return Store(self.entities, self.state)

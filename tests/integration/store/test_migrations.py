@@ -23,12 +23,13 @@ from falcon_airflow.store.database import ABSENT, DatabaseStore, StoreConflict
 
 pytestmark = pytest.mark.slow
 AIRFLOW = str(Path(sys.executable).with_name("airflow"))
-MANAGER = "falcon_airflow.provider.store_database.FalconStoreDBManager"
 
 
 def _migrate(home: Path, url: str, *extra: str) -> subprocess.CompletedProcess[str]:
+    # the provider info's db-managers names the store's manager: nothing to configure
     env = {**os.environ, "AIRFLOW_HOME": str(home), "AIRFLOW__DATABASE__SQL_ALCHEMY_CONN": url,
-           "AIRFLOW__CORE__LOAD_EXAMPLES": "False", "AIRFLOW__DATABASE__EXTERNAL_DB_MANAGERS": MANAGER}
+           "AIRFLOW__CORE__LOAD_EXAMPLES": "False"}
+    env.pop("AIRFLOW__DATABASE__EXTERNAL_DB_MANAGERS", None)
     return subprocess.run([AIRFLOW, "db", "migrate", *extra], capture_output=True, text=True, env=env,
                           timeout=600, check=False)
 

@@ -130,7 +130,7 @@ def test_config_section_falcon() -> None:
                             "datasource_connections", "datasource_credential_roots", "default_job_user",
                             "open_impersonation", "oozie_file_roots", "oozie_shell_environment",
                             "authentication", "authentication_secret", "authentication_token_validity",
-                            "store", "store_url", "store_bundle_secret"}
+                            "store", "store_url", "store_bundle_secret", "store_lease_seconds"}
     assert options["authentication"]["default"] == "airflow"
     assert options["authentication_secret"]["sensitive"] is True
     assert options["store"]["default"] == "folder" and options["store_url"]["default"] == ""

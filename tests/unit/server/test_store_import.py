@@ -96,3 +96,13 @@ def test_nothing_is_copied_while_an_action_of_the_folder_is_unfinished(folder: S
     report = import_folder_store(folder, database, user="admin")
     assert report.exit_code == 1 and "unfinished action" in report.conflicts[0]
     assert database.definitions() == [] and database.revision() == 0
+
+
+def test_airflow_falcon_store_import_is_a_nested_airflow_command() -> None:
+    from falcon_airflow.cli.airflow import airflow_cli_commands
+
+    [group] = airflow_cli_commands()
+    [store_group] = [item for item in group.subcommands if item.name == "store"]
+    [import_command] = store_group.subcommands
+    assert import_command.name == "import"
+    assert {flag for arg in import_command.args for flag in arg.flags} == {"--entities", "--state"}
