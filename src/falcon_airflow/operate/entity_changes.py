@@ -267,11 +267,11 @@ def delete(context: Context, options: Options) -> Outcome:
     if stored is None:
         return succeeded(f"{name}({entity_type.value}) doesn't exist. Nothing to do")
     check_entity_operation(context.store.safemode, "DELETE", entity_type)
-    context.store.check_changeable(stored.path)
     dependents = context.store.workspace().dependents(stored.entity)
     if dependents:
         refs = "\n".join(f"({item.name},{item.entity_type.value.upper()})" for item in dependents)
         raise Refused(f"{name}({entity_type.value.upper()}) cant be removed as it is referred by {refs}")
+    context.store.check_changeable(stored.path)
     if not entity_type.schedulable:
         journal = begin(context, "delete", entity_type, name, ["archive", "forget"], "archive",
                          {**deleting(context, stored), "dags": []})

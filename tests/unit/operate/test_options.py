@@ -119,7 +119,7 @@ def test_the_airflow_cli_group_offers_the_same_options() -> None:
 
     (group,) = airflow_cli_commands()
     assert isinstance(group, GroupCommand) and group.name == "falcon"
-    assert sorted(command.name for command in group.subcommands) == sorted(COMMANDS)
+    assert sorted(command.name for command in group.subcommands) == sorted([*COMMANDS, "store"])
     parser = DefaultHelpParser(prog="airflow")
     cli_parser._add_command(parser.add_subparsers(dest="subcommand"), group)
     args = parser.parse_args(["falcon", "instance", "-rerun", "-force", "-type", "process", "-name", "count",
