@@ -73,6 +73,7 @@ def run(*argv: str) -> tuple[int, str, str]:
     ("entity", "-dependency", "-type", "feed", "-name", "logs"),
     ("entity", "-list", "-type", "feed", "-json"),
     ("entity", "-status", "-type", "feed", "-name", "missing"),
+    ("admin", "-setsafemode", "true"),
 ])
 def test_a_command_prints_the_same_whether_it_runs_here_or_on_the_server(
         served: Served, server_url: str, monkeypatch: pytest.MonkeyPatch, argv: tuple[str, ...]) -> None:

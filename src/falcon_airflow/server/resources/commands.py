@@ -53,9 +53,8 @@ def failed(message: str, *, status: int, details: tuple[str, ...] = (), usage: b
 def _request_options(command: str, action: str, document: Any) -> Options:
     if not isinstance(document, dict) or not isinstance(document.get("options", {}), dict):
         raise Refused("the request is not {\"options\": {...}, \"file\": ...}", usage=True)
-    known = {spec.dest for spec in declarations.command(command).options}
-    values = {key: value for key, value in document.get("options", {}).items()
-              if key in known and key not in LOCAL_ONLY}
+    # Options keeps the command's own options and actions (an action option may carry a value: -setsafemode true)
+    values = {key: value for key, value in document.get("options", {}).items() if key not in LOCAL_ONLY}
     files: dict[str, tuple[bytes, str]] = {}
     sent = document.get("file")
     if isinstance(sent, dict):
