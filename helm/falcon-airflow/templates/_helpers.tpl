@@ -149,6 +149,29 @@ Airflow chart is another release, whose name is not known here.
 {{- end }}
 
 {{/*
+A secret [falcon] setting (dict: Values, variable, option, what, names) is never given as text where it would land in
+a ConfigMap or in the release's values: falcon.extraEnv (the settings ConfigMap), airflow.env and
+airflow.config.falcon (airflow.cfg).
+*/}}
+{{- define "falcon-airflow.refuseSecretAsText" -}}
+{{- $airflow := .Values.airflow | default dict }}
+{{- $variable := .variable }}
+{{- range $name, $_ := .Values.falcon.extraEnv }}
+{{- if eq (upper $name) $variable }}
+{{- fail (printf "falcon.extraEnv.%s would put %s in a ConfigMap: keep it in a Secret and name it with %s" $name $.what $.names) }}
+{{- end }}
+{{- end }}
+{{- range ($airflow.env | default list) }}
+{{- if eq (upper (toString .name)) $variable }}
+{{- fail (printf "airflow.env sets %s as plain text: keep %s in a Secret and name it with %s" $variable $.what $.names) }}
+{{- end }}
+{{- end }}
+{{- if hasKey (dig "config" "falcon" dict $airflow) .option }}
+{{- fail (printf "airflow.config.falcon.%s would put %s in airflow.cfg, a ConfigMap: keep it in a Secret and name it with %s" .option .what .names) }}
+{{- end }}
+{{- end }}
+
+{{/*
 [falcon] authentication_secret comes from the Secret server.authentication names, to the api-server only, never
 from a ConfigMap or a plain value: the Airflow chart's values must refer to that Secret (airflow.apiServer.env, or
 airflow.secret), and nothing may set it as text (falcon.extraEnv, airflow.env, airflow.config.falcon).
@@ -157,19 +180,7 @@ airflow.secret), and nothing may set it as text (falcon.extraEnv, airflow.env, a
 {{- $variable := "AIRFLOW__FALCON__AUTHENTICATION_SECRET" }}
 {{- $auth := .Values.server.authentication }}
 {{- $airflow := .Values.airflow | default dict }}
-{{- range $name, $_ := .Values.falcon.extraEnv }}
-{{- if eq (upper $name) $variable }}
-{{- fail (printf "falcon.extraEnv.%s would put the cookie signing key in a ConfigMap: keep it in a Secret and name it with server.authentication.secretName and secretKey" $name) }}
-{{- end }}
-{{- end }}
-{{- range ($airflow.env | default list) }}
-{{- if eq (upper (toString .name)) $variable }}
-{{- fail (printf "airflow.env sets %s as plain text: keep the key in a Secret and name it with server.authentication.secretName and secretKey" $variable) }}
-{{- end }}
-{{- end }}
-{{- if hasKey (dig "config" "falcon" dict $airflow) "authentication_secret" }}
-{{- fail "airflow.config.falcon.authentication_secret would put the cookie signing key in airflow.cfg, a ConfigMap: keep it in a Secret and name it with server.authentication.secretName and secretKey" }}
-{{- end }}
+{{- include "falcon-airflow.refuseSecretAsText" (dict "Values" .Values "variable" $variable "option" "authentication_secret" "what" "the cookie signing key" "names" "server.authentication.secretName and secretKey") }}
 {{- $references := list }}
 {{- range (dig "apiServer" "env" list $airflow) }}
 {{- if eq (toString .name) $variable }}
@@ -189,5 +200,84 @@ airflow.secret), and nothing may set it as text (falcon.extraEnv, airflow.env, a
 {{- end }}
 {{- else if $references }}
 {{- fail (printf "airflow.apiServer.env sets %s from a Secret (%v) but server.authentication.secretName is empty: set it to that Secret, or remove the entry" $variable $references) }}
+{{- end }}
+{{- end }}
+
+{{/*
+[falcon] store_url: where the store's DAG bundle (dag-processor, workers) reaches Falcon's server. store.url, else
+the api-server Service of the Airflow chart of this release; nothing when Airflow is another release (whose name is
+not known here: NOTES.txt asks for store.url).
+*/}}
+{{- define "falcon-airflow.storeUrl" -}}
+{{- $airflow := .Values.airflow | default dict }}
+{{- if .Values.store.url }}
+{{- .Values.store.url | trimSuffix "/" }}
+{{- else if $airflow.enabled }}
+{{- include "falcon-airflow.falconUrl" . }}
+{{- end }}
+{{- end }}
+
+{{/* The name of the store's DAG bundle in [dag_processor] dag_bundle_config_list. */}}
+{{- define "falcon-airflow.storeBundleName" -}}
+falcon-store
+{{- end }}
+
+{{/*
+[dag_processor] dag_bundle_config_list with the database store (JSON): the store's bundle, the dags folder's (the
+image's dags folder or the git-sync checkout, whose falcon_entities*.py build nothing then; [core] dags_folder is
+its path), and store.extraBundles.
+*/}}
+{{- define "falcon-airflow.dagBundleConfigList" -}}
+{{- $bundle := .Values.store.bundle }}
+{{- $kwargs := merge (dict "refresh_interval" (int $bundle.refreshInterval)) (deepCopy ($bundle.kwargs | default dict)) }}
+{{- $bundles := list
+      (dict "name" (include "falcon-airflow.storeBundleName" .) "classpath" "falcon_airflow.dags.store_bundle.FalconStoreBundle" "kwargs" $kwargs)
+      (dict "name" "dags-folder" "classpath" "airflow.dag_processing.bundles.local.LocalDagBundle" "kwargs" dict) }}
+{{- $names := list (include "falcon-airflow.storeBundleName" .) "dags-folder" }}
+{{- range (.Values.store.extraBundles | default list) }}
+{{- if has .name $names }}
+{{- fail (printf "store.extraBundles names bundle %q twice (falcon-store and dags-folder are the chart's)" .name) }}
+{{- end }}
+{{- $names = append $names .name }}
+{{- $bundles = append $bundles (dict "name" .name "classpath" .classpath "kwargs" (.kwargs | default dict)) }}
+{{- end }}
+{{- toJson $bundles }}
+{{- end }}
+
+{{/*
+[falcon] store_bundle_secret comes from the Secret store.bundleSecret names, to every Airflow container (the
+api-server checks the bundle's requests with it, the dag-processor and the workers sign them): the Airflow chart's
+`secret:` list (airflow.secret), which its scheduler, api-server, dag-processor, triggerer, workers and
+KubernetesExecutor pod template all take, must refer to that Secret once. A component's own env would leave the
+others without it, and nothing may set it as text.
+*/}}
+{{- define "falcon-airflow.checkStoreBundleSecret" -}}
+{{- $variable := "AIRFLOW__FALCON__STORE_BUNDLE_SECRET" }}
+{{- $bundleSecret := .Values.store.bundleSecret }}
+{{- $airflow := .Values.airflow | default dict }}
+{{- include "falcon-airflow.refuseSecretAsText" (dict "Values" .Values "variable" $variable "option" "store_bundle_secret" "what" "the store's bundle secret" "names" "store.bundleSecret.secretName and secretKey") }}
+{{- range $component := list "apiServer" "dagProcessor" "scheduler" "triggerer" "workers" }}
+{{- range (dig $component "env" list $airflow) }}
+{{- if eq (upper (toString .name)) $variable }}
+{{- fail (printf "airflow.%s.env sets %s for one component: the api-server, the dag-processor and the workers need the same one, from the Secret store.bundleSecret names, through airflow.secret" $component $variable) }}
+{{- end }}
+{{- end }}
+{{- end }}
+{{- if contains $variable (toString ($airflow.extraEnv | default "")) }}
+{{- fail (printf "airflow.extraEnv sets %s: give it through airflow.secret, from the Secret store.bundleSecret names" $variable) }}
+{{- end }}
+{{- $references := list }}
+{{- range ($airflow.secret | default list) }}
+{{- if eq (toString .envName) $variable }}
+{{- $references = append $references (printf "%s/%s" (toString (.secretName | default "")) (toString (.secretKey | default "value"))) }}
+{{- end }}
+{{- end }}
+{{- if $bundleSecret.secretName }}
+{{- $wanted := printf "%s/%s" $bundleSecret.secretName $bundleSecret.secretKey }}
+{{- if or (ne (len $references) 1) (ne (first ($references | default (list ""))) $wanted) }}
+{{- fail (printf "store.bundleSecret names Secret %s key %s: airflow.secret must set %s from it (envName %s, secretName %s, secretKey %s), once; found %v. The Airflow chart's values are not templated, so they repeat the names" $bundleSecret.secretName $bundleSecret.secretKey $variable $variable $bundleSecret.secretName $bundleSecret.secretKey $references) }}
+{{- end }}
+{{- else if $references }}
+{{- fail (printf "airflow.secret sets %s from a Secret (%v) but store.bundleSecret.secretName is empty: set it to that Secret, or remove the entry" $variable $references) }}
 {{- end }}
 {{- end }}

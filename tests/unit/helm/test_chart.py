@@ -8,6 +8,10 @@ the Airflow chart's values refer to the objects by the names they are rendered w
 
 from __future__ import annotations
 
+import base64
+import hashlib
+import hmac
+import importlib
 import json
 import os
 import re
@@ -105,6 +109,7 @@ def test_default_values_render_the_chart_objects_as_yaml(chart: Any) -> None:
         ("ConfigMap", "falcon-airflow-spark"),
         ("Role", "falcon-airflow-spark"),
         ("RoleBinding", "falcon-airflow-spark"),
+        ("Secret", "falcon-airflow-store"),
         ("ServiceAccount", "falcon-airflow-spark"),
     ]
     for o in objects:
@@ -218,7 +223,8 @@ def test_settings_configmap_carries_the_servers_settings_under_the_names_the_cod
 
     data = one(render(chart), "ConfigMap", "config")["data"]
     server = {key: value for key, value in data.items() if key.startswith("AIRFLOW__FALCON__")
-              and key not in {"AIRFLOW__FALCON__ENTITIES_DIR", "AIRFLOW__FALCON__STRICT", "AIRFLOW__FALCON__CATCHUP"}}
+              and key not in {"AIRFLOW__FALCON__ENTITIES_DIR", "AIRFLOW__FALCON__STRICT", "AIRFLOW__FALCON__CATCHUP"}
+              and not key.startswith("AIRFLOW__FALCON__STORE")}
     # the defaults: Airflow's tokens only, Falcon's cookie life, authorization off; the admin and superuser groups
     # are left unset, so that the code's default (Airflow's Admin role) applies
     assert server == {"AIRFLOW__FALCON__AUTHENTICATION": "airflow",
@@ -307,6 +313,7 @@ def test_the_cookie_key_comes_from_a_secret_to_the_api_server_never_from_a_confi
     reference = {"name": SECRET_VARIABLE, "valueFrom": {"secretKeyRef": {"name": "falcon-cookies", "key": "key"}}}
     render(chart, {**mine, "airflow": {"apiServer": {"env": [reference]}}})
     render(chart, {**mine, "airflow": {"apiServer": {"env": []}, "secret": [
+        *default_values()["airflow"]["secret"],
         {"envName": SECRET_VARIABLE, "secretName": "falcon-cookies", "secretKey": "key"}]}})
     with pytest.raises(helm.HelmRenderError, match="secretName is empty"):
         chart.render({"server": {"authentication": {"secretName": ""}}}, name=RELEASE, namespace=NAMESPACE)
@@ -385,6 +392,217 @@ def test_the_readmes_falcon_api_values_render(chart: Any) -> None:
     data = one(render(chart, values), "ConfigMap", "config")["data"]
     assert data["AIRFLOW__FALCON__AUTHENTICATION"] == values["server"]["authentication"]["type"]
     assert values["airflow"]["ingress"]["apiServer"]["enabled"] is True
+
+
+# -- Falcon's configuration store ---------------------------------------------------------------------------------
+
+BUNDLE_SECRET_VARIABLE = "AIRFLOW__FALCON__STORE_BUNDLE_SECRET"
+BUNDLE_LIST_VARIABLE = "AIRFLOW__DAG_PROCESSOR__DAG_BUNDLE_CONFIG_LIST"
+WITH_AIRFLOW = {"airflow": {"enabled": True}}
+
+
+def settings(objects: list[Manifest]) -> dict[str, str]:
+    return one(objects, "ConfigMap", "config")["data"]
+
+
+def bundle_secret_value(objects: list[Manifest]) -> str:
+    secret = one(objects, "Secret", "store")
+    key = default_values()["store"]["bundleSecret"]["secretKey"]
+    return base64.b64decode(secret["data"][key]).decode()
+
+
+def test_the_store_is_in_the_metadata_database_and_its_bundle_reaches_the_releases_api_server(chart: Any) -> None:
+    data = settings(render(chart, WITH_AIRFLOW))
+    assert data["AIRFLOW__FALCON__STORE"] == "database"
+    url = f"http://{RELEASE}-api-server:8080/falcon"
+    assert data["AIRFLOW__FALCON__STORE_URL"] == url
+    assert data["AIRFLOW__FALCON__STORE_LEASE_SECONDS"] == "120"
+    assert BUNDLE_SECRET_VARIABLE not in data
+    # the URL NOTES give Falcon's clients, from the Airflow chart's names and port; store.url wins
+    assert f"-url {url}" in notes(chart, WITH_AIRFLOW)
+    standard = {"airflow": {"enabled": True, "useStandardNaming": True, "ports": {"apiServer": 9090}}}
+    assert settings(render(chart, standard))["AIRFLOW__FALCON__STORE_URL"] == (
+        f"http://{RELEASE}-airflow-api-server:9090/falcon")
+    given = {**WITH_AIRFLOW, "store": {"url": "http://falcon-api.shared.svc:8080/falcon/"}}
+    assert settings(render(chart, given))["AIRFLOW__FALCON__STORE_URL"] == "http://falcon-api.shared.svc:8080/falcon"
+    # Airflow as another release: its Service is not known here, and NOTES say so rather than guess
+    alone = settings(render(chart))
+    assert "AIRFLOW__FALCON__STORE_URL" not in alone and alone["AIRFLOW__FALCON__STORE"] == "database"
+    assert "store.url is NOT set" in notes(chart)
+    assert "store.url is NOT set" not in notes(chart, {"store": {"url": "http://airflow-api-server:8080/falcon"}})
+
+    text = notes(chart, WITH_AIRFLOW)
+    assert "[falcon] store=database" in text and "airflow db migrate" in text
+    assert (f"kubectl exec --namespace {NAMESPACE} deploy/{RELEASE}-scheduler -- airflow falcon store import "
+            "--entities") in text
+
+
+def test_the_dag_bundle_list_names_the_stores_bundle_and_the_dags_folder(chart: Any) -> None:
+    from airflow.dag_processing.bundles.base import BaseDagBundle
+    from airflow.dag_processing.bundles.local import LocalDagBundle
+
+    from falcon_airflow.dags.store_bundle import FalconStoreBundle
+
+    def import_string(classpath: str) -> Any:
+        module, _, name = classpath.rpartition(".")
+        return getattr(importlib.import_module(module), name)
+
+    bundles = json.loads(settings(render(chart, WITH_AIRFLOW))[BUNDLE_LIST_VARIABLE])
+    assert bundles == [
+        {"name": "falcon-store", "classpath": "falcon_airflow.dags.store_bundle.FalconStoreBundle",
+         "kwargs": {"refresh_interval": 30}},
+        {"name": "dags-folder", "classpath": "airflow.dag_processing.bundles.local.LocalDagBundle", "kwargs": {}},
+    ]
+    assert import_string(bundles[0]["classpath"]) is FalconStoreBundle
+    assert import_string(bundles[1]["classpath"]) is LocalDagBundle
+    assert issubclass(FalconStoreBundle, BaseDagBundle) and FalconStoreBundle.supports_versioning
+
+    custom = json.loads(settings(render(chart, {"store": {
+        "bundle": {"refreshInterval": 120, "kwargs": {"timeout": 20, "keep_versions": 3}},
+        "extraBundles": [{"name": "reports", "classpath": "airflow.providers.git.bundles.git.GitDagBundle",
+                          "kwargs": {"tracking_ref": "main"}}],
+    }}))[BUNDLE_LIST_VARIABLE])
+    assert [b["name"] for b in custom] == ["falcon-store", "dags-folder", "reports"]
+    assert custom[0]["kwargs"] == {"refresh_interval": 120, "timeout": 20, "keep_versions": 3}
+    assert custom[2]["kwargs"] == {"tracking_ref": "main"}
+    with pytest.raises(helm.HelmRenderError, match="twice"):
+        chart.render({"store": {"extraBundles": [{"name": "dags-folder", "classpath": "a.B"}]}},
+                     name=RELEASE, namespace=NAMESPACE)
+
+    # the folder store: no store settings and no bundle list of ours (Airflow's, the dags folder, stays)
+    folder = settings(render(chart, {**WITH_AIRFLOW, "store": {"backend": "folder"}}))
+    assert folder["AIRFLOW__FALCON__STORE"] == "folder"
+    assert [key for key in folder if key.startswith(("AIRFLOW__FALCON__STORE_", "AIRFLOW__DAG_PROCESSOR__"))] == []
+    assert "one node only" in notes(chart, {"store": {"backend": "folder"}})
+
+
+def test_the_rendered_store_settings_are_what_the_bundle_and_the_server_read(chart: Any, tmp_path: Path) -> None:
+    """The settings ConfigMap and the bundle Secret as a pod's environment (through bash, as the Airflow chart runs its
+    commands), with entities from git-sync: Airflow's bundle manager makes the store's bundle and the dags folder's
+    (the checkout's dags folder, as the Airflow chart sets [core] dags_folder), the store's bundle goes to the
+    release's api-server and compiles the checkout's entities folder, and its key, from the Secret, is the key the
+    server derives though the api-server also has a JWT secret."""
+    values = {"entities": {"source": "gitSync"},
+              "airflow": {"enabled": True, "dags": {"gitSync": {"enabled": True, "repo": "https://git.example/p.git"}}}}
+    objects = render(chart, values)
+    data = settings(objects)
+    secret = bundle_secret_value(objects)
+    (entry,) = [e for e in default_values()["airflow"]["secret"] if e["envName"] == BUNDLE_SECRET_VARIABLE]
+    environment = {
+        "PATH": os.environ.get("PATH", ""), "HOME": str(tmp_path), "AIRFLOW_HOME": str(tmp_path), **data,
+        entry["envName"]: secret, "AIRFLOW__API_AUTH__JWT_SECRET": "the-api-servers-jwt-secret",
+        "AIRFLOW__CORE__DAGS_FOLDER": "/opt/airflow/dags/repo/dags", "AIRFLOW__CORE__LOAD_EXAMPLES": "False",
+        "AIRFLOW__DAG_PROCESSOR__DAG_BUNDLE_STORAGE_PATH": str(tmp_path / "bundles"),
+    }
+    probe = """
+import json
+from airflow.configuration import conf
+from airflow.dag_processing.bundles.manager import DagBundlesManager
+from falcon_airflow.dags.loader import _config_of
+from falcon_airflow.dags.store_bundle import store_url
+from falcon_airflow.dags.store_loader import store_entities_folder
+from falcon_airflow.server.configuration import AirflowConfig
+from falcon_airflow.store.bundle_token import bundle_key
+bundles = {b.name: [f"{type(b).__module__}.{type(b).__qualname__}", str(b.path)]
+           for b in DagBundlesManager().get_all_dag_bundles()}
+print(json.dumps({
+    "store": conf.get("falcon", "store"), "bundles": bundles, "url": store_url(),
+    "entities": str(store_entities_folder()),
+    "bundle_key": bundle_key(lambda section, option: _config_of(section, option, "")).hex(),
+    "server_key": bundle_key(AirflowConfig().get).hex()}))
+"""
+    done = subprocess.run(["bash", "-c", 'exec "$0" -c "$1"', sys.executable, probe], env=environment,
+                          cwd=tmp_path, capture_output=True, text=True, timeout=300, check=False)
+    assert done.returncode == 0, done.stderr[-3000:]
+    read = json.loads(done.stdout.strip().splitlines()[-1])
+    from falcon_airflow.store.bundle_token import KEY_PURPOSE
+
+    expected = hmac.new(secret.encode(), KEY_PURPOSE, hashlib.sha256).hexdigest()
+    assert read == {
+        "store": "database",
+        "bundles": {
+            "falcon-store": ["falcon_airflow.dags.store_bundle.FalconStoreBundle",
+                             str(tmp_path / "bundles" / "falcon-store" / "current")],
+            "dags-folder": ["airflow.dag_processing.bundles.local.LocalDagBundle", "/opt/airflow/dags/repo/dags"]},
+        "url": f"http://{RELEASE}-api-server:8080/falcon",
+        "entities": "/opt/airflow/dags/repo/entities",
+        "bundle_key": expected, "server_key": expected}
+
+
+def test_the_bundle_secret_comes_from_a_secret_to_every_airflow_container_never_from_a_configmap(chart: Any) -> None:
+    values = default_values()
+    bundle_secret = values["store"]["bundleSecret"]
+    (entry,) = [e for e in values["airflow"]["secret"] if e["envName"] == BUNDLE_SECRET_VARIABLE]
+    assert entry == {"envName": BUNDLE_SECRET_VARIABLE, "secretName": bundle_secret["secretName"],
+                     "secretKey": bundle_secret["secretKey"]}
+    # airflow.secret reaches every container of the Airflow chart (the KubernetesExecutor's pod template too);
+    # nothing else in its values names the variable
+    assert BUNDLE_SECRET_VARIABLE not in json.dumps({k: v for k, v in values["airflow"].items() if k != "secret"})
+
+    objects = render(chart, WITH_AIRFLOW)
+    secret = one(objects, "Secret", "store")
+    assert (secret["metadata"]["name"], secret["type"]) == (bundle_secret["secretName"], "Opaque")
+    assert list(secret["data"]) == [bundle_secret["secretKey"]]
+    value = bundle_secret_value(objects)
+    assert re.fullmatch(r"[A-Za-z0-9]{64}", value)
+    for simple in ({}, WITH_AIRFLOW, {"store": {"backend": "folder"}}):
+        for o in render(chart, simple):
+            if o["kind"] == "ConfigMap":
+                text = json.dumps(o)
+                assert "STORE_BUNDLE_SECRET" not in text.upper(), o["metadata"]["name"]
+        assert all(value not in json.dumps(o) for o in objects if o["kind"] == "ConfigMap")
+
+    # a Secret of your own (rendered without a cluster, a random one per render would split the components)
+    assert [o for o in render(chart, {"store": {"bundleSecret": {"create": False}}}) if o["kind"] == "Secret"] == []
+    # another Secret: the Airflow chart's values must name it too, once
+    mine = {"store": {"bundleSecret": {"secretName": "falcon-bundle", "secretKey": "key"}}}
+    with pytest.raises(helm.HelmRenderError, match=rf"airflow\.secret must set {BUNDLE_SECRET_VARIABLE}"):
+        chart.render(mine, name=RELEASE, namespace=NAMESPACE)
+    reference = {"envName": BUNDLE_SECRET_VARIABLE, "secretName": "falcon-bundle", "secretKey": "key"}
+    assert one(render(chart, {**mine, "airflow": {"secret": [reference]}}), "Secret", "store")["metadata"][
+        "name"] == "falcon-bundle"
+    with pytest.raises(helm.HelmRenderError, match="once"):
+        chart.render({**mine, "airflow": {"secret": [reference, reference]}}, name=RELEASE, namespace=NAMESPACE)
+    # no Secret at all ([api_auth] jwt_secret then): the entry must go too
+    with pytest.raises(helm.HelmRenderError, match="secretName is empty"):
+        chart.render({"store": {"bundleSecret": {"secretName": ""}}}, name=RELEASE, namespace=NAMESPACE)
+    without = {"store": {"bundleSecret": {"secretName": ""}}, "airflow": {"secret": []}}
+    assert [o for o in render(chart, without) if o["kind"] == "Secret"] == []
+    assert "jwt_secret" in notes(chart, without)
+
+    # as text, or for one component only, it is refused
+    from_secret = {"valueFrom": {"secretKeyRef": {"name": "falcon-airflow-store", "key": "bundle-secret"}}}
+    for text in ({"falcon": {"extraEnv": {BUNDLE_SECRET_VARIABLE: "s3cret-s3cret"}}},
+                 {"airflow": {"config": {"falcon": {"store_bundle_secret": "s3cret-s3cret"}}}},
+                 {"airflow": {"env": [{"name": BUNDLE_SECRET_VARIABLE, "value": "s3cret-s3cret"}]}},
+                 {"airflow": {"dagProcessor": {"env": [{"name": BUNDLE_SECRET_VARIABLE, **from_secret}]}}},
+                 {"airflow": {"extraEnv": f"- name: {BUNDLE_SECRET_VARIABLE}\n  value: s3cret-s3cret\n"}}):
+        with pytest.raises(helm.HelmRenderError, match="Secret"):
+            chart.render(text, name=RELEASE, namespace=NAMESPACE)
+    with pytest.raises(helm.HelmValuesError, match="value"):
+        chart.render({"store": {"bundleSecret": {"value": "s3cret-s3cret"}}}, name=RELEASE, namespace=NAMESPACE)
+
+
+@pytest.mark.parametrize("backend", ["sqlite", "", "Database", "files", True])
+def test_schema_refuses_an_unknown_store_backend(chart: Any, backend: Any) -> None:
+    with pytest.raises(helm.HelmValuesError, match=r"store/backend"):
+        chart.render({"store": {"backend": backend}}, name=RELEASE, namespace=NAMESPACE)
+
+
+@pytest.mark.parametrize(("store", "where"), [
+    ({"url": "falcon-api-server:8080/falcon"}, "store/url"),  # no scheme: httpx would not know where to go
+    ({"leaseSeconds": 0}, "store/leaseSeconds"),
+    ({"bundle": {"refreshInterval": 0}}, "store/bundle/refreshInterval"),
+    ({"bundle": {"kwargs": {"refresh_interval": 5}}}, "store/bundle/kwargs"),  # refreshInterval sets it
+    # store.url sets it, for every component
+    ({"bundle": {"kwargs": {"store_url": "http://elsewhere/falcon"}}}, "store/bundle/kwargs"),
+    ({"extraBundles": [{"name": "mine", "classpath": "not a class path"}]}, "store/extraBundles/0/classpath"),
+    ({"extraBundles": [{"classpath": "my.Bundle"}]}, "store/extraBundles/0"),
+])
+def test_schema_refuses_store_settings_the_bundle_would_misread(chart: Any, store: dict[str, Any],
+                                                                 where: str) -> None:
+    with pytest.raises(helm.HelmValuesError, match=where):
+        chart.render({"store": store}, name=RELEASE, namespace=NAMESPACE)
 
 
 def test_spark_role_has_what_spark_on_kubernetes_needs_and_is_bound_to_its_service_account(chart: Any) -> None:
@@ -488,7 +706,7 @@ def test_labels_are_consistent(chart: Any) -> None:
         assert labels["app.kubernetes.io/part-of"] == "falcon-airflow"
         assert labels["app.kubernetes.io/version"] == chart.metadata["appVersion"]
         assert labels["helm.sh/chart"] == f"falcon-airflow-{version}"
-        assert labels["app.kubernetes.io/component"] in {"entities", "config", "spark"}
+        assert labels["app.kubernetes.io/component"] in {"entities", "config", "spark", "store"}
         assert labels["team"] == "data"
         assert all(len(value) <= 63 for value in labels.values())
     pod = yaml.safe_load(one(objects, "ConfigMap", "spark")["data"]["executor-pod-template.yaml"])
@@ -524,9 +742,10 @@ def test_an_existing_service_account_is_used_not_created(chart: Any) -> None:
     assert ("ServiceAccount", "spark-runner") in {(s["kind"], s["name"]) for s in subjects}
 
 
-def test_without_spark_on_kubernetes_only_the_falcon_configmaps_remain(chart: Any) -> None:
+def test_without_spark_on_kubernetes_only_the_falcon_configmaps_and_the_store_secret_remain(chart: Any) -> None:
     objects = render(chart, {"spark": {"kubernetes": {"enabled": False}}})
-    assert sorted(o["metadata"]["name"] for o in objects) == ["falcon-airflow-config", "falcon-airflow-entities"]
+    assert sorted(o["metadata"]["name"] for o in objects) == [
+        "falcon-airflow-config", "falcon-airflow-entities", "falcon-airflow-store"]
     assert "SPARK_CONF_DIR" not in one(objects, "ConfigMap", "config")["data"]
 
 
@@ -561,7 +780,9 @@ def test_unknown_entities_source_is_refused(chart: Any) -> None:
 
 def test_names_follow_the_release_without_the_fixed_prefix(chart: Any) -> None:
     names = {o["metadata"]["name"] for o in render(chart, {"fullnameOverride": ""}, name="etl")}
-    assert names == {"etl-falcon-airflow-config", "etl-falcon-airflow-entities", "etl-falcon-airflow-spark"}
+    # the store's Secret is named by store.bundleSecret.secretName, which airflow.secret repeats
+    assert names == {"etl-falcon-airflow-config", "etl-falcon-airflow-entities", "etl-falcon-airflow-spark",
+                     "falcon-airflow-store"}
 
 
 # -- the chart and the Airflow chart's values -----------------------------------------------------------------
@@ -605,7 +826,8 @@ def test_airflow_values_refer_to_the_rendered_objects(chart: Any) -> None:
 
 
 def test_lint_reports_no_errors(chart: Any) -> None:
-    for values in (None, {"entities": {"source": "gitSync"}}, {"entities": {"files": example_entity_files()}}):
+    for values in (None, {"entities": {"source": "gitSync"}}, {"entities": {"files": example_entity_files()}},
+                   {"store": {"backend": "folder"}}):
         report = helm.lint(CHART, values, namespace=NAMESPACE)
         assert report["errors"] == [], report
         assert [m for m in report["messages"] if m["severity"] >= 3] == [], report
