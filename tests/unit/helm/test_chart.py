@@ -433,8 +433,8 @@ def test_the_store_is_in_the_metadata_database_and_its_bundle_reaches_the_releas
 
     text = notes(chart, WITH_AIRFLOW)
     assert "[falcon] store=database" in text and "airflow db migrate" in text
-    assert (f"kubectl exec --namespace {NAMESPACE} deploy/{RELEASE}-scheduler -- airflow falcon store import "
-            "--entities") in text
+    assert (f"kubectl exec --namespace {NAMESPACE} deploy/{RELEASE}-scheduler -c scheduler -- airflow falcon store "
+            "import --entities") in text
 
 
 def test_the_dag_bundle_list_names_the_stores_bundle_and_the_dags_folder(chart: Any) -> None:
@@ -581,6 +581,17 @@ def test_the_bundle_secret_comes_from_a_secret_to_every_airflow_container_never_
             chart.render(text, name=RELEASE, namespace=NAMESPACE)
     with pytest.raises(helm.HelmValuesError, match="value"):
         chart.render({"store": {"bundleSecret": {"value": "s3cret-s3cret"}}}, name=RELEASE, namespace=NAMESPACE)
+
+
+def test_the_readmes_store_secret_is_the_one_the_chart_refers_to(chart: Any) -> None:
+    readme = (REPOSITORY / "helm" / "README.md").read_text(encoding="utf-8")
+    bundle_secret = default_values()["store"]["bundleSecret"]
+    assert (f"kubectl create secret generic {bundle_secret['secretName']} --namespace falcon \\\n"
+            f"  --from-literal={bundle_secret['secretKey']}=") in readme
+    (block,) = [b for b in re.findall(r"```yaml\n(.*?)```", readme, re.DOTALL) if "bundleSecret" in b]
+    objects = render(chart, {**yaml.safe_load(block), **WITH_AIRFLOW})
+    assert [o for o in objects if o["kind"] == "Secret"] == []  # made by hand; airflow.secret still names it
+    assert settings(objects)["AIRFLOW__FALCON__STORE"] == "database"
 
 
 @pytest.mark.parametrize("backend", ["sqlite", "", "Database", "files", True])
