@@ -35,6 +35,11 @@ RUN_LOG_PORT ?= $(shell echo $$(( $(RUN_PORT) + 713 )))
 # log mode and with a long busy wait, so five processes writing to it queue instead of failing (see
 # falcon_airflow/provider/embedded_database.py).
 RUN_SQLITE := $(if $(AIRFLOW__DATABASE__SQL_ALCHEMY_CONN),,$(RUN_HOME)/airflow.db)
+# The store in the metadata database (SQLite here): the server writes it, the dag-processor and the workers read it
+# through the store's DAG bundle, which compiles the entities folder with it (docs/server.md).
+RUN_BUNDLES := [{"name": "falcon-store", "classpath": "falcon_airflow.dags.store_bundle.FalconStoreBundle", \
+  "kwargs": {"refresh_interval": 10}}, \
+  {"name": "dags-folder", "classpath": "airflow.dag_processing.bundles.local.LocalDagBundle", "kwargs": {}}]
 RUN_ENV := AIRFLOW_HOME=$(RUN_HOME) \
 	$(if $(RUN_SQLITE),AIRFLOW__DATABASE__SQL_ALCHEMY_CONNECT_ARGS=falcon_airflow.provider.embedded_database.CONNECT_ARGS \
 	  AIRFLOW__DATABASE__SQL_ALCHEMY_CONNECT_ARGS_ASYNC=falcon_airflow.provider.embedded_database.CONNECT_ARGS) \
@@ -54,6 +59,9 @@ RUN_ENV := AIRFLOW_HOME=$(RUN_HOME) \
 	AIRFLOW__FALCON__CATCHUP=$(RUN_CATCHUP) \
 	AIRFLOW__FALCON__AUTHENTICATION=simple \
 	AIRFLOW__FALCON__AIRFLOW_USER=admin \
+	AIRFLOW__FALCON__STORE=database \
+	AIRFLOW__FALCON__STORE_URL=http://127.0.0.1:$(RUN_PORT)/falcon \
+	AIRFLOW__DAG_PROCESSOR__DAG_BUNDLE_CONFIG_LIST='$(RUN_BUNDLES)' \
 	AIRFLOW__CORE__HOSTNAME_CALLABLE=falcon_airflow.provider.loopback.loopback_hostname \
 	AIRFLOW__LOGGING__WORKER_LOG_SERVER_PORT=$(RUN_LOG_PORT) \
 	AIRFLOW__LOGGING__TRIGGER_LOG_SERVER_PORT=$(RUN_LOG_PORT) \

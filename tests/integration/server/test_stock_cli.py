@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from sqlalchemy import create_engine
 from tests.builders import cluster, feed, process
 from tests.integration.operate.harness import AirflowServer
 from tests.integration.ui.make_run import RunningAirflow, wait_for
@@ -26,6 +27,7 @@ from tests.integration.ui.make_run import RunningAirflow, wait_for
 from falcon_airflow import __version__
 from falcon_airflow.server import authentication as auth
 from falcon_airflow.server.configuration import MappingConfig
+from falcon_airflow.store.database import DatabaseStore
 
 from .conftest import StockCli
 
@@ -372,10 +374,14 @@ def check_kill_and_rerun(airflow: RunningAirflow, stock_cli: StockCli) -> None:
     assert tries and int(tries[0]) >= first_try + 2, output
 
 
+def store_of(airflow: RunningAirflow) -> DatabaseStore:
+    """make run's store: in its metadata database (SQLite in its Airflow home)."""
+    return DatabaseStore(create_engine(f"sqlite:///{airflow.root / 'airflow-home' / 'airflow.db'}"))
+
+
 def audit_of(airflow: RunningAirflow) -> list[dict[str, Any]]:
-    """The server's audit trail (make run keeps it in the store's state folder under its Airflow home)."""
-    [path] = (airflow.root / "airflow-home" / "falcon" / "store").glob("*/audit.log")
-    return [json.loads(line) for line in path.read_text().splitlines()]
+    """The server's audit trail (make run keeps it in the store, in its metadata database)."""
+    return [json.loads(line) for line in store_of(airflow).audit_lines()]
 
 
 def test_metadata_through_the_stock_cli(clickstream: RunningAirflow, stock_cli: StockCli) -> None:
@@ -462,8 +468,9 @@ def check_entity_commands(airflow: RunningAirflow, stock_cli: StockCli) -> None:
                             ("feed", "totals", CLI_TOTALS), ("process", "process", CLI_PROCESS)):
         output = printed(stock_cli("entity", "-submit", "-type", kind, "-file", str(files[key]), url=url))
         assert output == f"falcon/default/Submit successful ({kind}) {name}\n\n\n", output
-    assert (airflow.entities / "processes").is_dir() and any(
-        CLI_PROCESS in path.read_text() for path in airflow.entities.rglob("*.xml")), "the store holds the process"
+    stored = store_of(airflow).current("process", CLI_PROCESS)
+    assert stored is not None and stored.submitted_by, "the store holds the process"
+    assert not any(CLI_PROCESS in path.read_text() for path in airflow.entities.rglob("*.xml"))  # not a file
     # submitting a changed definition under a known name is refused: Falcon's 400, its message printed
     again = stock_cli("entity", "-submit", "-type", "feed", "-file", str(files["changed"]), url=url)
     assert again.returncode != 0

@@ -112,10 +112,10 @@ class RunningAirflow:
     # -- the command under test -------------------------------------------------------------------------------------
 
     def falcon(self, *argv: str) -> dict[str, Any]:
-        """``falcon-airflow <argv> -json`` as a user runs it, reaching this Airflow with its URL and login."""
+        """``falcon-airflow <argv> -json`` as a user runs it: on make run's Falcon server, with their login."""
         env = {key: value for key, value in os.environ.items() if not key.startswith(("AIRFLOW", "FALCON_"))}
-        env.update({"FALCON_AIRFLOW_URL": self.url, "FALCON_AIRFLOW_USER": USER,
-                    "FALCON_AIRFLOW_PASSWORD": PASSWORD, "FALCON_ENTITIES_DIR": str(self.entities)})
+        env.update({"FALCON_URL": f"{self.url}/falcon", "FALCON_AIRFLOW_USER": USER,
+                    "FALCON_AIRFLOW_PASSWORD": PASSWORD})
         result = subprocess.run([sys.executable, "-m", "falcon_airflow.cli", *argv, "-json"], env=env,
                                 capture_output=True, text=True, timeout=120, check=False)
         assert result.stdout.strip(), f"falcon-airflow {' '.join(argv)} printed nothing:\n{result.stderr}"
