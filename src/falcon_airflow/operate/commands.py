@@ -57,7 +57,7 @@ def run_command(command: str, namespace: argparse.Namespace,
     try:
         output = options.output
         action = options.action()
-        server = remote.server_url(options.text("url"))
+        server = remote.server_url(options.text("url"), airflow_config)
         if server is not None:
             return _run_remote(server, command, action, options, output)
         deployment = Deployment.local(url=options.text("url"), entities=options.text("entities"),

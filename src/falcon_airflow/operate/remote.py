@@ -1,7 +1,8 @@
 """``falcon-airflow entity|instance|admin|metadata|extension`` as a client of a Falcon server.
 
 With ``FALCON_URL`` set, or ``-url`` naming a Falcon server (a URL whose path ends with ``/falcon``, the prefix
-the provider's plugin serves the server under, e.g. ``http://host:8080/falcon``), a command runs on that server
+the provider's plugin serves the server under, e.g. ``http://host:8080/falcon``), or in a deployment whose store is
+in the database (:func:`server_url`), a command runs on that server
 (:mod:`falcon_airflow.server.resources.commands`): nothing is read from or written to this machine but the file
 ``-file`` names, whose content goes with the request. Who the caller is, what they may do, where the store is:
 the server decides, with its own configuration. The outcome comes back and is printed as a command run here
@@ -21,6 +22,7 @@ import os
 import urllib.error
 import urllib.parse
 import urllib.request
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -35,15 +37,25 @@ TIMEOUT_SECONDS = 600.0
 MAX_ANSWER_BYTES = 64 * 1024 * 1024
 
 
-def server_url(given: str | None) -> str | None:
-    """The Falcon server a command goes to: ``FALCON_URL``, else ``-url`` when it names a server (``.../falcon``);
-    ``None``: the command runs here."""
+def server_url(given: str | None, airflow_config: Callable[[str, str], str] | None = None) -> str | None:
+    """The Falcon server a command goes to: ``FALCON_URL``, else ``-url`` when it names a server (``.../falcon``),
+    else - where the deployment keeps its store in the database (``[falcon] store = database`` in the environment,
+    or in Airflow's configuration under ``airflow falcon``) - the server of the Airflow the command reaches
+    (``-url``, ``FALCON_AIRFLOW_URL``, ``[api] base_url``), since only the server may change that store. ``None``:
+    the command runs here, on the folder's store."""
     chosen = (os.environ.get(FALCON_URL) or "").strip()
     if chosen:
         return chosen.rstrip("/")
     if given and urllib.parse.urlsplit(given.strip()).path.rstrip("/").endswith(SERVER_PREFIX):
         return given.strip().rstrip("/")
-    return None
+    configured = os.environ.get("AIRFLOW__FALCON__STORE") or (airflow_config("falcon", "store")
+                                                              if airflow_config is not None else "")
+    if (configured or "").strip().lower() != "database":
+        return None
+    airflow = (given or os.environ.get("FALCON_AIRFLOW_URL")
+               or (airflow_config("api", "base_url") if airflow_config is not None else "")
+               or "http://127.0.0.1:8080").strip().rstrip("/")
+    return f"{airflow}{SERVER_PREFIX}"
 
 
 @dataclass(frozen=True)

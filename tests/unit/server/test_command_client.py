@@ -112,3 +112,20 @@ def test_a_server_out_of_reach_is_a_clear_error(monkeypatch: pytest.MonkeyPatch)
     monkeypatch.setenv("FALCON_URL", f"http://127.0.0.1:{_free_port()}/falcon")
     code, out, err = run("entity", "-list", "-type", "feed")
     assert code == 1 and out == "" and "cannot reach the Falcon server at http://127.0.0.1:" in err
+
+
+def test_where_the_store_is_in_the_database_the_command_goes_to_the_server(monkeypatch: pytest.MonkeyPatch) -> None:
+    from falcon_airflow.operate.remote import server_url
+
+    monkeypatch.delenv("FALCON_URL", raising=False)
+    monkeypatch.delenv("FALCON_AIRFLOW_URL", raising=False)
+    monkeypatch.delenv("AIRFLOW__FALCON__STORE", raising=False)
+    assert server_url(None) is None and server_url("http://host:8080") is None  # the folder's store, here
+    assert server_url("http://host:8080/falcon/") == "http://host:8080/falcon"
+    config = {("falcon", "store"): "database", ("api", "base_url"): "http://api:8080"}
+    assert server_url(None, lambda section, key: config.get((section, key), "")) == "http://api:8080/falcon"
+    monkeypatch.setenv("AIRFLOW__FALCON__STORE", "database")
+    monkeypatch.setenv("FALCON_AIRFLOW_URL", "http://other:9090")
+    assert server_url(None) == "http://other:9090/falcon"
+    monkeypatch.setenv("FALCON_URL", "http://chosen/falcon")
+    assert server_url("http://ignored:1") == "http://chosen/falcon"
