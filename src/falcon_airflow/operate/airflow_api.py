@@ -18,7 +18,10 @@ from urllib.parse import quote, urlencode
 
 from falcon_airflow.operate.settings import Settings
 
-PAGE = 100
+PAGE = 1000
+"""Items asked for per page of a listing. Airflow answers at most ``[api] maximum_page_limit`` (100 by default) and
+says how many there are in all (``total_entries``), so a deployment that allows larger pages is read in fewer
+calls and one that does not is read 100 at a time."""
 
 
 class AirflowError(Exception):
@@ -120,6 +123,8 @@ class AirflowClient:
         raise AssertionError("unreachable")
 
     def _pages(self, path: str, key: str, params: Mapping[str, Any]) -> list[dict[str, Any]]:
+        """Every item of a listing, page after page: until ``total_entries`` are read (a page may be shorter than
+        asked, the server's maximum), or a short page when the answer does not say how many there are."""
         items: list[dict[str, Any]] = []
         offset = 0
         while True:
@@ -128,7 +133,7 @@ class AirflowClient:
             items.extend(page)
             total = document.get("total_entries") if isinstance(document, dict) else None
             offset += len(page)
-            if not page or len(page) < PAGE or (isinstance(total, int) and offset >= total):
+            if not page or (offset >= total if isinstance(total, int) else len(page) < PAGE):
                 return items
 
     # -- server -----------------------------------------------------------------------------------------------------
@@ -265,6 +270,17 @@ class AirflowClient:
     def task_instances(self, dag_id: str, run_id: str) -> list[dict[str, Any]]:
         return self._pages(f"/dags/{_segment(dag_id)}/dagRuns/{_segment(run_id)}/taskInstances", "task_instances",
                            {})
+
+    def runs_task_instances(self, dag_id: str, *, first: datetime, last: datetime) -> list[dict[str, Any]]:
+        """The task instances of every run of the DAG whose logical date is in [first, last], in one listing (each
+        names its run: ``dag_run_id``), in the order they were made."""
+        params = {"logical_date_gte": _time(first), "logical_date_lte": _time(last), "order_by": "id"}
+        try:
+            return self._pages(f"/dags/{_segment(dag_id)}/dagRuns/~/taskInstances", "task_instances", params)
+        except AirflowError as problem:
+            if problem.status == 404:
+                return []
+            raise
 
     def active_task_instances(self, states: Sequence[str]) -> list[dict[str, Any]]:
         """Task instances of every DAG and run in one of ``states`` (what Airflow is doing right now)."""

@@ -160,16 +160,32 @@ def assess(client: AirflowClient, ref: DagRef, run: dict[str, Any], tis: list[di
     return InstanceRecord(ref, instance, run, tis, status, attempts, details)
 
 
+def tis_by_run(task_instances: Iterable[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
+    """Task instances grouped by their run, each run's in the order Airflow lists one run's (by map index)."""
+    grouped: dict[str, list[dict[str, Any]]] = {}
+    for ti in task_instances:
+        grouped.setdefault(str(ti.get("dag_run_id")), []).append(ti)
+    return {run_id: sorted(tis, key=lambda ti: int(ti.get("map_index") or 0)) for run_id, tis in grouped.items()}
+
+
 def collect(client: AirflowClient, refs: Sequence[DagRef], first: datetime, last: datetime, *,
             all_attempts: bool = False, states: Sequence[str] | None = None) -> list[InstanceRecord]:
-    """Every instance of these DAGs whose time is in [first, last], oldest first."""
+    """Every instance of these DAGs whose time is in [first, last], oldest first.
+
+    The task instances of every run of the window are read in one listing per DAG; only when ``states`` picks some
+    of the window's runs (the running ones of a whole validity) are they read run by run."""
     records: list[InstanceRecord] = []
     for ref in refs:
         grouped = group_by_instance(client.runs(ref.dag_id, first=first, last=last, states=states))
+        chosen: list[tuple[dict[str, Any], int]] = []  # (run, how many runs its instance has)
         for _, runs in sorted(grouped.items()):
-            chosen = sorted(runs, key=lambda run: str(run.get("queued_at") or "")) if all_attempts \
+            picked = sorted(runs, key=lambda run: str(run.get("queued_at") or "")) if all_attempts \
                 else [latest(runs)]
-            records.extend(assess(client, ref, run, attempts=len(runs)) for run in chosen)
+            chosen.extend((run, len(runs)) for run in picked)
+        listed = tis_by_run(client.runs_task_instances(ref.dag_id, first=first, last=last)) \
+            if states is None and len(chosen) > 1 else None
+        records.extend(assess(client, ref, run, None if listed is None else listed.get(str(run["dag_run_id"]), []),
+                              attempts=attempts) for run, attempts in chosen)
     return sorted(records, key=lambda record: (record.instance, record.ref.dag_id))
 
 

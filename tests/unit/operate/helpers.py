@@ -238,6 +238,12 @@ class FakeAirflow:
         self._call("task_instances")
         return [dict(ti) for ti in self.tis[(dag_id, run_id)].values()]
 
+    def runs_task_instances(self, dag_id: str, *, first: datetime, last: datetime) -> list[dict[str, Any]]:
+        self._call("runs_task_instances")
+        return [{**ti, "dag_id": dag_id, "dag_run_id": run_id} for (dag, run_id), tis in self.tis.items()
+                if dag == dag_id and first <= self.runs_by_key[(dag, run_id)].logical_date <= last
+                for ti in tis.values()]
+
     def active_task_instances(self, states: Sequence[str]) -> list[dict[str, Any]]:
         self._call("active_task_instances")
         return [{**ti, "dag_id": dag_id, "dag_run_id": run_id} for (dag_id, run_id), tis in sorted(self.tis.items())
