@@ -11,7 +11,7 @@ from __future__ import annotations
 from falcon_airflow.el.context import Availability, ELContext
 from falcon_airflow.el.evaluate import evaluate, reference_time, render, resolve_time
 from falcon_airflow.el.functions import DATE_FUNCTIONS, FUNCTIONS
-from falcon_airflow.el.syntax import Call, Node, parse, split_template
+from falcon_airflow.el.syntax import Call, Expression, parse, split_template
 
 __all__ = [
     "DATE_FUNCTIONS",
@@ -19,7 +19,7 @@ __all__ = [
     "Availability",
     "Call",
     "ELContext",
-    "Node",
+    "Expression",
     "evaluate",
     "parse",
     "reference_time",

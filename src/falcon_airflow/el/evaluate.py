@@ -14,12 +14,12 @@ import pendulum
 
 from falcon_airflow.el.context import ELContext
 from falcon_airflow.el.functions import FUNCTIONS, ArgumentError, Value
-from falcon_airflow.el.syntax import LONG_MAX, LONG_MIN, Binary, Call, Negate, Node, Number, String, parse
+from falcon_airflow.el.syntax import LONG_MAX, LONG_MIN, Binary, Call, Expression, Literal, Unary, parse
 from falcon_airflow.errors import ELEvaluationError
 from falcon_airflow.timekeeping import format_falcon_date
 
 
-def evaluate(expression: str | Node, context: ELContext, *, source: str | None = None) -> Value:
+def evaluate(expression: str | Expression, context: ELContext, *, source: str | None = None) -> Value:
     """Evaluate an expression (text or an already parsed node); errors carry the character position."""
     text = expression if isinstance(expression, str) else (source or "")
     node = parse(expression) if isinstance(expression, str) else expression
@@ -60,16 +60,17 @@ class _Evaluator:
     def error(self, message: str, position: int) -> ELEvaluationError:
         return ELEvaluationError(message, expression=self.text, position=position)
 
-    def run(self, node: Node) -> Value:
-        if isinstance(node, Number):
+    def run(self, node: Expression) -> Value:
+        if isinstance(node, Literal):
             return node.value
-        if isinstance(node, String):
-            return node.value
-        if isinstance(node, Negate):
+        if isinstance(node, Unary):  # Falcon's only unary operator is the minus sign
             return self.in_range(-self.number(node.operand), node.position)
         if isinstance(node, Binary):
             return self.in_range(self.binary(node), node.position)
-        return self.call(node)
+        if isinstance(node, Call):
+            return self.call(node)
+        # variables, conditionals and properties are not Falcon's EL: its parser never makes them
+        raise self.error("not an expression of Falcon's EL", node.position)
 
     def in_range(self, value: int | float, position: int) -> int | float:
         if isinstance(value, float):
@@ -80,7 +81,7 @@ class _Evaluator:
                              f"{LONG_MAX})", position)
         return value
 
-    def number(self, node: Node) -> int | float:
+    def number(self, node: Expression) -> int | float:
         value = self.run(node)
         if isinstance(value, bool) or not isinstance(value, int | float):
             raise self.error(f"arithmetic needs numbers, not {value!r}", _position(node))
@@ -119,7 +120,7 @@ class _Evaluator:
             raise self.error(f"{node.name}: {error}", position) from None
 
 
-def _position(node: Node) -> int:
+def _position(node: Expression) -> int:
     return node.position
 
 

@@ -19,7 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from falcon_airflow.core.locations import availability_marker, instance_location
 from falcon_airflow.core.tables import partition_marker
 from falcon_airflow.el import ELContext, evaluate, parse
-from falcon_airflow.el.syntax import Node
+from falcon_airflow.el.syntax import Expression
 from falcon_airflow.errors import InstanceError
 from falcon_airflow.instances.availability import GridAvailability
 from falcon_airflow.timekeeping import Frequency, parse_falcon_date, resolve_zone
@@ -82,7 +82,7 @@ def _feed_grid(start: str, frequency: str, timezone: str, end: str) -> InstanceG
     return InstanceGrid.of(parse_falcon_date(start), Frequency.parse(frequency), zone, parse_falcon_date(end))
 
 
-def _time(node: Node, text: str, context: ELContext) -> pendulum.DateTime | None:
+def _time(node: Expression, text: str, context: ELContext) -> pendulum.DateTime | None:
     value = evaluate(node, context, source=text)
     if value is None or isinstance(value, pendulum.DateTime):
         return value

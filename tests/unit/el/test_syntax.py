@@ -7,7 +7,7 @@ import pytest
 
 from falcon_airflow.el import ELContext, evaluate, parse, split_template
 from falcon_airflow.el.evaluate import render
-from falcon_airflow.el.syntax import Binary, Call, Negate, Number, String, TemplatePart
+from falcon_airflow.el.syntax import Binary, Call, Literal, TemplatePart, Unary, parse_template
 from falcon_airflow.errors import ELError, ELEvaluationError, ELSyntaxError
 
 CONTEXT = ELContext(instance_time=pendulum.datetime(2015, 2, 1))
@@ -130,8 +130,8 @@ def test_wrapping_errors(expression: str, position: int) -> None:
 def test_prefix_is_ignored() -> None:
     node = parse("coord:current(0)")
     assert isinstance(node, Call)
-    assert (node.name, node.position) == ("current", 0)
-    assert parse("${coord:today(1, 2)}") == Call("today", (Number(1, 14), Number(2, 17)), 2)
+    assert (node.prefix, node.name, node.position) == ("coord", "current", 0)
+    assert parse("${coord:today(1, 2)}") == Call("coord", "today", (Literal(1, 14), Literal(2, 17)), 2)
     for expression in ("coord:today(0,0)", "${coord:today(0,0)}", "falcon:today(0,0)"):
         assert render(evaluate(expression, CONTEXT)) == "2015-02-01T00:00Z"
 
@@ -147,15 +147,15 @@ def test_node_positions() -> None:
     assert isinstance(node, Binary)
     assert (node.operator, node.position) == ("+", 13)
     assert isinstance(node.left, Call)
-    assert node.left.arguments == (Number(-1, 4), String("x", 8))
-    assert node.right == Number(2, 15)
+    assert node.left.arguments == (Literal(-1, 4), Literal("x", 8))
+    assert node.right == Literal(2, 15)
 
 
 def test_string_literals() -> None:
-    assert parse(r"'a\'b'") == String("a'b", 0)
-    assert parse(r'"a\"b"') == String('a"b', 0)
-    assert parse("\"single ' inside\"") == String("single ' inside", 0)
-    assert parse("'double \" inside'") == String('double " inside', 0)
+    assert parse(r"'a\'b'") == Literal("a'b", 0)
+    assert parse(r'"a\"b"') == Literal('a"b', 0)
+    assert parse("\"single ' inside\"") == Literal("single ' inside", 0)
+    assert parse("'double \" inside'") == Literal('double " inside', 0)
 
 
 # -- call errors ------------------------------------------------------------------------------------------------------
@@ -323,6 +323,31 @@ def test_split_template_parts_rebuild_the_text_and_parse() -> None:
 
 def test_negate_node() -> None:
     node = parse("-now(0, 0)")
-    assert isinstance(node, Negate)
-    assert node.position == 0
-    assert parse("-3") == Number(-3, 0)
+    assert isinstance(node, Unary)
+    assert (node.operator, node.position) == ("-", 0)
+    assert parse("-3") == Literal(-3, 0)  # a sign before a number is part of the literal
+
+
+# -- one front end, two dialects --------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("inner", "position"), [
+    ("1 == 1", 2),             # comparisons, logic and conditionals are Oozie's (JSP EL's) only
+    ("1 ? 2 : 3", 2),
+    ("not 1", 0),
+    ("true", 0),               # so are literal words and variables
+    ("x", 0),
+    ("now(0,0).a", 8),         # and properties
+    ("1e3", 1),                # and exponents
+    ("$x", 0),
+])
+def test_falcon_is_a_restricted_dialect_of_the_workflow_grammar(inner: str, position: int) -> None:
+    parse_template("${" + inner + "}")  # the whole grammar reads it
+
+    assert syntax_error(inner).position == position
+
+
+def test_both_dialects_read_strings_alike() -> None:
+    assert parse(r"'a\'b\\c'") == Literal("a'b\\c", 0)
+    assert parse_template(r"${'a\'b\\c'}").parts == (Literal("a'b\\c", 2),)
+    assert syntax_error("'a\\").message == "unterminated string"  # a backslash at the very end escapes nothing

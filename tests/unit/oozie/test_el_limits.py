@@ -9,9 +9,9 @@ from datetime import UTC, datetime
 
 import pytest
 
+from falcon_airflow.el.syntax import MAX_DEPTH, MAX_EXPRESSION_LENGTH
 from falcon_airflow.errors import ELError, ELEvaluationError, ELSyntaxError
 from falcon_airflow.oozie.el import WorkflowContext, check_syntax, evaluate_predicate, evaluate_value, parse_template
-from falcon_airflow.oozie.el.syntax import MAX_DEPTH, MAX_EXPRESSION_LENGTH
 
 CONTEXT = WorkflowContext(
     id="0000001-260304000000000-oozie-W", name="daily", app_path="/apps/daily", user="etl", group="data", run=0,

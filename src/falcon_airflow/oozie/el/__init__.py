@@ -10,7 +10,8 @@ Public names (stable):
 * :class:`OozieFileSystem` (the protocol ``fs:`` functions call: ``exists``, ``is_dir``, ``dir_size``,
   ``file_size``, ``block_size``) and :class:`LocalFileSystem` (plain and ``file://`` paths);
 * :data:`FUNCTIONS` (the registry: qualified name to :class:`ELFunction`; pass ``functions=`` to add more);
-* :func:`parse_template` and the AST (:class:`Template`, ``Expression``) with character positions.
+* :func:`parse_template` and the AST (:class:`Template`, ``Expression``) with character positions: the project's
+  one EL front end (``falcon_airflow.el.syntax``), whose whole grammar is the JSP EL Oozie parses.
 
 Errors: :class:`~falcon_airflow.errors.ELSyntaxError` and :class:`~falcon_airflow.errors.ELEvaluationError`,
 each with ``position`` (0-based offset in the text).
@@ -18,10 +19,10 @@ each with ``position`` (0-based offset in the text).
 
 from __future__ import annotations
 
+from falcon_airflow.el.syntax import Call, Expression, Template, functions_called, parse_template
 from falcon_airflow.oozie.el.context import ActionResult, LocalFileSystem, OozieFileSystem, WorkflowContext
 from falcon_airflow.oozie.el.evaluate import check_syntax, evaluate_predicate, evaluate_text, evaluate_value
 from falcon_airflow.oozie.el.functions import CONSTANTS, FUNCTIONS, ELFunction, FunctionError
-from falcon_airflow.oozie.el.syntax import Call, Expression, Template, functions_called, parse_template
 
 __all__ = [
     "CONSTANTS",

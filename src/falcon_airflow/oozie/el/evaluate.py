@@ -17,10 +17,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 
-from falcon_airflow.errors import ELEvaluationError, ELSyntaxError
-from falcon_airflow.oozie.el.context import WorkflowContext
-from falcon_airflow.oozie.el.functions import CONSTANTS, FUNCTIONS, ELFunction, FunctionError
-from falcon_airflow.oozie.el.syntax import (
+from falcon_airflow.el.syntax import (
     LONG_MAX,
     LONG_MIN,
     Access,
@@ -34,6 +31,9 @@ from falcon_airflow.oozie.el.syntax import (
     Variable,
     parse_template,
 )
+from falcon_airflow.errors import ELEvaluationError, ELSyntaxError
+from falcon_airflow.oozie.el.context import WorkflowContext
+from falcon_airflow.oozie.el.functions import CONSTANTS, FUNCTIONS, ELFunction, FunctionError
 from falcon_airflow.oozie.el.values import (
     CoercionError,
     Value,
