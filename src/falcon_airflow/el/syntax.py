@@ -124,6 +124,10 @@ beyond them is refused."""
 
 _MAX_LONG_DIGITS = len(str(LONG_MAX))
 
+_DIGITS = frozenset("0123456789")
+"""Digits of a number literal: Java's EL reads ASCII ones only. Other characters Python calls digits (``²``, ``٣``)
+are not numbers: ``int`` cannot even read some of them."""
+
 # -- dialects ---------------------------------------------------------------------------------------------------------
 
 
@@ -216,7 +220,7 @@ def tokenize(text: str, start: int, stop: int, dialect: type[Dialect] = Dialect)
         if char.isspace():
             index += 1
             continue
-        if char.isdigit() or (char == "." and index + 1 < stop and text[index + 1].isdigit()):
+        if char in _DIGITS or (char == "." and index + 1 < stop and text[index + 1] in _DIGITS):
             index = _number(text, index, stop, tokens, dialect)
             continue
         if char in "'\"":
@@ -245,24 +249,24 @@ def tokenize(text: str, start: int, stop: int, dialect: type[Dialect] = Dialect)
 
 def _number(text: str, index: int, stop: int, tokens: list[Token], dialect: type[Dialect]) -> int:
     begin = index
-    while index < stop and text[index].isdigit():
+    while index < stop and text[index] in _DIGITS:
         index += 1
     decimal = False
     if index < stop and text[index] == ".":
         following = text[index + 1] if index + 1 < stop else ""
-        if following.isdigit() or (dialect.TRAILING_POINT and not _is_name_start(following, dialect)):
+        if following in _DIGITS or (dialect.TRAILING_POINT and not _is_name_start(following, dialect)):
             decimal = True
             index += 1
-            while index < stop and text[index].isdigit():
+            while index < stop and text[index] in _DIGITS:
                 index += 1
     if dialect.EXPONENTS and index < stop and text[index] in "eE":
         look = index + 1
         if look < stop and text[look] in "+-":
             look += 1
-        if look < stop and text[look].isdigit():
+        if look < stop and text[look] in _DIGITS:
             decimal = True
             index = look
-            while index < stop and text[index].isdigit():
+            while index < stop and text[index] in _DIGITS:
                 index += 1
     literal = text[begin:index]
     value: int | float

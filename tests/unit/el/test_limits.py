@@ -104,6 +104,18 @@ def test_number_literals_beyond_java_ranges_are_refused(expression: str, positio
     assert "number" in caught.value.message and caught.value.position == position
 
 
+@pytest.mark.parametrize(("expression", "position"), [
+    pytest.param("now(0, ²)", 7, id="superscript-two"),
+    pytest.param("now(0, 1²)", 8, id="after-a-digit"),
+    pytest.param("now(0, ٣)", 7, id="arabic-indic-three"),
+])
+def test_only_ascii_digits_make_numbers(expression: str, position: int) -> None:
+    with pytest.raises(ELSyntaxError) as caught:
+        parse(expression)
+
+    assert "unexpected character" in caught.value.message and caught.value.position == position
+
+
 @pytest.mark.parametrize("function", ["now", "today", "yesterday"])
 @pytest.mark.parametrize("arguments", [f"0, {HUGE}", f"{HUGE}, 0", f"0, -{HUGE}", "-1000000000, 0",
                                        "2147483647, 0", "-2147483648, -2147483648"])

@@ -112,6 +112,17 @@ def test_integer_literals_beyond_a_long_are_refused(text: str, position: int) ->
     assert problem is not None and "number" in problem.message and problem.position == position
 
 
+@pytest.mark.parametrize(("text", "position"), [
+    pytest.param("${1 + ²}", 6, id="superscript-two"),
+    pytest.param("${1²}", 3, id="after-a-digit"),
+    pytest.param("${٣ > 1}", 2, id="arabic-indic-three"),
+])
+def test_only_ascii_digits_make_numbers(text: str, position: int) -> None:
+    problem = check_syntax(text)
+
+    assert problem is not None and "unexpected character" in problem.message and problem.position == position
+
+
 @pytest.mark.parametrize("text", [
     "${9223372036854775807 + 1}", "${-9223372036854775807 - 2}", "${KB * KB * KB * KB * KB * KB * KB}",
     "${PB * PB}", "${-(-9223372036854775807 - 1)}", "${(-9223372036854775807 - 1) / 1 * 2 + PB * PB}",
