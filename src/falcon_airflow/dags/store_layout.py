@@ -4,6 +4,7 @@
 ```
 <revision>/
     falcon_store_dags.py         the DAG file: the store with the entities folder, compiled (see store_loader)
+    falcon_invalid_entities.py   fails to import, listing them, while an entity is invalid (Airflow's import errors)
     store.json                   the revision, and each definition: kind, name, its own revision, its file
     entities/clusters/<name>.xml, feeds/, processes/, datasources/   (the layout the loader reads)
     entities/extensions/<extension>/<job>.properties
@@ -51,6 +52,18 @@ built by falcon_airflow.dags.store_loader.
 from falcon_airflow.dags.store_loader import load_store_dags
 
 globals().update(load_store_dags(__file__))
+'''
+
+
+INVALID_FILE = "falcon_invalid_entities.py"
+INVALID_FILE_TEXT = '''"""Importing this file fails while an entity of the Falcon store's revision {revision}
+or of the entities folder is invalid, with the list of them, so that the Airflow UI shows them among its import
+errors; the valid entities' DAGs load from falcon_store_dags.py. Written by the store's DAG bundle.
+"""
+
+from falcon_airflow.dags.store_loader import report_store_invalid_entities
+
+report_store_invalid_entities(__file__)
 '''
 
 
@@ -150,6 +163,7 @@ def _write(folder: Path, snapshot: Snapshot) -> None:
     (folder / STATE / DOAS_DOC).write_bytes(_state_document(dict(snapshot.proxy_users), "user"))
     (folder / MANIFEST).write_text(json.dumps({"revision": snapshot.revision, "definitions": entries}, indent=2)
                                    + "\n", encoding="utf-8")
+    (folder / INVALID_FILE).write_text(INVALID_FILE_TEXT.format(revision=snapshot.revision), encoding="utf-8")
     # last: a parse never finds the DAG file in a folder that is still being written (it is renamed whole anyway)
     (folder / DAG_FILE).write_text(DAG_FILE_TEXT.format(revision=snapshot.revision), encoding="utf-8")
 

@@ -47,12 +47,14 @@ from falcon_airflow.dags.compiled_cache import (
 from falcon_airflow.dags.loader import (
     _config,
     _config_of,
+    _describe,
     _entity_files,
     _issue_dict,
     _state_dir,
     build_dags,
     content_key,
     entities_folder,
+    fail_listing,
 )
 from falcon_airflow.dags.store_layout import EXTENSION_KIND, Layout, read_layout
 from falcon_airflow.entities.extension import ExtensionName
@@ -194,3 +196,27 @@ def load_store_dags(dags_file: str) -> dict[str, Any]:
     with collector_paused():
         specs, issues = load_store_specs(layout, folder, catchup_default=catchup_default)
         return build_dags(specs, issues, where, strict=strict)
+
+
+def report_store_invalid_entities(dags_file: str) -> None:
+    """Raise the list of invalid entities of the store and the entities folder (file:line or store definition,
+    rule, message), if any: the layout's own DAG file calls it, so Airflow shows them among its import errors while
+    the valid DAGs load from ``falcon_store_dags.py`` - as ``dags/falcon_invalid_entities.py`` does for the folder
+    alone. ``[falcon] invalid_entities_as_import_errors = false`` turns it off; with ``strict`` the main file fails
+    with the same list."""
+    if _config("invalid_entities_as_import_errors", "True").strip().lower() != "true":
+        return
+    if _config("strict", "False").strip().lower() == "true":
+        return
+    layout = read_layout(Path(dags_file).resolve().parent)
+    folder = store_entities_folder()
+    catchup_default = _config("catchup", "True").strip().lower() == "true"
+    with collector_paused():
+        _, issues = load_store_specs(layout, folder, catchup_default=catchup_default)
+    errors = [issue for issue in issues if issue["level"] == "error"]
+    if errors:
+        where = f"{layout.description} and {folder}" if folder.is_dir() else layout.description
+        fail_listing(
+            f"{len({(issue.get('file'), issue.get('entity')) for issue in errors})} invalid Falcon entit(y/ies) in "
+            f"{where} (not scheduled until fixed; the other entities run):\n"
+            + "\n".join(_describe(issue) for issue in errors))

@@ -167,3 +167,23 @@ def test_without_an_entities_folder_the_store_compiles_alone(tmp_path: Path, mon
     done = lay_out(snapshot(1, stored("cluster", "c1", cluster("c1")), stored("feed", "in", feed("in"))),
                    tmp_path / "versions")
     assert "falcon.feed.in.retention.c1" in load_store_dags(str(done / DAG_FILE))
+
+
+def test_invalid_entities_of_the_store_and_the_folder_are_the_layout_s_import_error(
+        folder: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from falcon_airflow.dags.loader import InvalidEntitiesError
+    from falcon_airflow.dags.store_layout import INVALID_FILE
+    from falcon_airflow.dags.store_loader import report_store_invalid_entities
+
+    done = lay_out(snapshot(1, stored("feed", "out", feed("out"))), tmp_path / "versions")
+    report_store_invalid_entities(str(done / INVALID_FILE))  # all valid: nothing to say
+    assert "report_store_invalid_entities(__file__)" in (done / INVALID_FILE).read_text()
+    broken = lay_out(snapshot(2, stored("feed", "out", feed("out")),
+                              stored("feed", "bad", feed("bad", clusters=(("nowhere", "source"),)), 2)),
+                     tmp_path / "versions")
+    with pytest.raises(InvalidEntitiesError) as raised:
+        report_store_invalid_entities(str(broken / INVALID_FILE))
+    listing = str(raised.value.__cause__ or raised.value)
+    assert "store:feed/bad (revision 2)" in listing and "1 invalid Falcon entit(y/ies)" in listing, listing
+    monkeypatch.setenv("AIRFLOW__FALCON__INVALID_ENTITIES_AS_IMPORT_ERRORS", "false")
+    report_store_invalid_entities(str(broken / INVALID_FILE))  # turned off
