@@ -1,4 +1,4 @@
-"""The shell and e-mail hooks of Oozie actions: Java properties, the working folder, exit codes, MIME messages."""
+"""The shell and e-mail hooks of Oozie actions: the working folder, exit codes, MIME messages."""
 
 from __future__ import annotations
 
@@ -12,15 +12,7 @@ from falcon_airflow.provider.hooks.oozie import (
     ActionFailed,
     OozieEmailHook,
     OozieShellHook,
-    parse_properties,
 )
-
-
-def test_java_properties_rules() -> None:
-    text = "# comment\n! also\n  a=1\nb : two words\nc three\nd=line\\\n    continued\ne=tab\\there\nf=\\u00e9\n"
-    assert parse_properties(text) == {"a": "1", "b": "two words", "c": "three", "d": "linecontinued",
-                                      "e": "tab\there", "f": "é"}
-    assert parse_properties("key\\=with\\:colon=value\nempty=\n") == {"key=with:colon": "value", "empty": ""}
 
 
 def test_shell_runs_in_a_working_folder_with_its_files_and_archives(tmp_path: Path) -> None:

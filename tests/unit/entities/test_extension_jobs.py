@@ -10,7 +10,7 @@ from tests.builders import cluster
 from falcon_airflow.compiler import compile_workspace
 from falcon_airflow.compiler.extension import compile_extension
 from falcon_airflow.entities import Cluster
-from falcon_airflow.entities.extension import ExtensionName, read_job, read_properties
+from falcon_airflow.entities.extension import ExtensionName, read_job
 from falcon_airflow.parsing import parse_bytes
 from falcon_airflow.validation import validate_paths
 from falcon_airflow.validation.extensions import validate_job
@@ -31,12 +31,6 @@ targetCluster=backup
 targetDir=/backup/sales
 distcpMaxMaps=4
 """
-
-
-def test_java_properties_syntax() -> None:
-    text = "! comment\n  a = 1\nb:2\nc 3\nd=one\\\n  two\ne=\\u0041\\tB\nf=ends\\\\\n"
-    assert read_properties(text) == [("a", "1", 2), ("b", "2", 3), ("c", "3", 4), ("d", "onetwo", 5),
-                                     ("e", "A\tB", 7), ("f", "ends\\", 8)]
 
 
 def test_an_hdfs_mirroring_job() -> None:

@@ -40,6 +40,7 @@ from airflow.sdk.bases.hook import BaseHook
 
 from falcon_airflow.core.identity import identity_environment
 from falcon_airflow.oozie.access import OutsideRoots, open_below
+from falcon_airflow.properties import parse_properties
 
 MAX_OUTPUT_CHARACTERS = 2048
 """Oozie's ``oozie.action.max.output.data``: captured output beyond this fails the action."""
@@ -74,65 +75,6 @@ class ActionFailed(Exception):
         super().__init__(message)
         self.code = code
         self.message = message
-
-
-def parse_properties(text: str) -> dict[str, str]:
-    """Java ``Properties.load`` rules: ``#``/``!`` comments, ``=``, ``:`` or blanks as separators, ``\\``
-    continuation lines and escapes (``\\t``, ``\\n``, ``\\uXXXX``)."""
-    result: dict[str, str] = {}
-    lines = iter(text.splitlines())
-    for raw in lines:
-        line = raw.lstrip(" \t\f")
-        if not line or line[0] in "#!":
-            continue
-        while _continues(line):
-            line = line[:-1] + next(lines, "").lstrip(" \t\f")
-        key, value = _split_property(line)
-        result[_unescape(key)] = _unescape(value)
-    return result
-
-
-def _continues(line: str) -> bool:
-    count = len(line) - len(line.rstrip("\\"))
-    return count % 2 == 1
-
-
-def _split_property(line: str) -> tuple[str, str]:
-    index = 0
-    while index < len(line):
-        char = line[index]
-        if char == "\\":
-            index += 2
-            continue
-        if char in "=: \t\f":
-            break
-        index += 1
-    key, rest = line[:index], line[index:]
-    rest = rest.lstrip(" \t\f")
-    if rest[:1] in ("=", ":"):
-        rest = rest[1:].lstrip(" \t\f")
-    return key, rest
-
-
-def _unescape(text: str) -> str:
-    out, index = [], 0
-    while index < len(text):
-        char = text[index]
-        if char != "\\" or index + 1 >= len(text):
-            out.append(char)
-            index += 1
-            continue
-        code = text[index + 1]
-        if code == "u" and index + 6 <= len(text):
-            try:
-                out.append(chr(int(text[index + 2:index + 6], 16)))
-                index += 6
-                continue
-            except ValueError:
-                pass
-        out.append({"t": "\t", "n": "\n", "r": "\r", "f": "\f"}.get(code, code))
-        index += 2
-    return "".join(out)
 
 
 @dataclass

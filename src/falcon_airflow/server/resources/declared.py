@@ -147,7 +147,7 @@ def body_properties(route: Route, data: bytes) -> tuple[dict[str, str], bytes | 
     """A Java properties body (``route.properties``): the options its declared properties set, and the body itself
     when it holds any other property (``None`` otherwise). Read as ``java.util.Properties.load`` reads a stream:
     ISO-8859-1, escapes and continuations."""
-    from falcon_airflow.entities.extension import read_properties
+    from falcon_airflow.properties import read_properties
 
     wanted = dict(route.properties)
     values: dict[str, str] = {}
