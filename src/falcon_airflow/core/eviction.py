@@ -34,7 +34,7 @@ from urllib.parse import unquote
 
 from falcon_airflow.core.paths import Template
 from falcon_airflow.core.tables import TableUri
-from falcon_airflow.core.times import Duration
+from falcon_airflow.core.times import Duration, format_instant
 
 MAX_WALK = 10_000
 """Grid steps searched back through one span for an instance whose path is the folder's (only a template with a
@@ -195,14 +195,14 @@ def judge_path(template: Template, path: str, grid: FeedGrid, cutoff: datetime) 
         # never writes such a path: only the path the template gives for its time is an instance.
         canonical = template.resolve(moment, zone)
         return Verdict(moment, None, False, f"not an instance of the template (instance "
-                                            f"{_instant(moment)} is at {canonical}): left alone")
+                                            f"{format_instant(moment)} is at {canonical}): left alone")
     try:
         last = last_instance(template, path, span, grid)
     except (ValueError, OverflowError):  # a grid step past year 9999
         return Verdict(moment, None, False, "its instances cannot be computed (past year 9999): left alone")
     if last is None:
         return Verdict(moment, None, False, f"holds no instance of the feed (every {grid.frequency}"
-                                            + (f" from {_instant(grid.anchor)}" if grid.anchor else "")
+                                            + (f" from {format_instant(grid.anchor)}" if grid.anchor else "")
                                             + "): left alone")
     return Verdict(moment, last, last < cutoff)
 
@@ -240,10 +240,6 @@ def judge_partition(table: TableUri, partition: dict[str, str], grid: FeedGrid, 
                 return Verdict(verdict.moment, None, False, f"{key}={partition[key]} is not a value the table URI "
                                                             f"gives ({key}={values[key]}): left alone")
     return verdict
-
-
-def _instant(moment: datetime) -> str:
-    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%MZ")
 
 
 # -- where a partition's files may be deleted ---------------------------------------------------------------------

@@ -15,7 +15,6 @@ from datetime import UTC, datetime, timedelta, tzinfo
 from falcon_airflow.core.errors import RuleError
 from falcon_airflow.core.zones import zone_of
 
-INSTANT_FORMAT = "%Y-%m-%dT%H:%MZ"
 _INSTANT = re.compile(r"(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2}))?Z")
 _DURATION = re.compile(r"\s*(?:\$\{\s*)?(minutes|hours|days|months)\s*\(\s*(\d+)\s*\)\s*\}?\s*")
 _UNIT_MINUTES = {"minutes": 1, "hours": 60, "days": 24 * 60, "months": 31 * 24 * 60}
@@ -34,8 +33,18 @@ def parse_instant(text: str) -> datetime:
 
 
 def format_instant(moment: datetime) -> str:
-    """An aware datetime as ``yyyy-MM-ddTHH:mmZ`` (UTC)."""
-    return moment.astimezone(UTC).strftime(INSTANT_FORMAT)
+    """An aware datetime as ``yyyy-MM-ddTHH:mmZ`` (UTC): a Falcon date, as every part of the project writes one.
+
+    The year has four digits, as Java's ``yyyy`` writes it; ``strftime("%Y")`` drops the zeros of a year before 1000,
+    a date that neither :func:`parse_instant` nor Falcon reads back."""
+    utc = moment.astimezone(UTC)
+    return f"{utc.year:04d}-{utc.month:02d}-{utc.day:02d}T{utc.hour:02d}:{utc.minute:02d}Z"
+
+
+def format_timestamp(moment: datetime) -> str:
+    """An aware datetime as ISO 8601 in UTC to the second with a ``Z``: ``2026-03-01T05:00:00Z``."""
+    utc = moment.astimezone(UTC)
+    return f"{utc.year:04d}-{utc.month:02d}-{utc.day:02d}T{utc.hour:02d}:{utc.minute:02d}:{utc.second:02d}Z"
 
 
 def utc_now() -> datetime:

@@ -38,6 +38,7 @@ from falcon_airflow.core.naming import (
     metastore_namespace,
     table_dataset,
 )
+from falcon_airflow.core.times import format_instant
 from falcon_airflow.instances.bindings import FeedBinding
 from falcon_airflow.lineage import facets as F
 from falcon_airflow.lineage.schema import SchemaField, read_schema
@@ -125,7 +126,7 @@ def instance_location(binding: FeedBinding, moment: datetime,
     """A feed instance's dataset and the subset dimensions that tell the instance: for a file feed its folder, for
     a table feed the table (the partition values in the dimensions)."""
     dimensions: dict[str, Any] = {"feed": binding.feed, "cluster": binding.cluster,
-                                  "instance": F.instance_name(moment)}
+                                  "instance": format_instant(moment)}
     location = binding.path(moment)
     if binding.storage == "table":
         from falcon_airflow.entities.catalog import parse_table_uri

@@ -28,7 +28,7 @@ This module imports openlineage-python but neither Airflow nor Spark.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 
 from openlineage.client.facet_v2 import (
@@ -50,6 +50,7 @@ from openlineage.client.facet_v2 import (
 
 from falcon_airflow.core.lineage import PRODUCER
 from falcon_airflow.core.naming import FEED_SYMLINK_TYPE, DatasetId, feed_dataset
+from falcon_airflow.core.times import format_timestamp
 from falcon_airflow.lineage.schema import SchemaField
 
 TAG_SOURCE = "FALCON"
@@ -59,20 +60,10 @@ LIFECYCLE_STATES = ("ALTER", "CREATE", "DROP", "OVERWRITE", "RENAME", "TRUNCATE"
 Tag = tuple[str, str]
 
 
-def iso(moment: datetime) -> str:
-    """An aware time as ISO 8601 in UTC with a ``Z`` (``2026-03-01T05:00:00Z``)."""
-    return f"{moment.astimezone(UTC).strftime('%Y-%m-%dT%H:%M:%S')}Z"
-
-
-def instance_name(moment: datetime) -> str:
-    """A feed or process instance as Falcon writes it: ``yyyy-MM-ddTHH:mmZ`` (UTC)."""
-    return f"{moment.astimezone(UTC).strftime('%Y-%m-%dT%H:%M')}Z"
-
-
 def nominal_time(start: datetime, end: datetime | None) -> nominal_time_run.NominalTimeRunFacet:
     """The instance window: nominal start inclusive, end (the next instance) exclusive."""
-    return nominal_time_run.NominalTimeRunFacet(nominalStartTime=iso(start),
-                                                nominalEndTime=iso(end) if end is not None else None,
+    return nominal_time_run.NominalTimeRunFacet(nominalStartTime=format_timestamp(start),
+                                                nominalEndTime=format_timestamp(end) if end is not None else None,
                                                 producer=PRODUCER)
 
 

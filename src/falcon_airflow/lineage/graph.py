@@ -187,10 +187,11 @@ def add_events(graph: Graph, index: LineageIndex, *, instances: bool = False) ->
 
 def _short(moment: str) -> str:
     """``2026-03-01T05:00:00+00:00`` to Falcon's ``2026-03-01T05:00Z``."""
-    from falcon_airflow.lineage.query import falcon_time, parse_time
+    from falcon_airflow.core.times import format_instant
+    from falcon_airflow.lineage.query import parse_time
 
     try:
-        return falcon_time(parse_time(moment))
+        return format_instant(parse_time(moment))
     except ValueError:
         return moment
 

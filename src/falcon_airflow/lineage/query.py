@@ -33,6 +33,7 @@ from falcon_airflow.core.naming import (
     parse_dataset,
     parse_job_name,
 )
+from falcon_airflow.core.times import format_instant
 from falcon_airflow.lineage.events import Event
 
 TERMINAL = ("COMPLETE", "FAIL", "ABORT")
@@ -56,11 +57,6 @@ def parse_time(text: str) -> datetime:
         value = value[:-1] + "+00:00"
     moment = datetime.fromisoformat(value)
     return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
-
-
-def falcon_time(moment: datetime) -> str:
-    """``yyyy-MM-ddTHH:mmZ`` (UTC), as Falcon writes instance times."""
-    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%MZ")
 
 
 def _time_or_none(text: Any) -> datetime | None:
@@ -500,12 +496,12 @@ def process_instance(index: LineageIndex, process: str, at: datetime, cluster: s
             continue
         tasks.append((name, run))
     if not tasks:
-        raise QueryError(f"no run of process '{process}' at {falcon_time(at)} in the lineage")
+        raise QueryError(f"no run of process '{process}' at {format_instant(at)} in the lineage")
     children: dict[str, list[Run]] = {}
     for run in index.runs.values():
         if run.parent_run_id:
             children.setdefault(run.parent_run_id, []).append(run)
-    answer: dict[str, Any] = {"process": process, "instance": falcon_time(at), "tasks": []}
+    answer: dict[str, Any] = {"process": process, "instance": format_instant(at), "tasks": []}
     for name, run in sorted(tasks, key=lambda item: (item[1].first_time, item[1].try_number or 0, item[1].run_id)):
         entry: dict[str, Any] = {"task": name.task, "cluster": name.clusters[0], **run.summary(),
                                  "inputs": _uses(index, run.inputs), "outputs": _uses(index, run.outputs)}

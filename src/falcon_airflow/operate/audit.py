@@ -19,8 +19,10 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any, Protocol
+
+from falcon_airflow.core.times import format_timestamp
 
 MASK = "********"
 STARTED = "STARTED"
@@ -54,7 +56,7 @@ class Entry:
 
     def as_json(self) -> dict[str, Any]:
         document: dict[str, Any] = {
-            "time": self.time.astimezone(UTC).isoformat(timespec="seconds").replace("+00:00", "Z"),
+            "time": format_timestamp(self.time),
             "user": self.user, "doAs": self.do_as, "command": self.command, "action": self.action,
             **self.target, "result": self.result}
         if self.reason:

@@ -43,6 +43,7 @@ from falcon_airflow.compiler.store_state import (
     recorded_store_state,
     state_folder,
 )
+from falcon_airflow.core.times import format_timestamp
 from falcon_airflow.entities import Entity, EntityType
 from falcon_airflow.entities.extension import ExtensionName
 from falcon_airflow.operate.outcomes import Refused
@@ -65,7 +66,7 @@ def stamp(moment: datetime | None = None) -> str:
 
 
 def iso(moment: datetime | None = None) -> str:
-    return (moment or datetime.now(UTC)).astimezone(UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
+    return format_timestamp(moment or datetime.now(UTC))
 
 
 EXTENSION_KIND = "extension"

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from datetime import UTC, datetime, timedelta
 
+from falcon_airflow.core.times import format_instant
 from falcon_airflow.errors import DateFormatError
 
 _FALCON_DATE = re.compile(
@@ -43,8 +44,7 @@ def parse_falcon_date(text: str) -> datetime:
 
 def format_falcon_date(moment: datetime) -> str:
     """Format an aware datetime as Falcon does: in UTC, ``yyyy-MM-ddTHH:mmZ``."""
-    utc = moment.astimezone(UTC)
-    return f"{utc.year:04d}-{utc.month:02d}-{utc.day:02d}T{utc.hour:02d}:{utc.minute:02d}Z"
+    return format_instant(moment)
 
 
 def _is_gregorian_leap(year: int) -> bool:

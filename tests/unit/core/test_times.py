@@ -3,12 +3,12 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime, timedelta, timezone
 
 import pytest
 
 from falcon_airflow.core.errors import RuleError
-from falcon_airflow.core.times import parse_duration, parse_instant, parse_zone
+from falcon_airflow.core.times import format_instant, format_timestamp, parse_duration, parse_instant, parse_zone
 
 
 # EvictionHelperTest: limits in exact minutes, months as 31 days
@@ -42,3 +42,16 @@ def test_instants_and_zones() -> None:
         parse_zone("Mars/Olympus")
     with pytest.raises(RuleError):
         parse_zone("../etc/passwd")
+
+
+@pytest.mark.parametrize(("moment", "instant", "timestamp"), [
+    (datetime(2026, 3, 1, 5, 7, 9, 123456, tzinfo=UTC), "2026-03-01T05:07Z", "2026-03-01T05:07:09Z"),
+    (datetime(2026, 3, 1, 10, 37, 9, tzinfo=timezone(timedelta(hours=5, minutes=30))), "2026-03-01T05:07Z",
+     "2026-03-01T05:07:09Z"),
+    (datetime(124, 11, 2, 18, 50, tzinfo=UTC), "0124-11-02T18:50Z", "0124-11-02T18:50:00Z"),  # four-digit years
+    (datetime(1, 1, 1, tzinfo=UTC), "0001-01-01T00:00Z", "0001-01-01T00:00:00Z"),
+])
+def test_instants_and_timestamps_are_written_in_utc(moment: datetime, instant: str, timestamp: str) -> None:
+    assert format_instant(moment) == instant
+    assert format_timestamp(moment) == timestamp
+    assert parse_instant(format_instant(moment)) == moment.replace(second=0, microsecond=0)

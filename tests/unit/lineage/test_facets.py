@@ -104,7 +104,6 @@ def test_facet_builders() -> None:
     assert F.owner_name("alice") == "user:alice" and F.owner_name("team:bi") == "team:bi"
     window = F.nominal_time(AT, datetime(2026, 3, 1, 6, tzinfo=UTC))
     assert (window.nominalStartTime, window.nominalEndTime) == ("2026-03-01T05:00:00Z", "2026-03-01T06:00:00Z")
-    assert F.instance_name(AT) == "2026-03-01T05:00Z"
     assert F.drop_facet().lifecycleStateChange.value == "DROP"
     renamed = F.lifecycle_facet("RENAME", previous=DatasetId("file", "/a"))
     assert renamed.previousIdentifier is not None and renamed.previousIdentifier.name == "/a"

@@ -22,6 +22,7 @@ from typing import Literal
 from urllib.parse import quote_plus
 from xml.sax.saxutils import escape
 
+from falcon_airflow.core.times import format_instant
 from falcon_airflow.oozie.el.context import OozieFileSystem, WorkflowContext
 from falcon_airflow.oozie.el.values import CoercionError, Value, describe, to_boolean, to_integer, to_text
 
@@ -207,7 +208,7 @@ def _url_encode(context: WorkflowContext, text: str) -> str:
 
 
 def _timestamp(context: WorkflowContext) -> str:
-    return context.clock().astimezone(UTC).strftime("%Y-%m-%dT%H:%MZ")
+    return format_instant(context.clock())
 
 
 # Control characters both Java writers below spell with a backslash and a letter.
