@@ -41,7 +41,7 @@ import httpx
 from airflow.dag_processing.bundles.base import BaseDagBundle, BundleVersion, get_bundle_tracking_file
 
 from falcon_airflow.dags.loader import _config_of
-from falcon_airflow.dags.store_layout import DAG_FILE, lay_out
+from falcon_airflow.dags.store_layout import DAG_FILE, laid_out, lay_out
 from falcon_airflow.store.bundle_token import BundleKeyMissing, authorization, bundle_key
 from falcon_airflow.store.database import Snapshot
 from falcon_airflow.store.wire import read_snapshot_document
@@ -115,9 +115,17 @@ class FalconStoreBundle(BaseDagBundle):
 
     def initialize(self) -> None:
         if self.version is not None:
-            if not (self.path / DAG_FILE).is_file():
+            try:
+                _, store_id = self._newest_revision()
+            except StoreFetchError as problem:
+                if not (self.path / DAG_FILE).is_file():
+                    raise
+                store_id = None
+                log.warning("bundle %s: %s; using revision %s as laid out here before", self.name, problem,
+                            self.version)
+            if store_id is not None and not laid_out(self.path, store_id):
                 with self.lock():
-                    if not (self.path / DAG_FILE).is_file():
+                    if not laid_out(self.path, store_id):
                         lay_out(self._snapshot(int(self.version)), self.versions_dir)
         else:
             try:
@@ -139,8 +147,8 @@ class FalconStoreBundle(BaseDagBundle):
 
     def _refresh(self) -> None:
         with self.lock():
-            newest = self._newest_revision()
-            if not (self.versions_dir / str(newest) / DAG_FILE).is_file():
+            newest, store_id = self._newest_revision()
+            if not laid_out(self.versions_dir / str(newest), store_id):
                 lay_out(self._snapshot(newest), self.versions_dir)
             self._point_to(newest)
             self._prune(newest)
@@ -177,12 +185,14 @@ class FalconStoreBundle(BaseDagBundle):
                 if path.name.startswith(".") and time.time() - path.stat().st_mtime > LEFTOVER_SECONDS:
                     shutil.rmtree(path, ignore_errors=True)
 
-    def _newest_revision(self) -> int:
+    def _newest_revision(self) -> tuple[int, str]:
+        """The store's newest revision and its id."""
         document = self._get("revision")
         revision = document.get("revision") if isinstance(document, dict) else None
         if not isinstance(revision, int) or isinstance(revision, bool) or revision < 0:
             raise StoreFetchError(f"the Falcon server at {self._url('revision')} did not answer a revision")
-        return revision
+        store_id = document.get("store", "") if isinstance(document, dict) else ""
+        return revision, store_id if isinstance(store_id, str) else ""
 
     def _snapshot(self, revision: int) -> Snapshot:
         document = self._get("snapshot", {"revision": str(revision)})

@@ -96,6 +96,8 @@ class Layout:
     folder: Path
     revision: int
     entries: tuple[LaidOut, ...]
+    store_id: str = ""
+    """The store the revision is of."""
 
     @property
     def entities(self) -> Path:
@@ -161,20 +163,36 @@ def _write(folder: Path, snapshot: Snapshot) -> None:
     (folder / STATE).mkdir()
     (folder / STATE / SCHEDULE_DOC).write_bytes(_state_document(dict(snapshot.schedule_states), "state"))
     (folder / STATE / DOAS_DOC).write_bytes(_state_document(dict(snapshot.proxy_users), "user"))
-    (folder / MANIFEST).write_text(json.dumps({"revision": snapshot.revision, "definitions": entries}, indent=2)
-                                   + "\n", encoding="utf-8")
+    (folder / MANIFEST).write_text(json.dumps({"store": snapshot.store_id, "revision": snapshot.revision,
+                                               "definitions": entries}, indent=2) + "\n", encoding="utf-8")
     (folder / INVALID_FILE).write_text(INVALID_FILE_TEXT.format(revision=snapshot.revision), encoding="utf-8")
     # last: a parse never finds the DAG file in a folder that is still being written (it is renamed whole anyway)
     (folder / DAG_FILE).write_text(DAG_FILE_TEXT.format(revision=snapshot.revision), encoding="utf-8")
 
 
+def laid_out(folder: Path, store_id: str) -> bool:
+    """Whether ``folder`` holds a complete layout of the store ``store_id``."""
+    if not (folder / DAG_FILE).is_file():
+        return False
+    try:
+        return read_layout(folder).store_id == store_id
+    except LayoutError:
+        return False
+
+
 def lay_out(snapshot: Snapshot, versions: Path) -> Path:
     """``versions/<revision>`` holding the snapshot. Written in a hidden sibling and renamed into place, so the
-    folder is complete or absent; one that exists already (another process laid it out) is kept as it is."""
+    folder is complete or absent; one that exists already (another process laid it out) is kept as it is, unless
+    it is a revision of another store (then it is set aside and replaced)."""
     target = versions / str(snapshot.revision)
-    if (target / DAG_FILE).is_file():
+    if laid_out(target, snapshot.store_id):
         return target
     versions.mkdir(parents=True, exist_ok=True)
+    if target.exists():  # another store's revision of the same number (or a folder cut short): set aside
+        aside = versions / f".{snapshot.revision}.{secrets.token_hex(6)}.other"
+        with contextlib.suppress(FileNotFoundError):
+            os.rename(target, aside)
+            shutil.rmtree(aside, ignore_errors=True)
     temporary = versions / f".{snapshot.revision}.{secrets.token_hex(6)}.tmp"
     temporary.mkdir()  # mode 0o777 less the umask, as a checkout of DAG files would be
     try:
@@ -182,7 +200,7 @@ def lay_out(snapshot: Snapshot, versions: Path) -> Path:
         try:
             os.rename(temporary, target)
         except OSError:
-            if not (target / DAG_FILE).is_file():
+            if not laid_out(target, snapshot.store_id):
                 raise
     finally:
         with contextlib.suppress(FileNotFoundError):
@@ -195,6 +213,7 @@ def read_layout(folder: Path) -> Layout:
     try:
         document = json.loads((folder / MANIFEST).read_text(encoding="utf-8"))
         revision = int(document["revision"])
+        store_id = str(document.get("store") or "")
         entries = tuple(LaidOut(str(item["kind"]), str(item["name"]), int(item["revision"]), str(item["file"]))
                         for item in document["definitions"])
     except (OSError, ValueError, KeyError, TypeError) as problem:
@@ -202,4 +221,4 @@ def read_layout(folder: Path) -> Layout:
     for entry in entries:
         if Path(entry.file).is_absolute() or ".." in Path(entry.file).parts:
             raise LayoutError(f"{folder / MANIFEST} names a file outside the layout: {entry.file}")
-    return Layout(folder, revision, entries)
+    return Layout(folder, revision, entries, store_id)

@@ -47,6 +47,7 @@ ABSENT: Final = _Absent()
 """What a submit expects to replace: no definition of that name."""
 
 SAFEMODE_KEY = "safemode"
+STORE_ID_KEY = "store.id"
 STORE_LEASE = "store"
 
 
@@ -76,6 +77,9 @@ class Snapshot:
     definitions: tuple[StoredDefinition, ...]
     schedule_states: Mapping[tuple[str, str], str] = field(default_factory=dict)
     proxy_users: Mapping[tuple[str, str], str] = field(default_factory=dict)
+    store_id: str = ""
+    """Which store (:meth:`DatabaseStore.store_id`): revision numbers are the store's own, so a copy laid out from
+    one store is never taken for the same revision of another."""
 
 
 def _now() -> datetime:
@@ -142,6 +146,18 @@ class DatabaseStore:
                                .values(revision=tables.store_revision.c.revision + 1, changed_at=moment))
         return int(connection.execute(select(tables.store_revision.c.revision)
                                       .where(tables.store_revision.c.id == 1)).scalar_one())
+
+    def store_id(self) -> str:
+        """A name of this store, made once (random): two stores (a database made anew, another deployment) count
+        their revisions alike, and whoever keeps copies of revisions must tell them apart."""
+        known = self.setting(STORE_ID_KEY)
+        if isinstance(known, str) and known:
+            return known
+        made = uuid.uuid4().hex
+        with contextlib.suppress(IntegrityError), self.engine.begin() as connection:
+            connection.execute(insert(tables.setting).values(key=STORE_ID_KEY, value=json.dumps(made),
+                                                             changed_by="falcon", changed_at=_now()))
+        return str(self.setting(STORE_ID_KEY))
 
     def revision(self) -> int:
         with self.engine.connect() as connection:
@@ -331,7 +347,7 @@ class DatabaseStore:
             states = connection.execute(select(tables.entity_state)
                                         .where(_in_force(tables.entity_state, revision))).all()
         return Snapshot(
-            revision=revision, definitions=tuple(_definition(row) for row in rows),
+            revision=revision, definitions=tuple(_definition(row) for row in rows), store_id=self.store_id(),
             schedule_states={(row.kind, row.name): row.schedule_state for row in states if row.schedule_state},
             proxy_users={(row.kind, row.name): row.proxy_user for row in states if row.proxy_user})
 

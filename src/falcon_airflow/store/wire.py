@@ -1,7 +1,7 @@
 """A store snapshot as the server sends it to the DAG bundle (``GET /falcon/api/store/snapshot``), as JSON:
 
 ```
-{"revision": 12,
+{"store": "<the store's id>", "revision": 12,
  "definitions": [{"kind": "feed", "name": "clicks", "variant": null, "revision": 9,
                   "content": "<base64 of the stored bytes>", "submitted_by": "ann",
                   "submitted_at": "2026-01-02T03:04:05+00:00"}, ...],
@@ -31,6 +31,7 @@ EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 def snapshot_document(snapshot: Snapshot) -> dict[str, Any]:
     return {
+        "store": snapshot.store_id,
         "revision": snapshot.revision,
         "definitions": [{"kind": item.kind, "name": item.name, "variant": item.variant, "revision": item.revision,
                          "content": base64.b64encode(item.content).decode("ascii"),
@@ -103,4 +104,8 @@ def read_snapshot_document(document: object) -> Snapshot:
               _text(entry, "state", "schedule state") for entry in _entries(document, "schedule_states")}
     users = {(_text(entry, "kind", "proxy user"), _text(entry, "name", "proxy user")):
              _text(entry, "user", "proxy user") for entry in _entries(document, "proxy_users")}
-    return Snapshot(revision=revision, definitions=tuple(definitions), schedule_states=states, proxy_users=users)
+    store = document.get("store", "")
+    if not isinstance(store, str):
+        raise ValueError("'store' is not a string")
+    return Snapshot(revision=revision, definitions=tuple(definitions), schedule_states=states, proxy_users=users,
+                    store_id=store)

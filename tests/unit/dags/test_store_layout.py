@@ -187,3 +187,19 @@ def test_invalid_entities_of_the_store_and_the_folder_are_the_layout_s_import_er
     assert "store:feed/bad (revision 2)" in listing and "1 invalid Falcon entit(y/ies)" in listing, listing
     monkeypatch.setenv("AIRFLOW__FALCON__INVALID_ENTITIES_AS_IMPORT_ERRORS", "false")
     report_store_invalid_entities(str(broken / INVALID_FILE))  # turned off
+
+
+def test_a_revision_of_another_store_is_never_taken_for_this_one_s(tmp_path: Path) -> None:
+    """Two stores count revisions alike (a database made anew, another deployment sharing the bundle folder)."""
+    from dataclasses import replace
+
+    from falcon_airflow.dags.store_layout import laid_out
+
+    ours = replace(snapshot(1, stored("feed", "out", feed("out"))), store_id="ours")
+    theirs = replace(snapshot(1, stored("feed", "other", feed("other"))), store_id="theirs")
+    done = lay_out(theirs, tmp_path / "versions")
+    assert laid_out(done, "theirs") and not laid_out(done, "ours")
+    again = lay_out(ours, tmp_path / "versions")
+    assert again == done and laid_out(again, "ours")
+    assert [entry.name for entry in read_layout(again).entries] == ["out"]
+    assert sorted(path.name for path in (tmp_path / "versions").iterdir()) == ["1"]  # nothing left aside

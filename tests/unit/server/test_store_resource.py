@@ -54,7 +54,7 @@ def test_the_snapshot_as_of_a_revision(store: DatabaseStore) -> None:
     store.put("extension", "mirror", b"jobName=mirror\n", user="ann", replaces=ABSENT, variant="hdfs-mirroring")
     served = client()
     newest = served.get("/api/store/revision", headers=bundle_header())
-    assert newest.status_code == 200 and newest.json() == {"revision": store.revision()}
+    assert newest.status_code == 200 and newest.json() == {"revision": store.revision(), "store": store.store_id()}
     answer = served.get("/api/store/snapshot", headers=bundle_header())
     assert answer.status_code == 200 and answer.headers["content-type"] == "application/json"
     document = answer.json()

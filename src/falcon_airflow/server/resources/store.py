@@ -1,6 +1,7 @@
 """``api/store/``: the store as the DAG bundle reads it. Not a Falcon resource, not for users.
 
-* ``GET revision``: ``{"revision": N}``, the store's newest revision (the bundle's version);
+* ``GET revision``: ``{"revision": N, "store": id}``, the store's newest revision (the bundle's version) and which
+  store it is;
 * ``GET snapshot[?revision=N]``: the definitions in force, schedule states and ``-doAs`` users as of revision
   ``N`` (the newest without it), as :mod:`falcon_airflow.store.wire` writes them; a revision the store never had:
   ``404``.
@@ -74,7 +75,8 @@ def revision(request: Request) -> Response:
     refused = _refusal(request)
     if refused is not None:
         return refused
-    return JSONResponse({"revision": store_access.database_store().revision()})
+    store = store_access.database_store()
+    return JSONResponse({"revision": store.revision(), "store": store.store_id()})
 
 
 @router.get("/snapshot")
