@@ -1,7 +1,7 @@
 """The ``falcon-airflow`` command: the commands of :mod:`falcon_airflow.cli.commands`, parsed by argparse.
 
 A command's code is imported when it runs, so that ``validate``, ``el`` and ``explain`` start fast and never import
-Airflow or Spark. Exit codes: :mod:`falcon_airflow.cli.exits`.
+Airflow or Spark. Exit codes: :mod:`falcon_airflow.exits`.
 """
 
 from __future__ import annotations

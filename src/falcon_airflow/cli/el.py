@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from falcon_airflow.cli.exits import EXIT_INVALID, EXIT_OK, EXIT_USAGE
+from falcon_airflow.exits import EXIT_INVALID, EXIT_OK, EXIT_USAGE
 
 
 def run(args: argparse.Namespace) -> int:

@@ -8,7 +8,7 @@ import json
 import sys
 from pathlib import Path
 
-from falcon_airflow.cli.exits import EXIT_INVALID, EXIT_OK, EXIT_USAGE
+from falcon_airflow.exits import EXIT_INVALID, EXIT_OK, EXIT_USAGE
 
 PREFIX = "falcon-airflow oozie graph"
 

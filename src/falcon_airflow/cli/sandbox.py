@@ -7,7 +7,7 @@ import json
 import sys
 from pathlib import Path
 
-from falcon_airflow.cli.exits import EXIT_INVALID, EXIT_OK
+from falcon_airflow.exits import EXIT_INVALID, EXIT_OK
 
 
 def run(args: argparse.Namespace) -> int:

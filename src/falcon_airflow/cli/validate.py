@@ -6,7 +6,7 @@ import argparse
 import gc
 import sys
 
-from falcon_airflow.cli.exits import EXIT_INVALID, EXIT_OK, EXIT_USAGE
+from falcon_airflow.exits import EXIT_INVALID, EXIT_OK, EXIT_USAGE
 
 
 def run(args: argparse.Namespace) -> int:

@@ -18,10 +18,10 @@ import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from falcon_airflow.exits import EXIT_FAILED, EXIT_USAGE
+
 if TYPE_CHECKING:
     from falcon_airflow.operate.options import Options
-
-EXIT_USAGE = 2
 
 
 def _masked(text: str) -> str:
@@ -50,7 +50,7 @@ def run_command(command: str, namespace: argparse.Namespace,
     from falcon_airflow.operate.airflow_api import AirflowError
     from falcon_airflow.operate.execution import Deployment, execute
     from falcon_airflow.operate.options import Options
-    from falcon_airflow.operate.outcomes import EXIT_FAILED, Refused
+    from falcon_airflow.operate.outcomes import Refused
 
     options = Options(command, namespace)
     output = "text"
@@ -84,7 +84,6 @@ def run_command(command: str, namespace: argparse.Namespace,
 def _run_remote(server: str, command: str, action: str, options: Options, output: str) -> int:
     """The command on a Falcon server, printed as if it ran here."""
     from falcon_airflow.operate import remote
-    from falcon_airflow.operate.outcomes import EXIT_FAILED
 
     answer = remote.send(server, command, action, options)
     document = answer.document

@@ -13,9 +13,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
-EXIT_OK = 0
-EXIT_FAILED = 1
-EXIT_USAGE = 2
+from falcon_airflow.exits import EXIT_FAILED, EXIT_OK
 
 
 class Status(StrEnum):
