@@ -129,6 +129,16 @@ class StoredEntity:
         return self.content if self.content is not None else self.path.read_bytes()
 
 
+class Unknown:
+    """What a write replaces when the caller does not say (a journal of an earlier version)."""
+
+    def __repr__(self) -> str:
+        return "UNKNOWN"
+
+
+UNKNOWN = Unknown()
+
+
 class ConfigStore(Protocol):
     """What the actions need of Falcon's configuration store, wherever it is kept: the entities folder with its
     state folder (:class:`Store`) or the tables in Airflow's metadata database
@@ -147,7 +157,9 @@ class ConfigStore(Protocol):
     def check_changeable(self, path: Path) -> None:
         """Refuse (:class:`Refused`) a change of a definition the store does not own, before anything changes."""
     def read(self, path: Path) -> bytes | None: ...
-    def write(self, path: Path, data: bytes) -> None: ...
+    def write(self, path: Path, data: bytes, *, replaces: bytes | Unknown | None = UNKNOWN) -> None:
+        """Bring ``data`` in force at ``path``; ``replaces``: what the action saw there (``None``: nothing), which
+        a store shared by several servers checks (refusing when another changed it since)."""
     def remove(self, path: Path) -> None: ...
     # archive
     def plan_archive(self, entity_type: EntityType | str, name: str, moment: datetime | None = None) -> Path: ...
@@ -257,7 +269,8 @@ class Store:
         except FileNotFoundError:
             return None
 
-    def write(self, path: Path, data: bytes) -> None:
+    def write(self, path: Path, data: bytes, *, replaces: bytes | Unknown | None = UNKNOWN) -> None:
+        """The folder has one writer at a time (its lock): what was there is what the action saw."""
         write_atomic(path, data)
         self.forget_cache()
 

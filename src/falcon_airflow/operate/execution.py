@@ -146,6 +146,9 @@ def execute(command: str, action: str, options: Options, caller: Caller | None =
         gate.check()
         gate.begin()
         with _locked(context, declared.lock or bool(context.book.pending())):
+            # what the authorization check read was read before the lock: another server (or command) may have
+            # changed the store since, and the action must see the store as it is while it holds the lock
+            context.store.forget_cache()
             if context.book.pending():
                 _recover(context, notes)
             outcome = dispatch(context, options, action)

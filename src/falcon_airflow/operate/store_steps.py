@@ -72,7 +72,10 @@ def step_write(context: Context, journal: Journal) -> dict[str, Any] | None:
     if new is None:
         raise CannotTell(f"the journal {journal.path} records no definition to write")
     if _live(context, path) != new:
-        context.store.write(path, new)
+        if "old" in journal.data:  # what the action saw: a store shared by several servers checks it
+            context.store.write(path, new, replaces=recorded(journal, "old"))
+        else:
+            context.store.write(path, new)
     return None
 
 

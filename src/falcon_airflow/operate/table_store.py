@@ -14,6 +14,7 @@ retires, and :meth:`TableStore.archived` finds it once retired.
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import re
 import threading
 from collections.abc import Iterator
@@ -23,7 +24,15 @@ from typing import Any
 
 from falcon_airflow.entities import EntityType
 from falcon_airflow.entities.extension import ExtensionName
-from falcon_airflow.operate.config_store import EXTENSION_KIND, LOCK_WAIT_SECONDS, StoredEntity, iso, kind_of
+from falcon_airflow.operate.config_store import (
+    EXTENSION_KIND,
+    LOCK_WAIT_SECONDS,
+    UNKNOWN,
+    StoredEntity,
+    Unknown,
+    iso,
+    kind_of,
+)
 from falcon_airflow.operate.outcomes import Refused
 from falcon_airflow.parsing import ParsedFile, parse_read_file
 from falcon_airflow.store.database import (
@@ -33,6 +42,7 @@ from falcon_airflow.store.database import (
     StoreBusy,
     StoreConflict,
     StoredDefinition,
+    _Absent,
 )
 from falcon_airflow.validation.extensions import extension_files
 from falcon_airflow.validation.incumbents import Incumbents
@@ -40,10 +50,11 @@ from falcon_airflow.workspace import Workspace, collect_files
 
 SCHEME = "store:"
 _LOCATION = re.compile(r"^store:(?P<kind>[a-z]+)/(?:(?P<variant>[a-z-]+)/)?(?P<name>[^/@]+)(?:@(?P<revision>\d+))?$")
-_parsed_cache: dict[tuple[str, str, int], ParsedFile] = {}
+_parsed_cache: dict[tuple[str, str, bytes], ParsedFile] = {}
 _cache_lock = threading.Lock()
 CACHE_LIMIT = 50_000
-"""Parsed definitions kept per process (by kind, name and revision: a version never changes)."""
+"""Parsed definitions kept per process, by kind, name and a digest of the bytes (not by revision: another store,
+or a database made anew, counts its revisions alike)."""
 
 
 def location(kind: str, name: str, variant: str | None = None, revision: int | None = None) -> Path:
@@ -61,7 +72,7 @@ def _located(path: Path) -> tuple[str, str | None, str, int | None] | None:
 
 
 def _parsed(definition: StoredDefinition) -> ParsedFile:
-    key = (definition.kind, definition.name, definition.revision)
+    key = (definition.kind, definition.name, hashlib.blake2b(definition.content, digest_size=20).digest())
     with _cache_lock:
         cached = _parsed_cache.get(key)
     if cached is not None:
@@ -150,12 +161,17 @@ class TableStore:
         definition = self.database.current(located[0], located[2])
         return None if definition is None else definition.content
 
-    def write(self, path: Path, data: bytes) -> None:
+    def write(self, path: Path, data: bytes, *, replaces: bytes | Unknown | None = UNKNOWN) -> None:
+        """Compare and set: the version in force must still be ``replaces`` (``None``: no definition), else another
+        server changed it since the action looked, and the write is refused."""
         kind, variant, name = self._require_store(path)
         present = self.database.current(kind, name)
+        if isinstance(replaces, Unknown):
+            expected: bytes | _Absent = ABSENT if present is None else present.content
+        else:
+            expected = ABSENT if replaces is None else replaces
         try:
-            self.database.put(kind, name, data, user=self._acting, variant=variant,
-                              replaces=ABSENT if present is None else present.content,
+            self.database.put(kind, name, data, user=self._acting, variant=variant, replaces=expected,
                               reason="submit" if present is None else self._reason)
         except StoreConflict as conflict:
             raise Refused(str(conflict)) from None

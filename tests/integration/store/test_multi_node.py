@@ -140,7 +140,9 @@ def test_two_api_servers_and_a_scheduler_node_behave_as_one_falcon_server(
 
     def future_feed(name: str, **extra: Any) -> str:
         # valid from far ahead: the scheduler has no instance to run while the test looks at the DAGs
-        return feed(name, start="2090-01-01T00:00Z", **{"clusters": (("east", "source"),), **extra})
+        return feed(name, start="2090-01-01T00:00Z", **{"clusters": (("east", "source"),),
+                                                        "path": f"/data/{name}/${{YEAR}}/${{MONTH}}/${{DAY}}/${{HOUR}}",
+                                                        **extra})
 
     # submit through A: the DAG appears, built by the dag-processor of the third home
     done = falcon(first, "entity", "-submit", "-type", "cluster", "-file",

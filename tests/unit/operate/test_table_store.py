@@ -193,3 +193,41 @@ def test_an_entity_of_the_entities_folder_is_seen_but_changed_only_there(server:
     assert (server.entities / "counts.xml").is_file() and server.database.journals() == []
     with pytest.raises(Refused, match=r"already registered|defined twice"):
         server.act("entity", "submit", type="cluster", file=cluster_xml("east", colo="elsewhere"))
+
+
+def test_a_write_refuses_a_definition_another_server_changed_since_the_action_looked(server: Server) -> None:
+    from falcon_airflow.operate.table_store import location
+
+    store = server.store()
+    store.write(location("feed", "raced"), b"<feed a='1'/>", replaces=None)
+    with pytest.raises(Refused, match="already exists"):
+        store.write(location("feed", "raced"), b"<feed b='1'/>", replaces=None)
+    with pytest.raises(Refused, match="changed meanwhile"):
+        store.write(location("feed", "raced"), b"<feed b='2'/>", replaces=b"<feed other='0'/>")
+    current = server.database.current("feed", "raced")
+    assert current is not None and current.content == b"<feed a='1'/>"
+
+
+def test_an_action_sees_the_store_as_it_is_once_it_holds_the_lock(
+        database: DatabaseStore, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """What the authorization check read before the lock is not what the action decides on: a rival submitted
+    through another server in between is seen, and refused as Falcon refused a second definition of a name."""
+    from falcon_airflow.operate import gate
+
+    monkeypatch.setenv("FALCON_AIRFLOW_WAIT", "0")
+    airflow = FakeAirflow()
+    first, second = Server(database, tmp_path / "a", airflow), Server(database, tmp_path / "b", airflow)
+    first.act("entity", "submit", type="cluster", file=cluster_xml("east"))
+    check = gate.Gate.check
+    rival = feed_xml("logs", days=9)
+
+    def check_then_rival(self: gate.Gate) -> None:
+        check(self)
+        monkeypatch.setattr(gate.Gate, "check", check)
+        second.act("entity", "submit", user="bob", type="feed", file=rival)  # lands between the check and the lock
+
+    monkeypatch.setattr(gate.Gate, "check", check_then_rival)
+    with pytest.raises(Refused, match="already registered"):
+        first.act("entity", "submit", type="feed", file=feed_xml("logs"))
+    current = database.current("feed", "logs")
+    assert current is not None and current.submitted_by == "bob" and b"days(9)" in current.content
