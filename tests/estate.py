@@ -7,6 +7,7 @@ file is valid unless ``broken`` asks for some entities to be wrong in known ways
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 from tests.builders import cluster
@@ -41,6 +42,21 @@ PROCESS_XML = """<process name="process-{i}" xmlns="uri:falcon:process:0.1">
 """
 
 
+def estate_documents(count: int, *, broken: int = 0, data_root: str = "/tmp/falcon-airflow-estate",
+                     feed_start: str = "2025-01-01T00:00Z", process_start: str = "2026-01-01T00:00Z",
+                     jar: str = "/apps/job.py") -> Iterator[tuple[str, str, str]]:
+    """The estate's definitions as ``(kind, name, xml)``: the cluster first, then feed i and process i for each i
+    (what :func:`write_estate` writes to files; a store takes them as they are)."""
+    yield "cluster", "primary", cluster("primary", f"file://{data_root}/primary", colo="primary")
+    for i in range(count):
+        bad_feed = broken > 0 and i % broken == 0
+        bad_process = broken > 0 and i % broken == broken // 2
+        retention = "hours(1)" if bad_feed else "days(7)"
+        yield "feed", f"feed-{i}", FEED_XML.format(i=i, team=i % 10, start=feed_start, retention=retention)
+        source = "no-such-feed" if bad_process else f"feed-{(i - 1) % count}"
+        yield "process", f"process-{i}", PROCESS_XML.format(i=i, source=source, start=process_start, jar=jar)
+
+
 def write_estate(folder: Path, count: int, *, broken: int = 0, data_root: str = "/tmp/falcon-airflow-estate",
                  feed_start: str = "2025-01-01T00:00Z", process_start: str = "2026-01-01T00:00Z",
                  jar: str = "/apps/job.py") -> int:
@@ -50,17 +66,12 @@ def write_estate(folder: Path, count: int, *, broken: int = 0, data_root: str = 
     the process writing it and the one reading it are left out too) and every ``broken``-th process (offset by
     half) read a feed that does not exist.
     """
-    (folder / "clusters").mkdir(parents=True, exist_ok=True)
-    (folder / "feeds").mkdir(exist_ok=True)
-    (folder / "processes").mkdir(exist_ok=True)
-    (folder / "clusters" / "primary.xml").write_text(cluster("primary", f"file://{data_root}/primary", colo="primary"))
-    for i in range(count):
-        bad_feed = broken > 0 and i % broken == 0
-        bad_process = broken > 0 and i % broken == broken // 2
-        retention = "hours(1)" if bad_feed else "days(7)"
-        (folder / "feeds" / f"feed-{i}.xml").write_text(
-            FEED_XML.format(i=i, team=i % 10, start=feed_start, retention=retention))
-        source = "no-such-feed" if bad_process else f"feed-{(i - 1) % count}"
-        (folder / "processes" / f"process-{i}.xml").write_text(
-            PROCESS_XML.format(i=i, source=source, start=process_start, jar=jar))
-    return 1 + 2 * count
+    folders = {"cluster": folder / "clusters", "feed": folder / "feeds", "process": folder / "processes"}
+    for path in folders.values():
+        path.mkdir(parents=True, exist_ok=True)
+    written = 0
+    for kind, name, xml in estate_documents(count, broken=broken, data_root=data_root, feed_start=feed_start,
+                                            process_start=process_start, jar=jar):
+        (folders[kind] / f"{name}.xml").write_text(xml)
+        written += 1
+    return written

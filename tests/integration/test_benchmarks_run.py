@@ -16,8 +16,8 @@ pytestmark = [pytest.mark.slow]
 REPOSITORY = Path(__file__).resolve().parents[2]
 
 
-def run_benchmark(name: str, scale: str) -> str:
-    environment = {**os.environ, "FALCON_BENCH_SCALE": scale}
+def run_benchmark(name: str, scale: str, **extra: str) -> str:
+    environment = {**os.environ, "FALCON_BENCH_SCALE": scale, **extra}
     environment.pop("AIRFLOW_HOME", None)  # each benchmark makes its own
     result = subprocess.run([sys.executable, "-m", "benchmarks", name], cwd=REPOSITORY, env=environment,
                             capture_output=True, text=True, timeout=900, check=False)
@@ -32,3 +32,14 @@ def test_validate_workspace_generates_a_valid_workspace() -> None:
 def test_loader_parse_compares_the_loader_with_plain_dag_files() -> None:
     output = run_benchmark("loader_parse", "0.01")
     assert "loader: 10 processes + 10 feeds -> 20 DAGs" in output and "warm / plain = " in output
+
+
+def test_the_api_benchmarks_compare_falcon_s_calls_with_airflow_s(tmp_path: Path) -> None:
+    # a work folder of its own: the set-up (2,000 entities, their DAGs, 200 runs) is built here, then reused
+    work = {"FALCON_BENCH_WORK": str(tmp_path), "FALCON_BENCH_WRITE": "0"}
+    listing = run_benchmark("api_entity_list", "0.2", **work)
+    assert "entity -list of 2000 entities through the API: " in listing and "set-up (built in this run" in listing
+    assert "GET /api/v2/dags of 2000 DAGs" in listing and "one page of 100: " in listing
+    status = run_benchmark("api_instance_status", "0.2", **work)
+    assert "instance -status of process-1 over 200 instances through the API: " in status
+    assert "GET .../dagRuns of 200 runs" in status and "set-up (cached" in status

@@ -103,8 +103,10 @@ class AirflowServer:
         assert result.returncode == 0, f"airflow {' '.join(args)} failed:\n{result.stderr[-3000:]}"
         return result
 
-    def start(self) -> None:
-        self.airflow("db", "migrate")
+    def start(self, *, migrate: bool = True) -> None:
+        """``airflow db migrate`` (unless the database is known to be migrated already), then the api-server."""
+        if migrate:
+            self.airflow("db", "migrate")
         log = (self.home / "api-server.log").open("wb")
         self.process = subprocess.Popen([str(AIRFLOW), "api-server", "--host", "127.0.0.1", "--port",
                                          str(self.port)], env=self.env, stdout=log, stderr=subprocess.STDOUT,
