@@ -24,8 +24,8 @@ api-server on it (``airflow db migrate`` is skipped: the copy is that schema). `
 again.
 
 The api-server is configured with ``[api] maximum_page_limit`` large enough for one page to hold every DAG and every
-run (Airflow's default is 100), so that Airflow's baseline is one call, as Falcon's is. Each side of a comparison is
-measured on an api-server of its own (:func:`measure`).
+run (Airflow's default is 100), so that Airflow's baseline is one call, as Falcon's is. Each call is measured on an
+api-server of its own (:func:`measure`).
 """
 
 from __future__ import annotations
@@ -285,37 +285,32 @@ def timed(client: Any, call: Call) -> tuple[float, int, int, int]:
 
 def measure(processes: int, runs: int, description: dict[str, Any], calls: list[Call],
             repeat: int) -> dict[str, dict[str, Any]]:
-    """Start an api-server on the set-up and time ``calls``: each once to warm up, then ``repeat`` rounds of all of
-    them in turn, over one keep-alive connection with an Airflow token. Figures by call label.
+    """Time each of ``calls`` on an api-server of its own, started on a fresh copy of the set-up's database: once to
+    warm up, then ``repeat`` times over one keep-alive connection with an Airflow token. Figures by call label.
 
-    Each side of a comparison is measured on an api-server of its own (the same database, copied afresh): Airflow
-    3.3.2's api-server on Python 3.11 has been seen to crash (SIGSEGV, a freed object's attributes written during a
-    garbage collection) when a one-page listing of 10,000 DAGs is followed by other listings, Falcon's or its own
-    (``GET /api/v2/dags?limit=20000`` then ``GET .../dagRuns`` is enough); a side alone runs to the end."""
+    A server per call: Airflow 3.3.2's api-server on Python 3.11 dies (SIGSEGV: a freed object's dictionary written
+    during a garbage collection) when a one-page listing of 10,000 DAGs is followed by other listings, Airflow's own
+    as well as Falcon's (``GET /api/v2/dags?limit=20000``, ``GET .../dagRuns``, ``GET /api/v2/dags?limit=20000`` is
+    enough); a call repeated on a server of its own runs to the end."""
     import httpx
 
     figures: dict[str, dict[str, Any]] = {}
-    with running_server(processes, runs, description) as airflow:
-        bearer = token(airflow.url)
-        load_before = os.getloadavg()[0]
-        times: dict[str, list[float]] = {call.label: [] for call in calls}
-        last: dict[str, tuple[float, int, int, int]] = {}
-        with httpx.Client(base_url=airflow.url, headers={"Authorization": f"Bearer {bearer}"},
-                          timeout=600) as client:
-            first = {call.label: timed(client, call)[0] for call in calls}
-            for round_ in range(repeat):
-                for call in calls:
-                    if round_ < (call.repeat or repeat):
-                        last[call.label] = timed(client, call)
-                        times[call.label].append(last[call.label][0])
-        load_after = os.getloadavg()[0]
     for call in calls:
-        _, items, size, requests = last[call.label]
+        with running_server(processes, runs, description) as airflow:
+            bearer = token(airflow.url)
+            load_before = os.getloadavg()[0]
+            times: list[float] = []
+            with httpx.Client(base_url=airflow.url, headers={"Authorization": f"Bearer {bearer}"},
+                              timeout=600) as client:
+                first = timed(client, call)[0]
+                for _ in range(call.repeat or repeat):
+                    seconds, items, size, requests = timed(client, call)
+                    times.append(seconds)
+            load_after = os.getloadavg()[0]
         figures[call.label] = {"call": call.label, "path": call.path, "params": call.params, "accept": call.accept,
-                               "paged": call.paged, "seconds": times[call.label],
-                               "median": statistics.median(times[call.label]), "first": first[call.label],
-                               "listed": items, "bytes": size, "requests": requests, "load_before": load_before,
-                               "load_after": load_after}
+                               "paged": call.paged, "seconds": times, "median": statistics.median(times),
+                               "first": first, "listed": items, "bytes": size, "requests": requests,
+                               "load_before": load_before, "load_after": load_after}
     return figures
 
 
@@ -335,7 +330,7 @@ def setup_lines(description: dict[str, Any]) -> list[str]:
     lines = [f"set-up ({'built in this run' if description['built_now'] else 'cached, built ' + description['built']};"
              f" {sum(steps.values()):.1f} s in all, not part of any figure):"]
     lines += [f"  {name}: {seconds:.1f} s" for name, seconds in steps.items()]
-    lines.append("  this run: each side's api-server started on a fresh copy of the database in "
+    lines.append("  this run: each call's api-server started on a fresh copy of the database in "
                  + ", ".join(f"{seconds:.1f} s" for seconds in description["started"]))
     lines.append(f"  metadata database: {description['database_bytes'] / 1e6:.0f} MB (SQLite), "
                  f"{description['dags']} DAGs, {description['runs']} runs of {description['dag_id']}")
@@ -354,9 +349,9 @@ def write_results(name: str, title: str, figures: dict[str, Any], description: d
                 "python": sys.version.split()[0], "setup": description, **figures}
     RESULTS.mkdir(parents=True, exist_ok=True)
     (RESULTS / f"{name}.json").write_text(json.dumps(document, indent=2) + "\n")
-    text = [f"# {name}: results", "", title, "",
+    text = [f"# {name}: results", "", title.replace("``", "`"), "",
             f"Measured {measured} with `FALCON_BENCH_SCALE={os.environ.get('FALCON_BENCH_SCALE', 'full')} "
             f".venv/bin/python -m benchmarks {name}` on {os.cpu_count()} CPU(s); the raw figures are in "
-            f"`{name}.json`.", "", "```", *lines, "```", "", *notes]
+            f"`{name}.json`.", "", "```", *lines, "```", *(part for note in notes for part in ("", note))]
     (RESULTS / f"{name}.md").write_text("\n".join(text).rstrip() + "\n")
     print(f"  written to results/{name}.json and results/{name}.md")
