@@ -16,8 +16,8 @@ The calls, each as its client sends it:
   &order_by=logical_date&limit=1100`` (JSON): the same runs in one page (``[api] maximum_page_limit`` raised from
   its default of 100 for both sides, see ``api_entity_list``).
 
-Airflow's side is also timed reading the runs 100 at a time (its default page limit). Each call runs on an
-api-server of its own, started on a fresh copy of the same database; each call is warmed up once, then timed
+Airflow's side is also timed reading the runs 100 at a time (its default page limit). Falcon's call and Airflow's run
+on api-servers of their own, started on fresh copies of the same database; each call is warmed up once, then timed
 ``REPEAT`` times over one keep-alive connection with an Airflow token; each figure is the median, the ratio ours /
 Airflow's. Goal: at most 1.5x. ``FALCON_BENCH_SCALE`` scales the runs (0.2: 200) and the estate.
 """
@@ -113,8 +113,8 @@ def main() -> int:
              + (f"the rest, {(ours[status]['median'] - airflow_part) * 1000:.0f} ms, is Falcon's server's own"
                 if ours[status]["median"] > airflow_part else "as much as ours (the machine's load moved them)"),
              *(call_line(row) for row in (*ours.values(), *theirs.values())),
-             f"  medians of {REPEAT} timed calls after one warm-up; each call on an api-server of its own, same "
-             "database"]
+             f"  medians of {REPEAT} timed calls after one warm-up; Falcon's call and Airflow's on api-servers of "
+             "their own, same database"]
     lines += setup_lines(description)
     print("\n".join(lines), flush=True)
     for problem in problems:
