@@ -148,6 +148,11 @@ class ConfigStore(Protocol):
     def act_as(self, user: str) -> None:
         """Who the changes that follow are made for (recorded with each version where the store keeps that)."""
 
+    @property
+    def reparse_on_change(self) -> bool:
+        """Whether Airflow must be asked to re-parse the DAG files after a change (the folder), or the store's DAG
+        bundle brings the change by itself (the tables)."""
+
     # definitions
     def workspace(self) -> Workspace: ...
     def forget_cache(self) -> None: ...
@@ -229,6 +234,9 @@ class Store:
             shutil.rmtree(folder, ignore_errors=True)
 
     # -- entities -------------------------------------------------------------------------------------------------
+
+    reparse_on_change = True
+    """The dags folder's files compile the folder: Airflow is asked to re-parse them after a change."""
 
     def act_as(self, user: str) -> None:
         """The folder records who changed a definition with its archived versions (:meth:`archive`)."""

@@ -53,7 +53,11 @@ def status_of(context: Context, entity: Entity, dags: Mapping[str, Mapping[str, 
 
 
 def reparse(context: Context) -> str | None:
-    """Ask Airflow to re-parse the DAG file that holds the falcon DAGs now; a note when it cannot."""
+    """Ask Airflow to re-parse the DAG file that holds the falcon DAGs now; a note when it cannot. A store whose
+    changes reach Airflow through the store's DAG bundle needs no request: a parse of the file would read the
+    revision laid out before, and the bundle's refresh lays out and parses the new one by itself."""
+    if not context.store.reparse_on_change:
+        return None
     client = context.airflow()
     dags = [dag for dag in client.dags("falcon.") if not dag.get("is_stale")]
     if not dags:

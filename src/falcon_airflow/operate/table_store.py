@@ -195,6 +195,9 @@ class TableStore:
     _acting = "falcon"
     _reason = "update"
 
+    reparse_on_change = False
+    """The store's DAG bundle lays out and parses each new revision on its refresh (docs/server.md)."""
+
     def act_as(self, user: str) -> None:
         self._acting = user
 

@@ -231,3 +231,12 @@ def test_an_action_sees_the_store_as_it_is_once_it_holds_the_lock(
         first.act("entity", "submit", type="feed", file=feed_xml("logs"))
     current = database.current("feed", "logs")
     assert current is not None and current.submitted_by == "bob" and b"days(9)" in current.content
+
+
+def test_changes_reach_airflow_through_the_bundle_without_a_reparse_request(server: Server) -> None:
+    """A re-parse of the store's DAG file would read the revision laid out before; the bundle's refresh brings the
+    new one. So no request is made (and a slow Airflow never delays or garbles an answer)."""
+    server.airflow.add_dag("falcon.feed.logs.retention.east", ("retention",))
+    submit_pipeline(server)
+    server.act("entity", "update", type="feed", name="logs", file=feed_xml("logs", days=5))
+    assert server.airflow.reparse_requests == 0
