@@ -26,6 +26,7 @@ import hashlib
 import json
 import logging
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -205,13 +206,20 @@ def _issue_dict(issue: Issue) -> dict[str, Any]:
 def load_specs(folder: Path, *, catchup_default: bool = True) -> tuple[list[DagSpec], list[dict[str, Any]]]:
     """Specs and issues of a folder, from the content cache when the files did not change."""
     files = _entity_files(folder)
-    key = content_key(folder, files, catchup_default)
+    return cached_compilation(content_key(folder, files, catchup_default),
+                              lambda: compile_folder(folder, catchup_default=catchup_default))
+
+
+def cached_compilation(key: str, compile_now: Callable[[], tuple[list[DagSpec], list[Issue]]]
+                       ) -> tuple[list[DagSpec], list[dict[str, Any]]]:
+    """Specs and issues from the content cache under ``key``, else compiled now and cached (a cache that cannot be
+    written is logged, never fatal)."""
     cached = cache_folder() / f"{key}.pickle"
     data = read_pickled(cached)
     if isinstance(data, dict) and isinstance(data.get("specs"), list) and isinstance(data.get("issues"), list):
         mark_used(cached)
         return data["specs"], data["issues"]
-    specs, issues = compile_folder(folder, catchup_default=catchup_default)
+    specs, issues = compile_now()
     issue_dicts = [_issue_dict(issue) for issue in issues]
     try:
         cached.parent.mkdir(parents=True, exist_ok=True)
@@ -263,11 +271,16 @@ def report_invalid_entities(dags_file: str | None = None, *, folder: Path | None
         _, issues = load_shard(folder, catchup_default=catchup_default, count=count, shard=0)
     else:
         _, issues = load_specs(folder, catchup_default=catchup_default)
+    fail_on_invalid(issues, str(folder))
+
+
+def fail_on_invalid(issues: list[dict[str, Any]], where: str) -> None:
+    """Raise the listing of the invalid entities among ``issues`` (:func:`fail_listing`), if there are any."""
     errors = [issue for issue in issues if issue["level"] == "error"]
     if errors:
         fail_listing(
             f"{len({(issue.get('file'), issue.get('entity')) for issue in errors})} invalid Falcon entit(y/ies) in "
-            f"{folder} (not scheduled until fixed; the other entities run):\n"
+            f"{where} (not scheduled until fixed; the other entities run):\n"
             + "\n".join(_describe(issue) for issue in errors))
 
 

@@ -39,22 +39,17 @@ from falcon_airflow.dags.compile_memo import ParsedFolder, ParseKey, StoredMemo,
 from falcon_airflow.dags.compiled_cache import (
     cache_folder,
     code_fingerprint,
-    mark_used,
-    prune_cache,
-    read_pickled,
-    write_pickled,
 )
 from falcon_airflow.dags.loader import (
     _config,
     _config_of,
-    _describe,
     _entity_files,
-    _issue_dict,
     _state_dir,
     build_dags,
+    cached_compilation,
     content_key,
     entities_folder,
-    fail_listing,
+    fail_on_invalid,
 )
 from falcon_airflow.dags.store_layout import EXTENSION_KIND, Layout, read_layout
 from falcon_airflow.entities.extension import ExtensionName
@@ -164,20 +159,8 @@ def store_content_key(layout: Layout, folder: Path, *, catchup_default: bool) ->
 def load_store_specs(layout: Layout, folder: Path, *, catchup_default: bool = True
                      ) -> tuple[list[DagSpec], list[dict[str, Any]]]:
     """Specs and issues of the folder with the layout, from the content cache when nothing changed."""
-    cached = cache_folder() / f"{store_content_key(layout, folder, catchup_default=catchup_default)}.pickle"
-    data = read_pickled(cached)
-    if isinstance(data, dict) and isinstance(data.get("specs"), list) and isinstance(data.get("issues"), list):
-        mark_used(cached)
-        return data["specs"], data["issues"]
-    specs, issues = compile_with_store(layout, folder, catchup_default=catchup_default)
-    issue_dicts = [_issue_dict(issue) for issue in issues]
-    try:
-        cached.parent.mkdir(parents=True, exist_ok=True)
-        write_pickled(cached, {"specs": specs, "issues": issue_dicts})
-        prune_cache(cached)
-    except OSError as problem:
-        log.warning("cannot write the compiled cache %s: %s", cached, problem)
-    return specs, issue_dicts
+    return cached_compilation(store_content_key(layout, folder, catchup_default=catchup_default),
+                              lambda: compile_with_store(layout, folder, catchup_default=catchup_default))
 
 
 def load_store_dags(dags_file: str) -> dict[str, Any]:
@@ -213,10 +196,4 @@ def report_store_invalid_entities(dags_file: str) -> None:
     catchup_default = _config("catchup", "True").strip().lower() == "true"
     with collector_paused():
         _, issues = load_store_specs(layout, folder, catchup_default=catchup_default)
-    errors = [issue for issue in issues if issue["level"] == "error"]
-    if errors:
-        where = f"{layout.description} and {folder}" if folder.is_dir() else layout.description
-        fail_listing(
-            f"{len({(issue.get('file'), issue.get('entity')) for issue in errors})} invalid Falcon entit(y/ies) in "
-            f"{where} (not scheduled until fixed; the other entities run):\n"
-            + "\n".join(_describe(issue) for issue in errors))
+    fail_on_invalid(issues, f"{layout.description} and {folder}" if folder.is_dir() else layout.description)

@@ -264,6 +264,14 @@ class DatabaseStore:
         return connection.execute(select(tables.entity_state)
                                   .where(tables.entity_state.c.current_key == current_key(kind, name))).first()
 
+    def schedule_states(self) -> dict[tuple[str, str], str]:
+        """Every entity's schedule state in force (only the state table is read)."""
+        with self.engine.connect() as connection:
+            rows = connection.execute(select(tables.entity_state.c.kind, tables.entity_state.c.name,
+                                             tables.entity_state.c.schedule_state)
+                                      .where(tables.entity_state.c.current_key.is_not(None))).all()
+        return {(row.kind, row.name): row.schedule_state for row in rows if row.schedule_state}
+
     def schedule_state(self, kind: str, name: str) -> str | None:
         row = self._state_row(kind, name)
         return None if row is None else row.schedule_state
