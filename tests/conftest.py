@@ -1,4 +1,6 @@
-"""Fixtures shared by every test: where the repository and ../shared are, and a folder of entity files."""
+"""Fixtures shared by every test (where the repository and ../shared are, a folder of entity files) and the test
+tiers, decided by path: everything under tests/integration is ``slow`` (real Airflow, Spark, databases, JVMs,
+subprocesses), tests/unit and tests/golden are fast; ``make test-fast`` runs the fast ones."""
 
 from __future__ import annotations
 
@@ -27,8 +29,19 @@ os.environ.setdefault("AIRFLOW__CORE__DAGS_FOLDER", str(Path(__file__).resolve()
 os.environ.setdefault("AIRFLOW__CORE__UNIT_TEST_MODE", "False")
 
 REPOSITORY = Path(__file__).resolve().parent.parent
+INTEGRATION = REPOSITORY / "tests" / "integration"
 SHARED = REPOSITORY.parent / "shared"
 EXAMPLE_ENTITIES = REPOSITORY / "entities"
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The tier of a test is its folder: every test under tests/integration is marked ``slow`` before ``-m``
+    selects (so ``-m "not slow"`` leaves them out); a file there needs no ``pytest.mark.slow`` of its own. Other
+    marks (``sandbox``, ``xdist_group``) are the files' own."""
+    for item in items:
+        if item.path.is_relative_to(INTEGRATION):
+            item.add_marker(pytest.mark.slow)
 
 
 @pytest.fixture(scope="session")

@@ -9,10 +9,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
-pytestmark = [pytest.mark.slow]
-
 REPOSITORY = Path(__file__).resolve().parents[2]
 
 

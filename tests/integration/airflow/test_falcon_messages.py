@@ -17,7 +17,7 @@ from tests.integration.notifications.broker import Broker, JmsConsumer, missing,
 from falcon_airflow.dags.builder import build_dag
 from falcon_airflow.dags.loader import entities_folder, load_specs
 
-pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("airflow")]
+pytestmark = pytest.mark.xdist_group("airflow")
 
 CLUSTER = """\
 <cluster name="{name}" colo="{name}" xmlns="uri:falcon:cluster:0.1">

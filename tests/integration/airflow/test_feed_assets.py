@@ -13,7 +13,7 @@ from tests.integration.airflow.test_process_dag import land, pipeline, process_s
 
 from falcon_airflow.dags.builder import build_process_dag
 
-pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("airflow")]
+pytestmark = pytest.mark.xdist_group("airflow")
 
 COUNTS = "falcon://local/counts"
 EVENTS = "falcon://local/events"

@@ -17,7 +17,7 @@ from tests.integration.airflow.test_lineage import EventLog, event_log, spec, va
 
 from falcon_airflow.dags.builder import build_dag
 
-pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("airflow")]
+pytestmark = pytest.mark.xdist_group("airflow")
 
 REPOSITORY = Path(__file__).resolve().parents[3]
 SECRET = "never-in-an-event"

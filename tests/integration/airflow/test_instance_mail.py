@@ -15,7 +15,7 @@ from tests.integration.notifications.smtp import Mailbox, html_of, mailbox
 
 from falcon_airflow.dags.builder import build_process_dag
 
-pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("airflow")]
+pytestmark = pytest.mark.xdist_group("airflow")
 
 NOTIFY = '<notification type="email" to="ops@example.com, data@example.com"/>\n  <ACL'
 

@@ -20,7 +20,7 @@ from falcon_airflow.cli import main as cli
 from falcon_airflow.dags.builder import build_dag
 from falcon_airflow.dags.loader import entities_folder, load_specs
 
-pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("airflow")]
+pytestmark = pytest.mark.xdist_group("airflow")
 
 SALES = """\
 <feed name="{name}" xmlns="uri:falcon:feed:0.1">

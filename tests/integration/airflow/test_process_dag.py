@@ -16,7 +16,7 @@ from tests.integration.airflow.templates import cluster_xml
 from falcon_airflow.dags.builder import build_process_dag
 from falcon_airflow.dags.loader import entities_folder, load_specs
 
-pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("airflow")]
+pytestmark = pytest.mark.xdist_group("airflow")
 
 FEED = """\
 <feed name="{name}" xmlns="uri:falcon:feed:0.1">

@@ -19,7 +19,7 @@ from falcon_airflow.compiler.specs import SlaDagSpec
 from falcon_airflow.dags.builder import build_dag
 from falcon_airflow.dags.loader import entities_folder, load_specs
 
-pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("airflow")]
+pytestmark = pytest.mark.xdist_group("airflow")
 
 SLA = '<frequency>hours(1)</frequency>\n  <sla slaLow="hours(1)" slaHigh="hours(2)"/>'
 NOTIFY = '<notification type="email" to="oncall@example.com"/>\n  <ACL'

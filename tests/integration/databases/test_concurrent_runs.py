@@ -20,7 +20,7 @@ from tests.integration.databases.submit import environment
 
 from falcon_airflow.core.databases.jars import driver_jar
 
-pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("databases")]
+pytestmark = pytest.mark.xdist_group("databases")
 
 REPOSITORY = Path(__file__).resolve().parents[3]
 ROWS = 200

@@ -20,7 +20,7 @@ import pytest
 from tests.integration.databases import servers, submit
 from tests.integration.databases.conftest import ROWS
 
-pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("databases")]
+pytestmark = pytest.mark.xdist_group("databases")
 
 INSTANCE = "2026-02-01T00:00Z"
 KILL_TIMEOUT_SECONDS = 300

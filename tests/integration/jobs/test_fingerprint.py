@@ -11,7 +11,7 @@ import pytest
 
 from falcon_airflow.jobs import fingerprint
 
-pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("spark-jobs")]
+pytestmark = pytest.mark.xdist_group("spark-jobs")
 
 
 def measure(spark: Any, tmp_path: Path, *argv: str) -> dict[str, int]:

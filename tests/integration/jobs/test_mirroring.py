@@ -12,7 +12,7 @@ import pytest
 
 from falcon_airflow.jobs import mirroring
 
-pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("spark-jobs")]
+pytestmark = pytest.mark.xdist_group("spark-jobs")
 
 
 def run(spark: Any, tmp_path: Path, *argv: str) -> tuple[int, dict[str, Any]]:

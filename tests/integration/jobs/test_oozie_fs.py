@@ -12,7 +12,7 @@ from tests.integration.jobs.conftest import write
 
 from falcon_airflow.jobs import oozie_fs
 
-pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("spark-jobs")]
+pytestmark = pytest.mark.xdist_group("spark-jobs")
 
 
 def run(spark: Any, tmp_path: Path, *operations: dict[str, Any]) -> tuple[int, dict[str, Any]]:

@@ -12,7 +12,7 @@ import pytest
 
 from falcon_airflow.jobs import replication
 
-pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("spark-jobs")]
+pytestmark = pytest.mark.xdist_group("spark-jobs")
 
 COMMON = ["--feed", "clicks", "--source-cluster", "east", "--target-cluster", "west",
           "--instance", "2015-01-01T00:00Z", "--max-maps", "2"]

@@ -18,7 +18,7 @@ from falcon_airflow.core.paths import Template
 from falcon_airflow.core.times import format_instant, parse_instant, parse_zone
 from falcon_airflow.jobs import retention
 
-pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("spark-jobs")]
+pytestmark = pytest.mark.xdist_group("spark-jobs")
 
 UTC = parse_zone("UTC")
 

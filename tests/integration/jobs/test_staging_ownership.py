@@ -17,7 +17,7 @@ import pytest
 
 from falcon_airflow.jobs import common, replication
 
-pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("spark-jobs")]
+pytestmark = pytest.mark.xdist_group("spark-jobs")
 
 INSTANCE = "2015-01-01"
 TASK = ("falcon.feed.clicks.replication.east.west", "scheduled__2015-01-01T00:00:00+00:00", "replicate")

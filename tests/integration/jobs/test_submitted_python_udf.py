@@ -14,7 +14,7 @@ import pytest
 
 from falcon_airflow.provider.hooks.spark import FalconSparkSubmitHook, local_spark_environment
 
-pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("spark-jobs")]
+pytestmark = pytest.mark.xdist_group("spark-jobs")
 TIMEOUT = 300  # seconds; the job itself takes about 30 s
 
 SCRIPT = """

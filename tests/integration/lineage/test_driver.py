@@ -147,7 +147,6 @@ def dataset_edges(facet: dict[str, Any]) -> set[str]:
 # spark-submit
 
 
-@pytest.mark.slow
 @pytest.mark.xdist_group("spark-lineage")
 def test_unchanged_script_gets_column_lineage(tmp_path: Path) -> None:
     inputs = write_inputs(tmp_path / "in")
@@ -193,7 +192,6 @@ def test_unchanged_script_gets_column_lineage(tmp_path: Path) -> None:
     assert transported[1]["outputs"] == complete["outputs"]
 
 
-@pytest.mark.slow
 @pytest.mark.xdist_group("spark-lineage")
 def test_a_failing_script_gives_a_fail_event_and_keeps_its_status(tmp_path: Path) -> None:
     inputs = write_inputs(tmp_path / "in")
@@ -215,7 +213,6 @@ def test_a_failing_script_gives_a_fail_event_and_keeps_its_status(tmp_path: Path
     validate(events_file)
 
 
-@pytest.mark.slow
 @pytest.mark.xdist_group("spark-lineage")
 def test_a_broken_walker_never_fails_the_job(tmp_path: Path) -> None:
     inputs = write_inputs(tmp_path / "in")
@@ -281,7 +278,6 @@ def _writer() -> Any:
     return DataFrameWriter
 
 
-@pytest.mark.slow
 @pytest.mark.xdist_group("spark-lineage")
 def test_every_writer_method_is_recorded(spark: Any, tmp_path: Path, t1_path: str) -> None:
     root = tmp_path / "written"
@@ -307,7 +303,6 @@ def test_every_writer_method_is_recorded(spark: Any, tmp_path: Path, t1_path: st
     validate(tmp_path / "events.jsonl")
 
 
-@pytest.mark.slow
 @pytest.mark.xdist_group("spark-lineage")
 @pytest.mark.parametrize(("code", "status"), [(0, "COMPLETE"), (3, "FAIL")])
 def test_exit_status_of_the_script(spark: Any, tmp_path: Path, t1_path: str, code: int, status: str) -> None:
@@ -331,7 +326,6 @@ def test_exit_status_of_the_script(spark: Any, tmp_path: Path, t1_path: str, cod
     assert events[1]["outputs"][0]["name"] == str(out)
 
 
-@pytest.mark.slow
 @pytest.mark.xdist_group("spark-lineage")
 def test_walker_failure_in_process_is_only_a_warning(spark: Any, tmp_path: Path, t1_path: str,
                                                      monkeypatch: pytest.MonkeyPatch,
@@ -355,7 +349,6 @@ def test_walker_failure_in_process_is_only_a_warning(spark: Any, tmp_path: Path,
     assert spark.read.parquet(str(tmp_path / "a-only")).count() == 12
 
 
-@pytest.mark.slow
 @pytest.mark.xdist_group("spark-lineage")
 def test_explicit_record_write_and_emit(spark: Any, tmp_path: Path, t1_path: str) -> None:
     lineage_driver.reset()

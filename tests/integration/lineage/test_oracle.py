@@ -25,7 +25,7 @@ from tests.integration.lineage.perturbation import column_names, perturb_value
 
 from falcon_airflow.jobs.lineage_plan import column_lineage
 
-pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("spark-lineage")]
+pytestmark = pytest.mark.xdist_group("spark-lineage")
 
 CITIES = ("rome", "oslo", "lima")
 KINDS = ("a", "b", "c", "d")

@@ -200,7 +200,6 @@ def sql(spark: Any, tables: Any) -> Callable[[str], Any]:
 
 @pytest.mark.parametrize("mode", ["sql", "api"])
 @pytest.mark.parametrize("expected", OPENLINEAGE_CASES, ids=lambda item: item.name)
-@pytest.mark.slow
 @pytest.mark.xdist_group("spark-lineage")
 def test_openlineage_spark_outcome(sql: Callable[[str], Any], read: Callable[[str], Any], expected: Case,
                                    mode: str) -> None:
@@ -214,7 +213,6 @@ def lineage_of(df: Any, **options: Any) -> tuple[set[str], set[str]]:
     return observed(column_lineage(df, **options))
 
 
-@pytest.mark.slow
 @pytest.mark.xdist_group("spark-lineage")
 def test_multiple_joins_to_same_table_counts_like_openlineage_with_descriptions(sql: Callable[[str], Any]) -> None:
     """openlineage-spark counts 3 field and 8 dataset dependencies: on the optimized plan, with the operators'
@@ -235,7 +233,6 @@ def test_multiple_joins_to_same_table_counts_like_openlineage_with_descriptions(
 # Beyond openlineage-spark's corpus
 
 
-@pytest.mark.slow
 @pytest.mark.xdist_group("spark-lineage")
 def test_unions_of_three_and_by_name(sql: Callable[[str], Any], read: Callable[[str], Any]) -> None:
     three = sql("SELECT a, c AS x FROM t1 UNION ALL SELECT a, c FROM t2 UNION ALL SELECT a, d FROM t3")
@@ -248,7 +245,6 @@ def test_unions_of_three_and_by_name(sql: Callable[[str], Any], read: Callable[[
     assert lineage_of(distinct) == ({"a<-t1.a:IDENTITY", "a<-t2.a:IDENTITY"}, set())
 
 
-@pytest.mark.slow
 @pytest.mark.xdist_group("spark-lineage")
 def test_cte_referenced_twice_and_nested(sql: Callable[[str], Any]) -> None:
     twice = sql("WITH x AS (SELECT a, d FROM t1 WHERE b > 1) "
@@ -261,7 +257,6 @@ def test_cte_referenced_twice_and_nested(sql: Callable[[str], Any]) -> None:
     assert lineage_of(unused) == ({"a<-t1.a:IDENTITY"}, set())
 
 
-@pytest.mark.slow
 @pytest.mark.xdist_group("spark-lineage")
 def test_self_join_reads_one_dataset_twice(sql: Callable[[str], Any], read: Callable[[str], Any]) -> None:
     expected = ({"a<-t1.a:IDENTITY", "b2<-t1.b:IDENTITY"}, {"t1.a:JOIN", "t1.c:JOIN"})
@@ -275,7 +270,6 @@ def test_self_join_reads_one_dataset_twice(sql: Callable[[str], Any], read: Call
 
 
 @pytest.mark.parametrize("how", ["inner", "left", "right", "full", "left_semi", "left_anti", "cross"])
-@pytest.mark.slow
 @pytest.mark.xdist_group("spark-lineage")
 def test_join_kinds(read: Callable[[str], Any], how: str) -> None:
     left, right = read("t1").select("a", "d"), read("t2").select(F().col("a").alias("k"), "c")
@@ -287,7 +281,6 @@ def test_join_kinds(read: Callable[[str], Any], how: str) -> None:
     assert dataset == (set() if how == "cross" else {"t1.a:JOIN", "t2.a:JOIN"})
 
 
-@pytest.mark.slow
 @pytest.mark.xdist_group("spark-lineage")
 def test_full_outer_join_using_key_is_a_coalesce(sql: Callable[[str], Any], read: Callable[[str], Any]) -> None:
     expected = {"a<-t1.a:TRANSFORMATION", "a<-t1.a:CONDITIONAL", "a<-t2.a:TRANSFORMATION", "a<-t2.a:CONDITIONAL",
@@ -298,7 +291,6 @@ def test_full_outer_join_using_key_is_a_coalesce(sql: Callable[[str], Any], read
         assert lineage_of(df) == (expected, {"t1.a:JOIN", "t2.a:JOIN"})
 
 
-@pytest.mark.slow
 @pytest.mark.xdist_group("spark-lineage")
 def test_subqueries(sql: Callable[[str], Any]) -> None:
     in_subquery = sql("SELECT a FROM t1 WHERE b IN (SELECT c FROM t2 WHERE d > 300)")
@@ -312,7 +304,6 @@ def test_subqueries(sql: Callable[[str], Any]) -> None:
                                        "m<-t1.a:FILTER"}, set())
 
 
-@pytest.mark.slow
 @pytest.mark.xdist_group("spark-lineage")
 def test_intersect_and_except(sql: Callable[[str], Any], read: Callable[[str], Any]) -> None:
     expected = ({"a<-t1.a:IDENTITY"}, {"t1.a:JOIN", "t2.a:JOIN"})
@@ -321,7 +312,6 @@ def test_intersect_and_except(sql: Callable[[str], Any], read: Callable[[str], A
     assert lineage_of(sql("SELECT a FROM t1 EXCEPT SELECT a FROM t2")) == expected
 
 
-@pytest.mark.slow
 @pytest.mark.xdist_group("spark-lineage")
 def test_drop_duplicates_keeps_values_and_groups_by_keys(read: Callable[[str], Any]) -> None:
     df = read("t1").select("a", "b", "d").dropDuplicates(["b"])
@@ -330,7 +320,6 @@ def test_drop_duplicates_keeps_values_and_groups_by_keys(read: Callable[[str], A
     assert lineage_of(everything) == ({"a<-t1.a:IDENTITY", "b<-t1.b:IDENTITY"}, {"t1.a:GROUP_BY", "t1.b:GROUP_BY"})
 
 
-@pytest.mark.slow
 @pytest.mark.xdist_group("spark-lineage")
 def test_rollup_cube_and_grouping_sets(sql: Callable[[str], Any], read: Callable[[str], Any]) -> None:
     expected = ({"a<-t1.a:IDENTITY", "b<-t1.b:IDENTITY", "total<-t1.c:AGGREGATION"},
@@ -345,7 +334,6 @@ def test_rollup_cube_and_grouping_sets(sql: Callable[[str], Any], read: Callable
         assert lineage_of(df) == expected
 
 
-@pytest.mark.slow
 @pytest.mark.xdist_group("spark-lineage")
 def test_cached_data_is_walked_through_its_cached_plan(read: Callable[[str], Any]) -> None:
     base = read("t1").where(F().col("b") > 1).cache()
@@ -363,7 +351,6 @@ def test_cached_data_is_walked_through_its_cached_plan(read: Callable[[str], Any
         base.unpersist()
 
 
-@pytest.mark.slow
 @pytest.mark.xdist_group("spark-lineage")
 def test_python_udfs_are_opaque_transformations(sql: Callable[[str], Any], read: Callable[[str], Any],
                                                 make_udf: Callable[..., Any]) -> None:
@@ -394,7 +381,6 @@ def test_python_udfs_are_opaque_transformations(sql: Callable[[str], Any], read:
     assert result.dataset[0].transformations[0].opaque
 
 
-@pytest.mark.slow
 @pytest.mark.xdist_group("spark-lineage")
 def test_nested_fields(sql: Callable[[str], Any], read: Callable[[str], Any]) -> None:
     expected = ({"x<-t1.s:TRANSFORMATION", "y<-t1.s:TRANSFORMATION", "s<-t1.s:IDENTITY",
@@ -413,7 +399,6 @@ def test_nested_fields(sql: Callable[[str], Any], read: Callable[[str], Any]) ->
     assert lineage_of(filtered) == ({"a<-t1.a:IDENTITY"}, {"t1.s:FILTER"})
 
 
-@pytest.mark.slow
 @pytest.mark.xdist_group("spark-lineage")
 def test_generate_explode(sql: Callable[[str], Any], read: Callable[[str], Any]) -> None:
     lateral = sql("SELECT a, w FROM words LATERAL VIEW explode(split(a, ' ')) t AS w")
@@ -423,7 +408,6 @@ def test_generate_explode(sql: Callable[[str], Any], read: Callable[[str], Any])
                                       "col<-t1.b:TRANSFORMATION", "col<-t1.c:TRANSFORMATION"}, set())
 
 
-@pytest.mark.slow
 @pytest.mark.xdist_group("spark-lineage")
 def test_limit_sample_sort_pass_through(sql: Callable[[str], Any], read: Callable[[str], Any]) -> None:
     api = read("t1").limit(5).sample(fraction=0.5, seed=1).select("a").orderBy(F().col("a").desc())
@@ -432,7 +416,6 @@ def test_limit_sample_sort_pass_through(sql: Callable[[str], Any], read: Callabl
     assert lineage_of(sql) == ({"a<-t1.a:IDENTITY"}, set())
 
 
-@pytest.mark.slow
 @pytest.mark.xdist_group("spark-lineage")
 def test_local_data_and_ranges_have_no_inputs(spark: Any, read: Callable[[str], Any]) -> None:
     ranged = column_lineage(spark.range(5).select((F().col("id") * 2).alias("x")))
@@ -444,7 +427,6 @@ def test_local_data_and_ranges_have_no_inputs(spark: Any, read: Callable[[str], 
     assert [short(item.name) for item in result.inputs] == ["t1"]
 
 
-@pytest.mark.slow
 @pytest.mark.xdist_group("spark-lineage")
 def test_catalog_tables_csv_files_and_several_paths(sql: Callable[[str], Any], spark: Any, tables: Any,
                                                     read: Callable[[str], Any]) -> None:
@@ -470,7 +452,6 @@ def test_catalog_tables_csv_files_and_several_paths(sql: Callable[[str], Any], s
     assert lineage_of(both) == ({"d<-t3.d:IDENTITY", "d<-cte3.d:IDENTITY"}, set())
 
 
-@pytest.mark.slow
 @pytest.mark.xdist_group("spark-lineage")
 def test_input_datasets_and_facet(read: Callable[[str], Any]) -> None:
     t2 = read("t2")
@@ -489,7 +470,6 @@ def test_input_datasets_and_facet(read: Callable[[str], Any]) -> None:
     json.dumps(facet)
 
 
-@pytest.mark.slow
 @pytest.mark.xdist_group("spark-lineage")
 def test_deep_plan_without_recursion_limits(read: Callable[[str], Any]) -> None:
     df = read("t1").select("a", "b")
@@ -508,7 +488,6 @@ BACKEND_QUERIES = [case.sql for case in OPENLINEAGE_CASES] + [
 ]
 
 
-@pytest.mark.slow
 @pytest.mark.xdist_group("spark-lineage")
 def test_both_plan_readers_agree(sql: Callable[[str], Any], spark: Any) -> None:
     """The compiled dumper and ``LogicalPlan.toJSON`` give the same lineage."""
@@ -519,7 +498,6 @@ def test_both_plan_readers_agree(sql: Callable[[str], Any], spark: Any) -> None:
         assert (fast.fields, fast.dataset, fast.inputs) == (slow.fields, slow.dataset, slow.inputs), query
 
 
-@pytest.mark.slow
 @pytest.mark.xdist_group("spark-lineage")
 def test_facets_pass_the_openlineage_validator(sql: Callable[[str], Any], tmp_path: Path) -> None:
     if not VALIDATOR.is_file():

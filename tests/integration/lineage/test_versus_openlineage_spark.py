@@ -20,8 +20,6 @@ import pytest
 
 from falcon_airflow import jvm
 
-pytestmark = [pytest.mark.slow]
-
 REPOSITORY = Path(__file__).resolve().parents[3]
 JOBS = ("union_udf", "rollup", "drop_duplicates", "jdbc_input", "subquery", "join")
 

@@ -39,7 +39,7 @@ from .harness import AIRFLOW, REPOSITORY, AirflowServer, cluster_xml, feed_xml
 
 pytest.importorskip("airflow.providers.fab", reason="apache-airflow-providers-fab is not installed")
 
-pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("airflow-fab")]
+pytestmark = pytest.mark.xdist_group("airflow-fab")
 
 PASSWORDS = {"root": "Root-pw-4b1f0c2e", "ops": "Ops-pw-9d2a7e31", "carl": "Carl-pw-5e8c3b70",
              "uma": "Uma-pw-0a6d4f19", "vic": "Vic-pw-7f3e2b84"}

@@ -18,7 +18,7 @@ from falcon_airflow.provider.info import get_provider_info
 
 from .harness import AIRFLOW, AirflowServer, feed_xml, process_xml
 
-pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("airflow-api")]
+pytestmark = pytest.mark.xdist_group("airflow-api")
 
 
 def submit(server: AirflowServer, kind: str, name: str, xml: str) -> None:

@@ -11,7 +11,7 @@ import pytest
 
 from .harness import AirflowServer
 
-pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("airflow-api")]
+pytestmark = pytest.mark.xdist_group("airflow-api")
 
 DAG = "falcon.extension.x-mirror"
 JOB = """\

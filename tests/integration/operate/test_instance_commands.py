@@ -10,7 +10,7 @@ import pytest
 
 from .harness import AirflowServer, feed_xml, process_xml
 
-pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("airflow-api")]
+pytestmark = pytest.mark.xdist_group("airflow-api")
 
 DAG = "falcon.process.i-count.east"
 LATEST = "falcon.process.i-latest.east"

@@ -34,7 +34,7 @@ from falcon_airflow.sandbox import Endpoints
 from falcon_airflow.sandbox.services import free_port, launch, port_open, stop
 from falcon_airflow.sandbox.stack import JAVA_SOURCES, _java, _spark_home
 
-pytestmark = [pytest.mark.slow, pytest.mark.sandbox, pytest.mark.xdist_group("sandbox")]
+pytestmark = [pytest.mark.sandbox, pytest.mark.xdist_group("sandbox")]
 
 CLUSTER = """\
 <cluster name="{name}" colo="{name}" xmlns="uri:falcon:cluster:0.1">

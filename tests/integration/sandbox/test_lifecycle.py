@@ -21,7 +21,7 @@ from falcon_airflow.dags.builder import build_dag
 from falcon_airflow.dags.loader import entities_folder, load_specs
 from falcon_airflow.sandbox import Endpoints
 
-pytestmark = [pytest.mark.slow, pytest.mark.sandbox, pytest.mark.xdist_group("sandbox")]
+pytestmark = [pytest.mark.sandbox, pytest.mark.xdist_group("sandbox")]
 
 CLUSTER = """\
 <cluster name="{name}" colo="{name}" xmlns="uri:falcon:cluster:0.1">

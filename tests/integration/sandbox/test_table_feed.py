@@ -23,7 +23,7 @@ from tests.integration.sandbox.test_lifecycle import CLUSTER, run_dag
 from falcon_airflow.instances.metastore import partition_exists
 from falcon_airflow.sandbox import Endpoints
 
-pytestmark = [pytest.mark.slow, pytest.mark.sandbox, pytest.mark.xdist_group("sandbox")]
+pytestmark = [pytest.mark.sandbox, pytest.mark.xdist_group("sandbox")]
 
 FEED = """\
 <feed name="page-views" xmlns="uri:falcon:feed:0.1">

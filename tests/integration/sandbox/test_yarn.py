@@ -21,7 +21,7 @@ from tests.integration.sandbox.test_lifecycle import run_dag, spec
 from falcon_airflow.dags.loader import entities_folder
 from falcon_airflow.sandbox import Endpoints
 
-pytestmark = [pytest.mark.slow, pytest.mark.sandbox, pytest.mark.xdist_group("sandbox")]
+pytestmark = [pytest.mark.sandbox, pytest.mark.xdist_group("sandbox")]
 
 CLUSTER = """\
 <cluster name="hadoop" colo="hadoop" xmlns="uri:falcon:cluster:0.1">

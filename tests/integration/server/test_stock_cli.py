@@ -31,7 +31,7 @@ from falcon_airflow.store.database import DatabaseStore
 
 from .conftest import StockCli
 
-pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("airflow-falcon-server")]
+pytestmark = pytest.mark.xdist_group("airflow-falcon-server")
 
 # the user the stock client names in its handshake: Java's user.name, the operating system account
 OS_USER = pwd.getpwuid(os.getuid()).pw_name

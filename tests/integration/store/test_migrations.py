@@ -21,7 +21,6 @@ from tests.unit.operate.helpers import cluster_xml
 from falcon_airflow.store import tables
 from falcon_airflow.store.database import ABSENT, DatabaseStore, StoreConflict
 
-pytestmark = pytest.mark.slow
 AIRFLOW = str(Path(sys.executable).with_name("airflow"))
 
 

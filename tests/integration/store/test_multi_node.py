@@ -28,7 +28,7 @@ from tests.integration.operate.harness import AIRFLOW, AirflowServer
 
 from falcon_airflow.store.database import DatabaseStore
 
-pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("airflow-multi-node")]
+pytestmark = pytest.mark.xdist_group("airflow-multi-node")
 
 PROGRAM = str(Path(sys.executable).with_name("falcon-airflow"))
 BUNDLES = [{"name": "falcon-store", "classpath": "falcon_airflow.dags.store_bundle.FalconStoreBundle",

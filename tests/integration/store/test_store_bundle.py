@@ -26,7 +26,7 @@ from tests.integration.operate.harness import AIRFLOW, AirflowServer
 
 from falcon_airflow.store.database import ABSENT, DatabaseStore
 
-pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("airflow-store-bundle")]
+pytestmark = pytest.mark.xdist_group("airflow-store-bundle")
 
 MANAGER = "falcon_airflow.provider.store_database.FalconStoreDBManager"
 BUNDLE = "falcon-store"

@@ -48,7 +48,7 @@ from .make_run import (
     wait_for,
 )
 
-pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("airflow-ui")]
+pytestmark = pytest.mark.xdist_group("airflow-ui")
 
 PROCESS = SOURCE_PROCESS
 DAG_ID = f"falcon.process.{PROCESS}.primary"

@@ -29,7 +29,7 @@ import pytest
 
 from .make_run import REPOSITORY, RunningAirflow, api_get, make_run, wait_for
 
-pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("airflow-ui")]
+pytestmark = pytest.mark.xdist_group("airflow-ui")
 
 README = REPOSITORY / "README.md"
 # The first words of the blocks that are not commands against make run, and why.

@@ -7,7 +7,7 @@ a pipeline at another cluster without editing its definitions.
 The hook extends the Spark provider's :class:`SparkSubmitHook` through two of its private methods,
 ``_resolve_connection`` (the settings the command is built from, a dict whose keys the rest of the hook reads) and
 ``_build_spark_common_args``; pyproject.toml bounds the provider below its next major version, and
-``tests/unit/airflow/test_spark_hook.py`` pins the keys against the installed provider.
+``tests/unit/provider/hooks/test_spark.py`` pins the keys against the installed provider.
 """
 
 from __future__ import annotations

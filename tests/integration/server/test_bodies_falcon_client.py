@@ -58,8 +58,6 @@ from falcon_airflow.server.bodies.results import (
     TriageResult,
 )
 
-pytestmark = pytest.mark.slow
-
 HERE = Path(__file__).resolve().parent
 REPOSITORY = HERE.parents[2]
 PROGRAM = HERE / "FalconBodies.java"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from types import SimpleNamespace
 
 import pendulum
@@ -11,7 +12,7 @@ from falcon_airflow.instances.process import ProcessOnCluster
 from falcon_airflow.provider import macros
 from falcon_airflow.workspace import Workspace
 
-from .test_explain import EXAMPLES
+EXAMPLES = Path(__file__).resolve().parents[3] / "entities"
 
 
 def bindings() -> tuple[dict[str, object], dict[str, object]]:

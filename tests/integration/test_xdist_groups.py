@@ -9,8 +9,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
 GROUPED = """
 import os
 import pytest
@@ -25,7 +23,6 @@ def test_grouped(index):
 """
 
 
-@pytest.mark.slow
 def test_loadgroup_keeps_a_group_on_one_worker(tmp_path: Path) -> None:
     for name in ("test_first.py", "test_second.py"):
         (tmp_path / name).write_text(GROUPED)

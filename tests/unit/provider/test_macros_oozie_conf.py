@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from datetime import UTC, datetime
+from pathlib import Path
 from types import SimpleNamespace
 
 import pendulum
@@ -13,7 +14,7 @@ from falcon_airflow.compiler.specs import ProcessDagSpec
 from falcon_airflow.provider import macros
 from falcon_airflow.workspace import Workspace
 
-from .test_explain import EXAMPLES
+EXAMPLES = Path(__file__).resolve().parents[3] / "entities"
 
 STORAGE = "file:///tmp/falcon-airflow/primary"
 
