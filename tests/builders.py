@@ -4,18 +4,9 @@ the benchmarks: only the parts a test is about vary."""
 from __future__ import annotations
 
 from pathlib import Path
+from xml.sax.saxutils import escape, quoteattr
 
 from falcon_airflow.workspace import Workspace
-
-CLUSTER = """<cluster name="{name}" colo="{colo}" xmlns="uri:falcon:cluster:0.1">
-  <interfaces>
-    <interface type="readonly" endpoint="{storage}" version="1"/>
-    <interface type="write" endpoint="{storage}" version="1"/>
-    <interface type="spark" endpoint="local[2]" version="4"/>{interfaces}
-  </interfaces>
-  <locations><location name="staging" path="/staging"/></locations>
-</cluster>
-"""
 
 FEED = """<feed name="{name}" xmlns="uri:falcon:feed:0.1">
   {partitions}
@@ -50,10 +41,37 @@ PROCESS = """<process name="{name}" xmlns="uri:falcon:process:0.1">
 """
 
 
-def cluster(name: str = "c1", storage: str = "file:///srv/c1", *, colo: str = "local", interfaces: str = "") -> str:
-    """The standard cluster: local storage at ``storage`` (a URI), Spark ``local[2]``, staging ``/staging``;
-    ``interfaces`` adds more (a registry ...)."""
-    return CLUSTER.format(name=name, storage=storage, colo=colo, interfaces=f"\n    {interfaces}" if interfaces else "")
+def interface(kind: str, endpoint: str, version: str = "1") -> str:
+    """One ``<interface>`` of a cluster, for :func:`cluster`'s ``interfaces``."""
+    return f'<interface type="{kind}" endpoint="{endpoint}" version="{version}"/>'
+
+
+def cluster(name: str = "c1", storage: str = "file:///srv/c1", *, colo: str = "local",
+            interfaces: str | tuple[str, ...] = (), readonly: str | None = None, spark: str | None = "local[2]",
+            locations: dict[str, str] | None = None, properties: dict[str, str] | None = None,
+            description: str | None = None, tags: str | None = None, acl: tuple[str, str] | None = None) -> str:
+    """The standard cluster: storage at ``storage`` (a URI; ``readonly`` another endpoint to read it), Spark
+    ``local[2]`` (``spark`` another master, None none), staging ``/staging`` (``locations`` instead: name to path).
+    ``interfaces`` adds more, a line each (:func:`interface`: a registry, messaging, workflow ...); ``properties``
+    (values as they are, escaped here), ``description``, ``tags`` (``k=v,...``) and ``acl`` (owner, group)."""
+    endpoints = [interface("readonly", readonly or storage), interface("write", storage)]
+    if spark is not None:
+        endpoints.append(interface("spark", spark, "4"))
+    endpoints += [interfaces] if isinstance(interfaces, str) and interfaces else list(interfaces)
+    places = "".join(f'<location name="{kind}" path="{path}"/>'
+                     for kind, path in (locations or {"staging": "/staging"}).items())
+    lines = [f'<cluster name="{name}"' + (f" description={quoteattr(description)}" if description else "")
+             + f' colo="{colo}" xmlns="uri:falcon:cluster:0.1">']
+    if tags:
+        lines.append(f"  <tags>{escape(tags)}</tags>")
+    lines += ["  <interfaces>", *(f"    {item}" for item in endpoints), "  </interfaces>",
+              f"  <locations>{places}</locations>"]
+    if acl:
+        lines.append(f'  <ACL owner="{acl[0]}" group="{acl[1]}"/>')
+    if properties:
+        lines.append("  <properties>" + "".join(f'<property name="{key}" value={quoteattr(value)}/>'
+                                                for key, value in properties.items()) + "</properties>")
+    return "\n".join([*lines, "</cluster>"]) + "\n"
 
 
 def feed(name: str = "f", *, frequency: str = "hours(1)", start: str = "2010-01-01T00:00Z",
@@ -139,6 +157,11 @@ OPS_PROCESS = """<process name="{name}" xmlns="uri:falcon:process:0.1">
   <ACL owner="analytics" group="users" permission="*"/>
 </process>
 """
+
+
+def ops_cluster(name: str = "east", *, colo: str = "local", storage: str | Path = "/tmp/falcon-airflow-unit") -> str:
+    """The operated pipeline's cluster: the standard cluster with its data in the local folder ``storage/<name>``."""
+    return cluster(name, f"file://{storage}/{name}", colo=colo)
 
 
 def ops_feed(name: str = "logs", *, days: int = 2, west: bool = False) -> str:

@@ -11,6 +11,7 @@ from typing import Any
 
 import pendulum
 import pytest
+from tests.builders import cluster, interface
 from tests.integration.airflow.test_process_dag import PROCESS, task_states
 from tests.integration.notifications.broker import Broker, JmsConsumer, missing, running_broker
 
@@ -19,17 +20,11 @@ from falcon_airflow.dags.loader import entities_folder, load_specs
 
 pytestmark = pytest.mark.xdist_group("airflow")
 
-CLUSTER = """\
-<cluster name="{name}" colo="{name}" xmlns="uri:falcon:cluster:0.1">
-  <interfaces>
-    <interface type="readonly" endpoint="file://{storage}" version="1"/>
-    <interface type="write" endpoint="file://{storage}" version="1"/>
-    <interface type="spark" endpoint="local[2]" version="4"/>
-    <interface type="messaging" endpoint="{broker}" version="5.17"/>
-  </interfaces>
-  <locations><location name="staging" path="/staging"/></locations>
-</cluster>
-"""
+
+def cluster_with_broker(name: str, storage: Path, broker: str) -> str:
+    """The standard cluster (colo ``name``, data in ``storage``) announcing to the test's JMS broker."""
+    return cluster(name, f"file://{storage}", colo=name, interfaces=interface("messaging", broker, "5.17"))
+
 
 FEED = """\
 <feed name="{name}" xmlns="uri:falcon:feed:0.1">
@@ -95,7 +90,7 @@ def by_topic(messages: list[dict[str, Any]]) -> dict[str, list[dict[str, str]]]:
 def test_a_process_instance_sends_falcon_messages(entities: Callable[..., Path], tmp_path: Path, broker: Broker,
                                                    stomp_port: None) -> None:
     storage = tmp_path / "storage"
-    entities("cluster.xml", CLUSTER.format(name="local", storage=storage, broker=broker.url))
+    entities("cluster.xml", cluster_with_broker("local", storage, broker.url))
     for name in ("events", "counts"):
         entities(f"{name}.xml", FEED.format(name=name, source="local", limit="days(30)", target=""))
     entities("count.xml", PROCESS.format(frequency="hours(1)", late=""))
@@ -125,8 +120,8 @@ def test_a_process_instance_sends_falcon_messages(entities: Callable[..., Path],
 def test_replication_and_retention_send_falcon_messages(entities: Callable[..., Path], tmp_path: Path,
                                                          broker: Broker, stomp_port: None) -> None:
     east, west = tmp_path / "east", tmp_path / "west"
-    entities("east.xml", CLUSTER.format(name="east", storage=east, broker=broker.url))
-    entities("west.xml", CLUSTER.format(name="west", storage=west, broker=broker.url))
+    entities("east.xml", cluster_with_broker("east", east, broker.url))
+    entities("west.xml", cluster_with_broker("west", west, broker.url))
     entities("logs.xml", FEED.format(name="logs", source="east", limit="hours(5)", target=TARGET))
     moment = pendulum.datetime(2026, 3, 1, 5, tz="UTC")
     land(east / "data" / "logs" / "2026/03/01/05")
@@ -177,7 +172,7 @@ def test_an_import_sends_falcon_messages(entities: Callable[..., Path], tmp_path
 
     storage, database = tmp_path / "storage", tmp_path / "shop.db"
     seed(database)
-    entities("local.xml", CLUSTER.format(name="local", storage=storage, broker=broker.url))
+    entities("local.xml", cluster_with_broker("local", storage, broker.url))
     entities("shop-db.xml", DATASOURCE.format(database=database, secret=SECRET))
     entities("orders.xml", (REPOSITORY / "entities" / "feeds" / "orders.xml").read_text()
              .replace('name="primary"', 'name="local"'))

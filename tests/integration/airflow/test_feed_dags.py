@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pendulum
 import pytest
-from tests.integration.airflow.templates import cluster_xml
+from tests.builders import cluster
 
 from falcon_airflow.dags.builder import build_dag
 from falcon_airflow.dags.loader import entities_folder, load_specs
@@ -43,8 +43,8 @@ def spec(dag_id: str):  # type: ignore[no-untyped-def]
 
 def setup(entities: Callable[..., Path], tmp_path: Path) -> tuple[Path, Path]:
     east, west = tmp_path / "east", tmp_path / "west"
-    entities("east.xml", cluster_xml("east", east))
-    entities("west.xml", cluster_xml("west", west))
+    entities("east.xml", cluster("east", f"file://{east}", colo="east"))
+    entities("west.xml", cluster("west", f"file://{west}", colo="west"))
     entities("logs.xml", FEED)
     return east, west
 
@@ -117,8 +117,8 @@ def test_replication_copies_an_instance_again_when_it_changes_before_the_cut_off
     import time
 
     east, west = tmp_path / "east", tmp_path / "west"
-    entities("east.xml", cluster_xml("east", east))
-    entities("west.xml", cluster_xml("west", west))
+    entities("east.xml", cluster("east", f"file://{east}", colo="east"))
+    entities("west.xml", cluster("west", f"file://{west}", colo="west"))
     entities("logs.xml", FEED.replace("<frequency>hours(1)</frequency>",
                                       '<frequency>hours(1)</frequency>\n  <late-arrival cut-off="hours(1)"/>'))
     compiled = spec("falcon.feed.logs.replication.east.west")

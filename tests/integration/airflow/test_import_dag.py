@@ -12,7 +12,7 @@ from pathlib import Path
 import pendulum
 import pyarrow.parquet as pq
 import pytest
-from tests.integration.airflow.templates import cluster_xml
+from tests.builders import cluster
 from tests.integration.airflow.test_lineage import EventLog, event_log, spec, validate  # noqa: F401
 
 from falcon_airflow.dags.builder import build_dag
@@ -47,7 +47,7 @@ def test_import_dag_publishes_the_filtered_snapshot_and_reports_its_columns(
         entities: Callable[..., Path], tmp_path: Path, event_log: EventLog, shared: Path) -> None:  # noqa: F811
     storage, database = tmp_path / "storage", tmp_path / "shop.db"
     seed(database)
-    entities("local.xml", cluster_xml("local", storage))
+    entities("local.xml", cluster("local", f"file://{storage}", colo="local"))
     entities("shop-db.xml", DATASOURCE.format(database=database, secret=SECRET))
     feed = (REPOSITORY / "entities" / "feeds" / "orders.xml").read_text().replace('name="primary"', 'name="local"')
     entities("orders.xml", feed)

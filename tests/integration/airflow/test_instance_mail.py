@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pendulum
 import pytest
-from tests.integration.airflow.templates import cluster_xml
+from tests.builders import cluster
 from tests.integration.airflow.test_process_dag import FEED, PROCESS, land, process_spec, task_states
 from tests.integration.notifications.smtp import Mailbox, html_of, mailbox
 
@@ -27,7 +27,7 @@ def box(monkeypatch: pytest.MonkeyPatch) -> Iterator[Mailbox]:
 
 
 def pipeline(entities: Callable[..., Path], storage: Path) -> None:
-    entities("cluster.xml", cluster_xml("local", storage))
+    entities("cluster.xml", cluster("local", f"file://{storage}", colo="local"))
     entities("events.xml", FEED.format(name="events", frequency="hours(1)", late="",
                                        flag="<availabilityFlag>_DONE</availabilityFlag>"))
     entities("counts.xml", FEED.format(name="counts", frequency="hours(1)", late="",

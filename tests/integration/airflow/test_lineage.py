@@ -14,7 +14,7 @@ from typing import Any
 
 import pendulum
 import pytest
-from tests.integration.airflow.templates import cluster_xml
+from tests.builders import cluster
 
 from falcon_airflow.cli import main as cli
 from falcon_airflow.dags.builder import build_dag
@@ -161,7 +161,7 @@ def test_process_instances_report_column_lineage_through_the_driver(
         entities: Callable[..., Path], tmp_path: Path, event_log: EventLog, shared: Path,
         capsys: pytest.CaptureFixture[str]) -> None:
     storage = tmp_path / "storage"
-    entities("cluster.xml", cluster_xml("local", storage))
+    entities("cluster.xml", cluster("local", f"file://{storage}", colo="local"))
     entities("sales.xml", SALES.format(name="sales", owner="shop", schema="/none", provider="csv"))
     entities("totals.xml", SALES.format(name="totals", owner="finance", schema="/none", provider="parquet"))
     entities("process.xml", TOTALS_PROCESS)
@@ -223,8 +223,8 @@ def test_retention_drops_and_replication_copies_columns(
         entities: Callable[..., Path], tmp_path: Path, event_log: EventLog, shared: Path,
         capsys: pytest.CaptureFixture[str]) -> None:
     east, west = tmp_path / "east", tmp_path / "west"
-    entities("east.xml", cluster_xml("east", east))
-    entities("west.xml", cluster_xml("west", west))
+    entities("east.xml", cluster("east", f"file://{east}", colo="east"))
+    entities("west.xml", cluster("west", f"file://{west}", colo="west"))
     folder = entities("audit.xml", AUDIT).parent
     (folder / "schemas").mkdir()
     (folder / "schemas" / "audit.avsc").write_text(json.dumps(AUDIT_SCHEMA))

@@ -18,7 +18,7 @@ from typing import Any
 
 import pendulum
 import pytest
-from tests.integration.airflow.templates import cluster_xml
+from tests.builders import cluster
 
 from falcon_airflow.dags.builder import build_process_dag
 from falcon_airflow.dags.loader import entities_folder, load_specs
@@ -307,7 +307,7 @@ def workspace(entities: Callable[..., Path], tmp_path: Path, monkeypatch: pytest
     # the failing workflow's <prepare> changes folders beside the flag file, outside the process's own storage:
     # the deployment lists them as a root (docs/oozie.md)
     monkeypatch.setenv("AIRFLOW__FALCON__OOZIE_FILE_ROOTS", str(tmp_path))
-    entities("cluster.xml", cluster_xml("local", storage))
+    entities("cluster.xml", cluster("local", f"file://{storage}", colo="local"))
     entities("events.xml", FEED.format(name="events"))
     entities("report.xml", FEED.format(name="report"))
     entities("main.xml", PROCESS.format(name="main", io=IO))

@@ -11,7 +11,7 @@ from typing import Any
 
 import pendulum
 import pytest
-from tests.integration.airflow.templates import cluster_xml
+from tests.builders import cluster
 
 from falcon_airflow.dags.builder import build_process_dag
 from falcon_airflow.dags.loader import entities_folder, load_specs
@@ -59,7 +59,7 @@ PROCESS = """\
 
 def pipeline(entities: Callable[..., Path], storage: Path, *, frequency: str = "hours(1)",
              late: bool = False) -> None:
-    entities("cluster.xml", cluster_xml("local", storage))
+    entities("cluster.xml", cluster("local", f"file://{storage}", colo="local"))
     entities("events.xml", FEED.format(name="events", frequency=frequency,
                                        flag="<availabilityFlag>_DONE</availabilityFlag>",
                                        late='<late-arrival cut-off="minutes(1)"/>' if late else ""))

@@ -11,7 +11,7 @@ from typing import Any
 
 import pendulum
 import pytest
-from tests.integration.airflow.templates import cluster_xml
+from tests.builders import cluster
 from tests.integration.airflow.test_process_dag import FEED, PROCESS, land, process_spec, task_states
 from tests.integration.notifications.smtp import Mailbox, html_of, mailbox
 
@@ -40,7 +40,7 @@ def sla_spec(dag_id: str) -> SlaDagSpec:
 
 
 def pipeline(entities: Callable[..., Path], storage: Path) -> None:
-    entities("cluster.xml", cluster_xml("local", storage))
+    entities("cluster.xml", cluster("local", f"file://{storage}", colo="local"))
     feed = FEED.format(name="events", frequency="hours(1)", late="", flag="<availabilityFlag>_DONE</availabilityFlag>")
     entities("events.xml", feed.replace("<frequency>hours(1)</frequency>", SLA, 1).replace("<ACL", NOTIFY, 1))
     entities("counts.xml", FEED.format(name="counts", frequency="hours(1)", late="", flag=""))

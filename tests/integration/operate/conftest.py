@@ -6,10 +6,11 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
+from tests.builders import ops_cluster
 from tests.integration.airflow_database import airflow_database
 from tests.integration.databases.servers import Server
 
-from .harness import AirflowServer, cluster_xml
+from .harness import AirflowServer
 
 
 @pytest.fixture(scope="session")
@@ -19,7 +20,7 @@ def server(tmp_path_factory: pytest.TempPathFactory, airflow_postgres: Server) -
     for name in ("east", "west"):
         (airflow.store / "clusters").mkdir(exist_ok=True)
         (airflow.store / "clusters" / f"{name}.xml").write_text(
-            cluster_xml(name, airflow.storage / name), encoding="utf-8")
+            ops_cluster(name, storage=airflow.storage, colo=f"{name}-colo"), encoding="utf-8")
     airflow.start()
     try:
         yield airflow

@@ -26,8 +26,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from tests.builders import cluster, ops_feed, ops_process
-
 from falcon_airflow.cli import build_parser
 from falcon_airflow.cli.registry import load
 from falcon_airflow.operate.airflow_api import AirflowClient
@@ -37,22 +35,11 @@ REPOSITORY = Path(__file__).resolve().parents[3]
 AIRFLOW = Path(sys.executable).parent / "airflow"
 START_TIMEOUT = 120.0
 
-def cluster_xml(name: str, storage: Path) -> str:
-    return cluster(name, f"file://{storage}", colo=f"{name}-colo")
-
 
 def free_port() -> int:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
         probe.bind(("127.0.0.1", 0))
         return int(probe.getsockname()[1])
-
-
-def feed_xml(name: str, *, days: int = 2, west: bool = False) -> str:
-    return ops_feed(name, days=days, west=west)
-
-
-def process_xml(name: str, feed: str, output: str, order: str = "FIFO") -> str:
-    return ops_process(name, feed, output, order=order, timeout="hours(1)")
 
 
 @dataclass

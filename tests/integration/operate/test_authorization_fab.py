@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.builders import ops_cluster, ops_feed
 from tests.integration.airflow_database import airflow_database
 from tests.integration.databases.servers import Server
 from tests.integration.ui.browser import (
@@ -35,7 +36,7 @@ from falcon_airflow.operate.airflow_api import AirflowClient, AirflowError
 from falcon_airflow.operate.settings import Settings
 from falcon_airflow.provider.info import get_provider_info
 
-from .harness import AIRFLOW, REPOSITORY, AirflowServer, cluster_xml, feed_xml
+from .harness import AIRFLOW, REPOSITORY, AirflowServer
 
 pytest.importorskip("airflow.providers.fab", reason="apache-airflow-providers-fab is not installed")
 
@@ -65,9 +66,9 @@ def fab(tmp_path_factory: pytest.TempPathFactory, airflow_postgres: Server) -> I
     for name in ("east", "west"):
         (server.store / "clusters").mkdir(exist_ok=True)
         (server.store / "clusters" / f"{name}.xml").write_text(
-            cluster_xml(name, server.storage / name), encoding="utf-8")
+            ops_cluster(name, storage=server.storage, colo=f"{name}-colo"), encoding="utf-8")
     (server.store / "feeds").mkdir()
-    (server.store / "feeds" / "logs.xml").write_text(feed_xml("logs"), encoding="utf-8")
+    (server.store / "feeds" / "logs.xml").write_text(ops_feed("logs"), encoding="utf-8")
     server.airflow("db", "migrate")
     server.airflow("roles", "create", "users", "others")
     for user, role in ROLES.items():

@@ -11,12 +11,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.builders import ops_feed, ops_process
 
 from falcon_airflow.operate import entity_actions as entity
 from falcon_airflow.operate.journal import Journal
 from falcon_airflow.provider.info import get_provider_info
 
-from .harness import AIRFLOW, AirflowServer, feed_xml, process_xml
+from .harness import AIRFLOW, AirflowServer
 
 pytestmark = pytest.mark.xdist_group("airflow-api")
 
@@ -50,9 +51,9 @@ def crash_at(action: str, step: str, error: type[BaseException] = KeyboardInterr
 
 
 def test_submit_schedule_suspend_resume_and_what_is_refused(server: AirflowServer) -> None:
-    submit(server, "feed", "a-logs", feed_xml("a-logs"))
-    submit(server, "feed", "a-counts", feed_xml("a-counts"))
-    submit(server, "process", "a-count", process_xml("a-count", "a-logs", "a-counts"))
+    submit(server, "feed", "a-logs", ops_feed("a-logs"))
+    submit(server, "feed", "a-counts", ops_feed("a-counts"))
+    submit(server, "process", "a-count", ops_process("a-count", "a-logs", "a-counts", timeout="hours(1)"))
     assert status(server, "process", "a-count") == "SUBMITTED"  # not parsed by Airflow yet
     server.reserialize()
     dag = "falcon.process.a-count.east"
@@ -85,13 +86,13 @@ def test_submit_schedule_suspend_resume_and_what_is_refused(server: AirflowServe
     code, _, err = server.run("entity", "-delete", "-type", "feed", "-name", "a-logs")
     assert (code, err.strip()) == (1, "ERROR: a-logs(FEED) cant be removed as it is referred by (a-count,PROCESS)")
     code, _, err = server.run("entity", "-submit", "-type", "feed", "-file",
-                              str(server.draft("a-logs-2.xml", feed_xml("a-logs", days=9))))
+                              str(server.draft("a-logs-2.xml", ops_feed("a-logs", days=9))))
     assert code == 1 and "(feed) a-logs already registered with configuration store" in err
 
     code, out, _ = server.run("entity", "-touch", "-type", "process", "-name", "a-count")
     assert code == 0 and "touched" in out
     code, out, _ = server.run("entity", "-definition", "-type", "feed", "-name", "a-logs")
-    assert out.strip() == feed_xml("a-logs").strip()
+    assert out.strip() == ops_feed("a-logs").strip()
     code, out, _ = server.run("entity", "-dependency", "-type", "process", "-name", "a-count")
     assert out.splitlines() == ["(cluster) east", "(feed) a-logs - [Input]", "(feed) a-counts - [Output]"]
     code, document = server.json("entity", "-list", "-type", "process", "-fields", "status", "-nameseq", "a-c")
@@ -101,9 +102,10 @@ def test_submit_schedule_suspend_resume_and_what_is_refused(server: AirflowServe
 
 
 def test_submit_and_schedule_completes_once_airflow_has_parsed_the_entity(server: AirflowServer) -> None:
-    submit(server, "feed", "b-logs", feed_xml("b-logs"))
+    submit(server, "feed", "b-logs", ops_feed("b-logs"))
     code, out, _ = server.run("entity", "-submitAndSchedule", "-type", "process", "-file",
-                              str(server.draft("b-count.xml", process_xml("b-count", "b-logs", "b-logs"))))
+                              str(server.draft("b-count.xml",
+                                               ops_process("b-count", "b-logs", "b-logs", timeout="hours(1)"))))
     assert code == 1  # PARTIAL: no dag-processor here, so Airflow cannot have the DAG yet
     assert out.startswith("Submit successful (process) b-count; scheduling pending: Airflow has not registered "
                           "DAG(s) falcon.process.b-count.east yet")
@@ -117,33 +119,34 @@ def test_submit_and_schedule_completes_once_airflow_has_parsed_the_entity(server
     assert (code, out.strip()) == (0, "RUNNING")
     assert paused(server, "falcon.process.b-count.east") is False
     code, out, _ = server.run("entity", "-submitAndSchedule", "-type", "process", "-file",
-                              str(server.draft("b-count.xml", process_xml("b-count", "b-logs", "b-logs"))))
+                              str(server.draft("b-count.xml",
+                                               ops_process("b-count", "b-logs", "b-logs", timeout="hours(1)"))))
     assert (code, out.strip()) == (0, "b-count(process) scheduled successfully")
 
 
 def test_update_archives_cascades_and_follows_the_entitys_state(server: AirflowServer) -> None:
-    submit(server, "feed", "c-logs", feed_xml("c-logs"))
-    submit(server, "process", "c-count", process_xml("c-count", "c-logs", "c-logs"))
+    submit(server, "feed", "c-logs", ops_feed("c-logs"))
+    submit(server, "process", "c-count", ops_process("c-count", "c-logs", "c-logs", timeout="hours(1)"))
     server.reserialize()
     assert server.run("entity", "-schedule", "-type", "feed", "-name", "c-logs")[0] == 0
     old = (server.store / "feeds" / "c-logs.xml").read_text()
 
     code, out, err = server.run("entity", "-update", "-type", "feed", "-name", "c-logs", "-file",
-                                str(server.draft("c-logs.xml", feed_xml("c-logs", days=5))))
+                                str(server.draft("c-logs.xml", ops_feed("c-logs", days=5))))
     assert code == 0, err
     assert out.splitlines() == ["Updated successfully", "re-parsed with it: falcon.process.c-count.east"]
     archived = sorted((server.home.parent / "state" / "archive" / "feed" / "c-logs").glob("*.xml"))
     assert [path.read_text() for path in archived] == [old]
     code, out, _ = server.run("entity", "-update", "-type", "feed", "-name", "c-logs", "-file",
-                              str(server.draft("c-logs.xml", feed_xml("c-logs", days=5))))
+                              str(server.draft("c-logs.xml", ops_feed("c-logs", days=5))))
     assert (code, out.strip()) == (0, "Updated successfully: (feed) c-logs is unchanged")
     code, _, err = server.run("entity", "-update", "-type", "feed", "-name", "c-logs", "-file",
-                              str(server.draft("x.xml", feed_xml("c-other"))))
+                              str(server.draft("x.xml", ops_feed("c-other"))))
     assert (code, err.strip()) == (1, "ERROR: (feed) c-logs can't be updated with (feed) c-other")
 
     # a new cluster: new DAGs; the feed runs, so they are unpaused once Airflow has them
     code, out, _ = server.run("entity", "-update", "-type", "feed", "-name", "c-logs", "-file",
-                              str(server.draft("c-logs-west.xml", feed_xml("c-logs", days=5, west=True))))
+                              str(server.draft("c-logs-west.xml", ops_feed("c-logs", days=5, west=True))))
     assert code == 1 and "Airflow has not registered DAG(s) falcon.feed.c-logs.replication.east.west" in out
     server.reserialize()
     _, _, err = server.run("entity", "-list", "-type", "feed")
@@ -153,17 +156,17 @@ def test_update_archives_cascades_and_follows_the_entitys_state(server: AirflowS
 
     # the cluster goes away again: its DAGs are deleted from Airflow
     code, _, err = server.run("entity", "-update", "-type", "feed", "-name", "c-logs", "-file",
-                              str(server.draft("c-logs-east.xml", feed_xml("c-logs", days=4))))
+                              str(server.draft("c-logs-east.xml", ops_feed("c-logs", days=4))))
     assert code == 0, err
     assert paused(server, "falcon.feed.c-logs.retention.west") is None
     assert paused(server, "falcon.feed.c-logs.retention.east") is False
 
 
 def test_delete_and_the_journal_after_a_crash(server: AirflowServer) -> None:
-    submit(server, "feed", "d-logs", feed_xml("d-logs"))
-    submit(server, "process", "d-count", process_xml("d-count", "d-logs", "d-logs"))
-    submit(server, "feed", "d-counts", feed_xml("d-counts"))  # one writer per feed (FA008)
-    submit(server, "process", "d-other", process_xml("d-other", "d-logs", "d-counts"))
+    submit(server, "feed", "d-logs", ops_feed("d-logs"))
+    submit(server, "process", "d-count", ops_process("d-count", "d-logs", "d-logs", timeout="hours(1)"))
+    submit(server, "feed", "d-counts", ops_feed("d-counts"))  # one writer per feed (FA008)
+    submit(server, "process", "d-other", ops_process("d-other", "d-logs", "d-counts", timeout="hours(1)"))
     server.reserialize()
     dag, other = "falcon.process.d-count.east", "falcon.process.d-other.east"
     assert server.run("entity", "-schedule", "-type", "process", "-name", "d-count")[0] == 0
@@ -204,15 +207,15 @@ def test_delete_and_the_journal_after_a_crash(server: AirflowServer) -> None:
 
 
 def test_safemode_blocks_what_falcons_safemode_blocks(server: AirflowServer) -> None:
-    submit(server, "feed", "e-logs", feed_xml("e-logs"))
+    submit(server, "feed", "e-logs", ops_feed("e-logs"))
     code, out, _ = server.run("admin", "-setsafemode", "true")
     assert (code, out.strip()) == (0, "Falcon server safemode set to : true")
     try:
         code, _, err = server.run("entity", "-submit", "-type", "feed", "-file",
-                                  str(server.draft("e-more.xml", feed_xml("e-more"))))
+                                  str(server.draft("e-more.xml", ops_feed("e-more"))))
         assert (code, err.strip()) == (1, "ERROR: Entity operation SUBMIT not allowed during safemode")
         code, _, err = server.run("entity", "-update", "-type", "feed", "-name", "e-logs", "-file",
-                                  str(server.draft("e-logs.xml", feed_xml("e-logs", days=3))))
+                                  str(server.draft("e-logs.xml", ops_feed("e-logs", days=3))))
         assert (code, err.strip()) == (1, "ERROR: Entity operation UPDATE is only allowed on cluster entities "
                                           "during safemode")
         code, _, err = server.run("entity", "-delete", "-type", "feed", "-name", "e-logs")
@@ -262,7 +265,7 @@ def test_sla_alert_lists_the_instance_that_came_late(server: AirflowServer) -> N
     (``airflow dags test``) on the api-server's database, judge one instance on time and one late on purpose (never
     landed); entity -slaAlert lists exactly the late one, through Airflow's REST API."""
     sla = '<frequency>hours(1)</frequency>\n  <sla slaLow="hours(1)" slaHigh="hours(2)"/>'
-    submit(server, "feed", "s-logs", feed_xml("s-logs").replace("<frequency>hours(1)</frequency>", sla, 1))
+    submit(server, "feed", "s-logs", ops_feed("s-logs").replace("<frequency>hours(1)</frequency>", sla, 1))
     server.reserialize()
     monitor = "falcon.feed.s-logs.sla.east"
     assert server.run("entity", "-schedule", "-type", "feed", "-name", "s-logs")[0] == 0

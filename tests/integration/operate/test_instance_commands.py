@@ -7,8 +7,9 @@ from datetime import UTC, datetime
 from typing import Any
 
 import pytest
+from tests.builders import ops_feed, ops_process
 
-from .harness import AirflowServer, feed_xml, process_xml
+from .harness import AirflowServer
 
 pytestmark = pytest.mark.xdist_group("airflow-api")
 
@@ -29,9 +30,10 @@ def window(day: int) -> tuple[str, ...]:
 
 @pytest.fixture(scope="module")
 def pipeline(server: AirflowServer) -> AirflowServer:
-    for kind, name, xml in (("feed", "i-logs", feed_xml("i-logs")), ("feed", "i-counts", feed_xml("i-counts")),
-                            ("process", "i-count", process_xml("i-count", "i-logs", "i-counts")),
-                            ("process", "i-latest", process_xml("i-latest", "i-logs", "i-logs", "LAST_ONLY"))):
+    for kind, name, xml in (("feed", "i-logs", ops_feed("i-logs")), ("feed", "i-counts", ops_feed("i-counts")),
+                            ("process", "i-count", ops_process("i-count", "i-logs", "i-counts", timeout="hours(1)")),
+                            ("process", "i-latest", ops_process("i-latest", "i-logs", "i-logs", order="LAST_ONLY",
+                                                                timeout="hours(1)"))):
         code, _, err = server.run("entity", "-submit", "-type", kind, "-file",
                                   str(server.draft(f"{name}.xml", xml)))
         assert code == 0, err

@@ -14,9 +14,9 @@ import pytest
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 from sqlalchemy import create_engine, inspect, text
+from tests.builders import ops_cluster
 from tests.integration.airflow_database import airflow_database
 from tests.integration.databases.servers import Server
-from tests.unit.operate.helpers import cluster_xml
 
 from falcon_airflow.store import tables
 from falcon_airflow.store.database import ABSENT, DatabaseStore, StoreConflict
@@ -99,7 +99,7 @@ def test_store_import_copies_a_folder_into_the_migrated_database(tmp_path: Path)
     assert _migrate(tmp_path, url).returncode == 0
     entities = tmp_path / "entities"
     (entities / "clusters").mkdir(parents=True)
-    (entities / "clusters" / "east.xml").write_text(cluster_xml("east"), encoding="utf-8")
+    (entities / "clusters" / "east.xml").write_text(ops_cluster("east"), encoding="utf-8")
     (entities / "clusters" / "broken.xml").write_text('<cluster name="broken" xmlns="uri:falcon:cluster:0.1"/>',
                                                        encoding="utf-8")
     env = {**os.environ, "AIRFLOW_HOME": str(tmp_path), "AIRFLOW__DATABASE__SQL_ALCHEMY_CONN": url,

@@ -6,21 +6,19 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
+from tests.builders import cluster, interface
 
 from falcon_airflow.compiler import compile_workspace
 from falcon_airflow.compiler.feed import retention_frequency
 from falcon_airflow.compiler.specs import ReplicationDagSpec, RetentionDagSpec
 from falcon_airflow.workspace import Workspace
 
-CLUSTER = """<cluster name="{name}" colo="{name}-colo" xmlns="uri:falcon:cluster:0.1">
-  <interfaces>
-    <interface type="readonly" endpoint="hftp://{name}:50070" version="1"/>
-    <interface type="write" endpoint="hdfs://{name}:8020" version="1"/>
-    <interface type="execute" endpoint="{name}:8032" version="1"/>
-  </interfaces>
-  <locations><location name="staging" path="/staging"/></locations>
-</cluster>
-"""
+
+def hadoop_cluster(name: str, *interfaces: str) -> str:
+    """A cluster on HDFS with YARN (no Spark master of its own) in the colo ``<name>-colo``."""
+    return cluster(name, f"hdfs://{name}:8020", colo=f"{name}-colo", readonly=f"hftp://{name}:50070", spark=None,
+                   interfaces=(interface("execute", f"{name}:8032"), *interfaces))
+
 
 FEED = """<feed name="f" xmlns="uri:falcon:feed:0.1">
   <frequency>{frequency}</frequency>
@@ -44,8 +42,8 @@ FEED = """<feed name="f" xmlns="uri:falcon:feed:0.1">
 
 def specs(tmp_path: Path, *, frequency: str = "minutes(20)", delay: str = "", properties: str = "",
           lifecycle: str = "") -> list[object]:
-    (tmp_path / "src.xml").write_text(CLUSTER.format(name="src"))
-    (tmp_path / "trg.xml").write_text(CLUSTER.format(name="trg"))
+    (tmp_path / "src.xml").write_text(hadoop_cluster("src"))
+    (tmp_path / "trg.xml").write_text(hadoop_cluster("trg"))
     (tmp_path / "f.xml").write_text(FEED.format(frequency=frequency, delay=delay, properties=properties,
                                                 lifecycle=lifecycle))
     compilation = compile_workspace(Workspace.load([str(tmp_path)]))
@@ -126,10 +124,8 @@ TABLE_FEED = """<feed name="t" xmlns="uri:falcon:feed:0.1">
 
 
 def test_a_table_replication_knows_both_metastores_and_the_target_storage(tmp_path: Path) -> None:
-    registry = '<interface type="registry" endpoint="thrift://{name}-meta:9083" version="1"/>\n  </interfaces>'
     for name in ("src", "trg"):
-        (tmp_path / f"{name}.xml").write_text(CLUSTER.format(name=name).replace(
-            "</interfaces>", registry.format(name=name), 1))
+        (tmp_path / f"{name}.xml").write_text(hadoop_cluster(name, interface("registry", f"thrift://{name}-meta:9083")))
     (tmp_path / "t.xml").write_text(TABLE_FEED)
     compilation = compile_workspace(Workspace.load([str(tmp_path)]))
     assert compilation.report.valid, compilation.report.issues

@@ -14,6 +14,7 @@ from xml.sax.saxutils import escape
 
 import pendulum
 import pytest
+from tests.builders import cluster
 
 from falcon_airflow.dags.builder import build_dag
 from falcon_airflow.dags.loader import load_specs
@@ -45,18 +46,10 @@ def attribute(text: str) -> str:
     return escape(text, {'"': "&quot;"})
 
 
-def cluster_xml(name: str, storage: Path, payload: str | None) -> str:
-    properties = (f'<properties><property name="spark.test.note" value="{attribute(payload)}"/></properties>'
-                  if payload is not None else "")
-    return f"""<cluster name="{name}" colo="{name}" xmlns="uri:falcon:cluster:0.1">
-  <interfaces>
-    <interface type="readonly" endpoint="file://{storage}" version="1"/>
-    <interface type="write" endpoint="file://{storage}" version="1"/>
-    <interface type="spark" endpoint="local[2]" version="4"/>
-  </interfaces>
-  <locations><location name="staging" path="/staging"/><location name="working" path="/working"/></locations>
-  {properties}
-</cluster>"""
+def cluster_of(name: str, storage: Path, payload: str | None) -> str:
+    """The standard cluster with a working folder, its data in ``storage``; the payload in a Spark property."""
+    return cluster(name, f"file://{storage}", colo=name, locations={"staging": "/staging", "working": "/working"},
+                   properties={"spark.test.note": payload} if payload is not None else None)
 
 
 def feed_xml(name: str, path: str, *, west: bool = False, transfer: str = "") -> str:
@@ -178,8 +171,8 @@ def dags(tmp_path: Path, payload: str) -> Iterator[dict[str, Any]]:
     (apps / "report" / "report.py").write_text("print('report')\n")
     (apps / "report" / "workflow.xml").write_text(workflow_xml(payload))
     documents = {
-        "east": cluster_xml("east", tmp_path / "east", payload),
-        "west": cluster_xml("west", tmp_path / "west", None),
+        "east": cluster_of("east", tmp_path / "east", payload),
+        "west": cluster_of("west", tmp_path / "west", None),
         "logs": feed_xml("logs", f"/logs/{in_path(payload)}/${{YEAR}}/${{MONTH}}/${{DAY}}/${{HOUR}}", west=True),
         "counts": feed_xml("counts", f"/counts/${{YEAR}}/{in_path(payload)}/${{MONTH}}/${{DAY}}/${{HOUR}}"),
         "orders": feed_xml("orders", f"/orders/{in_path(payload)}/${{YEAR}}-${{MONTH}}-${{DAY}}-${{HOUR}}",
@@ -352,7 +345,7 @@ def test_extension_folders_and_cluster_properties_reach_the_mirror_job_verbatim(
     assert job is not None, issues
     clusters = {}
     for name, note in (("east", payload), ("west", None)):
-        parsed = parse_bytes(cluster_xml(name, tmp_path / name, note).encode(), f"{name}.xml").entity
+        parsed = parse_bytes(cluster_of(name, tmp_path / name, note).encode(), f"{name}.xml").entity
         assert isinstance(parsed, Cluster)
         clusters[name] = parsed
     dag = build_dag(compile_extension(clusters, job))

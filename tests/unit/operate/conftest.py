@@ -6,10 +6,11 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from tests.builders import ops_cluster, ops_feed, ops_process
 
 from falcon_airflow.operate.context import Context
 
-from .helpers import FakeAirflow, Kit, cluster_xml, feed_xml, process_xml
+from .helpers import FakeAirflow, Kit
 
 
 @pytest.fixture
@@ -29,11 +30,11 @@ def kit(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Kit]:
 @pytest.fixture
 def pipeline(kit: Kit) -> Kit:
     """east cluster, feeds logs (east) and counts (east, replicated to west), process count reading logs."""
-    kit.write("clusters/east.xml", cluster_xml("east", colo="here"))
-    kit.write("clusters/west.xml", cluster_xml("west", colo="there"))
-    kit.write("feeds/logs.xml", feed_xml("logs"))
-    kit.write("feeds/counts.xml", feed_xml("counts", west=True))
-    kit.write("processes/count.xml", process_xml("count"))
+    kit.write("clusters/east.xml", ops_cluster("east", colo="here"))
+    kit.write("clusters/west.xml", ops_cluster("west", colo="there"))
+    kit.write("feeds/logs.xml", ops_feed("logs"))
+    kit.write("feeds/counts.xml", ops_feed("counts", west=True))
+    kit.write("processes/count.xml", ops_process("count"))
     kit.airflow.add_dag("falcon.process.count.east")
     kit.airflow.add_dag("falcon.feed.logs.retention.east", ("retention",))
     kit.airflow.add_dag("falcon.feed.counts.retention.east", ("retention",))

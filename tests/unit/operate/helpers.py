@@ -1,5 +1,6 @@
-"""Helpers for the operate unit tests: entity XML, an in-memory Airflow (the REST calls the commands make, with
-Airflow's behaviour for pausing, marking runs failed and clearing) and a kit that runs commands against both."""
+"""Helpers for the operate unit tests (their entity XML comes from tests/builders.py): an in-memory Airflow (the
+REST calls the commands make, with Airflow's behaviour for pausing, marking runs failed and clearing) and a kit that
+runs commands against both."""
 
 from __future__ import annotations
 
@@ -13,25 +14,11 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from tests.builders import cluster, ops_feed, ops_process
-
 from falcon_airflow.cli import build_parser
 from falcon_airflow.cli.registry import load
 from falcon_airflow.operate.airflow_api import AirflowError
 from falcon_airflow.operate.context import Context
 from falcon_airflow.operate.settings import Settings
-
-
-def cluster_xml(name: str = "east", colo: str = "local", storage: str = "/tmp/falcon-airflow-unit") -> str:
-    return cluster(name, f"file://{storage}/{name}", colo=colo)
-
-
-def feed_xml(name: str = "logs", *, days: int = 2, west: bool = False) -> str:
-    return ops_feed(name, days=days, west=west)
-
-
-def process_xml(name: str = "count", feed: str = "logs", output: str = "counts") -> str:
-    return ops_process(name, feed, output)
 
 
 def now_iso(moment: datetime | None = None) -> str:

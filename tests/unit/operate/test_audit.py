@@ -12,11 +12,12 @@ import os
 from collections.abc import Callable
 
 import pytest
+from tests.builders import ops_feed
 
 from falcon_airflow.entities import EntityType
 from falcon_airflow.operate import execution
 
-from .helpers import Kit, feed_xml
+from .helpers import Kit
 
 JOB = """\
 jobName=mirror-one
@@ -42,7 +43,7 @@ def _argv(kit: Kit, name: str) -> tuple[str, ...]:
     if name == "schedule":
         return ("entity", "-type", "feed", "-name", "logs", "-schedule")
     if name == "submit":
-        return ("entity", "-type", "feed", "-file", str(kit.draft("other.xml", feed_xml("other"))), "-submit")
+        return ("entity", "-type", "feed", "-file", str(kit.draft("other.xml", ops_feed("other"))), "-submit")
     if name == "delete":
         return ("entity", "-type", "process", "-name", "count", "-delete")
     if name == "safemode":

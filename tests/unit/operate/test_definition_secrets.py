@@ -4,12 +4,12 @@ stored file keeps them (the runs need them)."""
 from __future__ import annotations
 
 import pytest
-from tests.builders import cluster
+from tests.builders import cluster, ops_process
 
 from falcon_airflow.core.secrets import MASK
 from falcon_airflow.parsing.redaction import redact_definition, redact_properties_file
 
-from .helpers import Kit, process_xml
+from .helpers import Kit
 
 SECRET = "Pa55word-4711"
 
@@ -48,7 +48,7 @@ CASES = [
                  id="cluster-s3a-secret"),
     pytest.param("clusters/east.xml", "cluster", "east", secret_cluster("fs.s3a.session.token", SECRET),
                  id="cluster-session-token"),
-    pytest.param("processes/count.xml", "process", "count", process_xml("count").replace(
+    pytest.param("processes/count.xml", "process", "count", ops_process("count").replace(
         "<jar>apps/job.py</jar>",
         f"<jar>apps/job.py</jar><spark-opts>--num-executors 2 --conf spark.hadoop.fs.s3a.access.key={SECRET}"
         "</spark-opts>"), id="process-spark-opts"),

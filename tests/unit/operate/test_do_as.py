@@ -9,10 +9,11 @@ import os
 import pwd
 
 import pytest
+from tests.builders import ops_process
 
 from falcon_airflow.entities import EntityType
 
-from .helpers import Kit, process_xml
+from .helpers import Kit
 
 ACCOUNT = pwd.getpwuid(os.getuid()).pw_name
 PASSWORD = "Pw-doas-3f9b2c-never-shown"
@@ -28,7 +29,7 @@ def open_store(pipeline: Kit, monkeypatch: pytest.MonkeyPatch) -> Kit:
 
 
 def _actions(kit: Kit) -> list[tuple[str, ...]]:
-    draft = kit.draft("other.xml", process_xml("other", output="logs"))
+    draft = kit.draft("other.xml", ops_process("other", output="logs"))
     return [("entity", "-submit", "-type", "process", "-file", str(draft)),
             ("entity", "-schedule", "-type", "feed", "-name", "logs"),
             ("entity", "-submitAndSchedule", "-type", "process", "-file", str(draft))]

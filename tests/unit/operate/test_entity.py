@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.builders import ops_cluster, ops_feed, ops_process
 
 from falcon_airflow.cli import build_parser
 from falcon_airflow.cli.registry import load
@@ -20,7 +21,7 @@ from falcon_airflow.operate import entity_actions as entity
 from falcon_airflow.operate.config_store import Store
 from falcon_airflow.operate.journal import Journal
 
-from .helpers import Kit, cluster_xml, feed_xml, process_xml
+from .helpers import Kit
 
 PROCESS_DAG = "falcon.process.count.east"
 
@@ -32,7 +33,7 @@ def paused(kit: Kit, dag_id: str) -> bool:
 # -- submit and validate -------------------------------------------------------------------------------------------
 
 def test_submit_validates_with_the_store_and_writes_the_definition(pipeline: Kit) -> None:
-    draft = pipeline.draft("clicks.xml", feed_xml("clicks"))
+    draft = pipeline.draft("clicks.xml", ops_feed("clicks"))
     code, out, err = pipeline.run("entity", "-submit", "-type", "feed", "-file", str(draft))
 
     assert (code, out.strip()) == (0, "Submit successful (feed) clicks"), err
@@ -42,7 +43,7 @@ def test_submit_validates_with_the_store_and_writes_the_definition(pipeline: Kit
 
 
 def test_submitting_the_same_definition_again_changes_nothing(pipeline: Kit) -> None:
-    draft = pipeline.draft("logs.xml", "<!-- reformatted -->\n" + feed_xml("logs"))
+    draft = pipeline.draft("logs.xml", "<!-- reformatted -->\n" + ops_feed("logs"))
     before = (pipeline.root / "feeds" / "logs.xml").read_bytes()
 
     code, out, _ = pipeline.run("entity", "-submit", "-type", "feed", "-file", str(draft))
@@ -53,7 +54,7 @@ def test_submitting_the_same_definition_again_changes_nothing(pipeline: Kit) -> 
 
 
 def test_a_different_definition_under_a_taken_name_is_refused(pipeline: Kit) -> None:
-    draft = pipeline.draft("logs.xml", feed_xml("logs", days=9))
+    draft = pipeline.draft("logs.xml", ops_feed("logs", days=9))
     code, _, err = pipeline.run("entity", "-submit", "-type", "feed", "-file", str(draft))
     assert code == 1
     assert err.strip() == ("ERROR: (feed) logs already registered with configuration store. Can't be submitted "
@@ -61,7 +62,7 @@ def test_a_different_definition_under_a_taken_name_is_refused(pipeline: Kit) -> 
 
 
 def test_an_invalid_definition_is_refused_with_the_rule_and_nothing_is_written(kit: Kit) -> None:
-    draft = kit.draft("logs.xml", feed_xml("logs"))  # its cluster 'east' is not in the store
+    draft = kit.draft("logs.xml", ops_feed("logs"))  # its cluster 'east' is not in the store
     code, _, err = kit.run("entity", "-submit", "-type", "feed", "-file", str(draft))
     assert code == 1
     assert "east" in err.splitlines()[0] and "[F" in err
@@ -69,7 +70,7 @@ def test_an_invalid_definition_is_refused_with_the_rule_and_nothing_is_written(k
 
 
 def test_the_file_must_hold_the_given_type(pipeline: Kit) -> None:
-    draft = pipeline.draft("east.xml", cluster_xml("north"))
+    draft = pipeline.draft("east.xml", ops_cluster("north"))
     code, _, err = pipeline.run("entity", "-submit", "-type", "feed", "-file", str(draft))
     assert code == 1
     assert "defines a cluster, not a feed" in err
@@ -80,11 +81,11 @@ def test_the_file_must_hold_the_given_type(pipeline: Kit) -> None:
 
 
 def test_validate_checks_without_writing(pipeline: Kit) -> None:
-    draft = pipeline.draft("clicks.xml", feed_xml("clicks"))
+    draft = pipeline.draft("clicks.xml", ops_feed("clicks"))
     code, out, _ = pipeline.run("entity", "-validate", "-type", "feed", "-file", str(draft))
     assert (code, out.strip()) == (0, "Validated successfully (FEED) clicks")
     assert not (pipeline.root / "feeds" / "clicks.xml").exists()
-    changed = pipeline.draft("logs.xml", feed_xml("logs", days=9))  # as a replacement of the stored one
+    changed = pipeline.draft("logs.xml", ops_feed("logs", days=9))  # as a replacement of the stored one
     assert pipeline.run("entity", "-validate", "-type", "feed", "-file", str(changed))[0] == 0
 
 
@@ -92,7 +93,7 @@ def test_submit_records_doas_as_the_proxy_user(pipeline: Kit, monkeypatch: pytes
     account = pwd.getpwuid(os.getuid()).pw_name.upper()  # -doAs follows the proxy-user rules (docs/security.md)
     monkeypatch.setenv(f"AIRFLOW__FALCON__PROXYUSER.{account}.HOSTS", "*")
     monkeypatch.setenv(f"AIRFLOW__FALCON__PROXYUSER.{account}.GROUPS", "*")
-    draft = pipeline.draft("other.xml", process_xml("other", output="logs"))
+    draft = pipeline.draft("other.xml", ops_process("other", output="logs"))
     assert pipeline.run("entity", "-submit", "-type", "process", "-file", str(draft), "-doAs", "alice")[0] == 0
     assert Store(pipeline.root).proxy_user(EntityType.PROCESS, "other") == "alice"
 
@@ -170,7 +171,7 @@ def test_a_dag_unpaused_by_hand_makes_the_entity_running(pipeline: Kit) -> None:
 
 def test_submit_and_schedule(pipeline: Kit) -> None:
     pipeline.airflow.on_reparse = lambda: pipeline.airflow.add_dag("falcon.process.other.east")
-    draft = pipeline.draft("other.xml", process_xml("other", output="logs"))
+    draft = pipeline.draft("other.xml", ops_process("other", output="logs"))
     code, out, _ = pipeline.run("entity", "-submitAndSchedule", "-type", "process", "-file", str(draft))
     assert (code, out.strip()) == (0, "other(process) scheduled successfully")
     assert not paused(pipeline, "falcon.process.other.east")
@@ -212,7 +213,7 @@ def test_delete_kills_running_instances_drops_the_dags_and_archives_the_definiti
 
 
 def test_delete_of_a_cluster_nothing_uses(kit: Kit) -> None:
-    kit.write("clusters/east.xml", cluster_xml())
+    kit.write("clusters/east.xml", ops_cluster())
     code, out, _ = kit.run("entity", "-delete", "-type", "cluster", "-name", "east")
     assert (code, out.strip()) == (0, "east(cluster) removed successfully")
     assert len(Store(kit.root).history(EntityType.CLUSTER, "east")) == 1
@@ -227,17 +228,17 @@ def add_west_dags(kit: Kit) -> None:
 # -- update --------------------------------------------------------------------------------------------------------
 
 def test_update_keeps_name_and_type(pipeline: Kit) -> None:
-    renamed = pipeline.draft("logs.xml", feed_xml("blogs"))
+    renamed = pipeline.draft("logs.xml", ops_feed("blogs"))
     code, _, err = pipeline.run("entity", "-update", "-type", "feed", "-name", "logs", "-file", str(renamed))
     assert (code, err.strip()) == (1, "ERROR: (feed) logs can't be updated with (feed) blogs")
     code, _, err = pipeline.run("entity", "-update", "-type", "feed", "-name", "nothing", "-file",
-                                str(pipeline.draft("nothing.xml", feed_xml("nothing"))))
+                                str(pipeline.draft("nothing.xml", ops_feed("nothing"))))
     assert (code, err.strip()) == (1, "ERROR: nothing (feed) not found")
 
 
 def test_update_archives_the_old_definition_and_writes_the_new_one(pipeline: Kit) -> None:
     old = (pipeline.root / "feeds" / "logs.xml").read_bytes()
-    draft = pipeline.draft("logs.xml", feed_xml("logs", days=5))
+    draft = pipeline.draft("logs.xml", ops_feed("logs", days=5))
 
     code, out, _ = pipeline.run("entity", "-update", "-type", "feed", "-name", "logs", "-file", str(draft))
 
@@ -255,30 +256,30 @@ def test_update_archives_the_old_definition_and_writes_the_new_one(pipeline: Kit
 
 
 def test_a_feed_update_that_breaks_a_dependent_process_is_refused(pipeline: Kit) -> None:
-    west_only = feed_xml("logs", west=True).replace('<cluster name="east" type="source">', '<cluster name="x">', 1)
+    west_only = ops_feed("logs", west=True).replace('<cluster name="east" type="source">', '<cluster name="x">', 1)
     west_only = west_only.replace('<cluster name="x">', '<cluster name="west" type="source">')
     west_only = west_only.replace('<cluster name="west" type="target">', '<cluster name="north" type="target">')
-    pipeline.write("clusters/north.xml", cluster_xml("north"))
+    pipeline.write("clusters/north.xml", ops_cluster("north"))
     draft = pipeline.draft("logs.xml", west_only)
 
     code, _, err = pipeline.run("entity", "-update", "-type", "feed", "-name", "logs", "-file", str(draft))
 
     assert code == 1
     assert err.startswith("ERROR: Process count is not compatible with changes to feed logs: ")
-    assert (pipeline.root / "feeds" / "logs.xml").read_text() == feed_xml("logs")
+    assert (pipeline.root / "feeds" / "logs.xml").read_text() == ops_feed("logs")
 
 
 def test_update_drops_dags_of_removed_clusters_and_unpauses_new_ones_of_a_running_entity(pipeline: Kit) -> None:
     assert pipeline.run("entity", "-schedule", "-type", "feed", "-name", "logs")[0] == 0
     pipeline.airflow.on_reparse = lambda: add_west_dags(pipeline)
-    grown = pipeline.draft("logs.xml", feed_xml("logs", west=True))
+    grown = pipeline.draft("logs.xml", ops_feed("logs", west=True))
     code, out, _ = pipeline.run("entity", "-update", "-type", "feed", "-name", "logs", "-file", str(grown))
     assert code == 0, out
     assert "new DAG(s): falcon.feed.logs.replication.east.west, falcon.feed.logs.retention.west" in out
     assert not paused(pipeline, "falcon.feed.logs.retention.west")
     assert not paused(pipeline, "falcon.feed.logs.replication.east.west")
 
-    shrunk = pipeline.draft("logs2.xml", feed_xml("logs"))
+    shrunk = pipeline.draft("logs2.xml", ops_feed("logs"))
     code, out, _ = pipeline.run("entity", "-update", "-type", "feed", "-name", "logs", "-file", str(shrunk))
     assert code == 0, out
     assert "falcon.feed.logs.retention.west" not in pipeline.airflow.dags_by_id
@@ -298,7 +299,7 @@ def test_touch_asks_airflow_to_reparse(pipeline: Kit) -> None:
 
 def test_definition_prints_the_stored_xml(pipeline: Kit) -> None:
     code, out, _ = pipeline.run("entity", "-definition", "-type", "process", "-name", "count")
-    assert (code, out) == (0, process_xml("count").rstrip("\n") + "\n")
+    assert (code, out) == (0, ops_process("count").rstrip("\n") + "\n")
     code, _, err = pipeline.run("entity", "-definition", "-type", "process", "-name", "nothing")
     assert (code, err.strip()) == (1, "ERROR: nothing (process) not found")
 
@@ -384,7 +385,7 @@ def test_a_delete_interrupted_before_its_commit_point_is_undone(pipeline: Kit) -
 def test_an_update_interrupted_after_writing_is_completed(pipeline: Kit) -> None:
     assert pipeline.run("entity", "-schedule", "-type", "feed", "-name", "logs")[0] == 0
     pipeline.airflow.on_reparse = lambda: add_west_dags(pipeline)
-    grown = pipeline.draft("logs.xml", feed_xml("logs", west=True))
+    grown = pipeline.draft("logs.xml", ops_feed("logs", west=True))
     with crash_at("update", "sync"):
         pipeline.run("entity", "-update", "-type", "feed", "-name", "logs", "-file", str(grown))
     assert (pipeline.root / "feeds" / "logs.xml").read_bytes() == grown.read_bytes()
@@ -399,7 +400,7 @@ def test_an_update_interrupted_before_writing_is_undone(pipeline: Kit) -> None:
     old = (pipeline.root / "feeds" / "logs.xml").read_bytes()
     with crash_at("update", "write"):
         pipeline.run("entity", "-update", "-type", "feed", "-name", "logs", "-file",
-                     str(pipeline.draft("logs.xml", feed_xml("logs", days=7))))
+                     str(pipeline.draft("logs.xml", ops_feed("logs", days=7))))
     assert len(Store(pipeline.root).history(EntityType.FEED, "logs")) == 1
 
     _, _, err = pipeline.run("entity", "-definition", "-type", "feed", "-name", "logs")
@@ -411,7 +412,7 @@ def test_an_update_interrupted_before_writing_is_undone(pipeline: Kit) -> None:
 
 def test_submit_and_schedule_interrupted_after_submitting_is_scheduled_by_the_next_command(pipeline: Kit) -> None:
     pipeline.airflow.add_dag("falcon.process.other.east")
-    draft = pipeline.draft("other.xml", process_xml("other", output="logs"))
+    draft = pipeline.draft("other.xml", ops_process("other", output="logs"))
     with crash_at("submitAndSchedule", "unpause"):
         pipeline.run("entity", "-submitAndSchedule", "-type", "process", "-file", str(draft))
 
@@ -437,7 +438,7 @@ def test_changes_to_an_entity_wait_while_its_interrupted_action_cannot_finish(pi
 
 def test_an_invalid_entity_is_invalid_with_its_rules_not_submitted(pipeline: Kit) -> None:
     # retention shorter than the late-arrival cut-off (F9) is a rule only the whole definition breaks
-    broken = feed_xml("logs").replace("<frequency>hours(1)</frequency>",
+    broken = ops_feed("logs").replace("<frequency>hours(1)</frequency>",
                                       '<frequency>hours(1)</frequency>\n  <late-arrival cut-off="days(9)"/>')
     pipeline.write("feeds/logs.xml", broken)
     code, out, _ = pipeline.run("entity", "-status", "-type", "feed", "-name", "logs")
@@ -469,18 +470,18 @@ def test_commands_outside_an_entities_folder_say_so(tmp_path: Path, monkeypatch:
 
 @pytest.mark.parametrize(("kind", "name", "broken"), [
     # an element the schema does not know
-    ("feed", "logs", lambda: feed_xml("logs").replace("<frequency>", "<frequenzy>x</frequenzy><frequency>", 1)),
+    ("feed", "logs", lambda: ops_feed("logs").replace("<frequency>", "<frequenzy>x</frequenzy><frequency>", 1)),
     # a required element left out
-    ("feed", "logs", lambda: feed_xml("logs").replace("<frequency>hours(1)</frequency>", "")),
+    ("feed", "logs", lambda: ops_feed("logs").replace("<frequency>hours(1)</frequency>", "")),
     # an attribute value outside its type
-    ("process", "count", lambda: process_xml("count").replace("<parallel>1</parallel>", "<parallel>many</parallel>")),
+    ("process", "count", lambda: ops_process("count").replace("<parallel>1</parallel>", "<parallel>many</parallel>")),
     # a cluster with an interface type Falcon does not have
-    ("cluster", "east", lambda: cluster_xml("east").replace('type="write"', 'type="scribble"', 1)),
+    ("cluster", "east", lambda: ops_cluster("east").replace('type="write"', 'type="scribble"', 1)),
 ])
 def test_a_definition_the_schema_refuses_is_invalid_not_missing(pipeline: Kit, kind: str, name: str,
                                                                  broken: Any) -> None:
     text = broken()
-    assert text != {"feed": feed_xml, "process": process_xml, "cluster": cluster_xml}[kind](name), "not broken"
+    assert text != {"feed": ops_feed, "process": ops_process, "cluster": ops_cluster}[kind](name), "not broken"
     folder = {"feed": "feeds", "process": "processes", "cluster": "clusters"}[kind]
     pipeline.write(f"{folder}/{name}.xml", text)
 

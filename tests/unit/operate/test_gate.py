@@ -8,11 +8,12 @@ import stat
 from pathlib import Path
 
 import pytest
+from tests.builders import ops_feed
 
 from falcon_airflow.entities import EntityType
 from falcon_airflow.operate import audit
 
-from .helpers import Kit, feed_xml
+from .helpers import Kit
 
 PASSWORD = "Pw-unit-7c1e9a-never-shown"
 
@@ -65,7 +66,7 @@ def test_the_owner_and_a_member_of_the_group_may_act(secured: Kit, monkeypatch: 
 
 def test_submit_is_checked_against_the_acl_it_brings(secured: Kit, monkeypatch: pytest.MonkeyPatch) -> None:
     as_user(monkeypatch, "carl")
-    draft = secured.draft("other.xml", feed_xml("other"))
+    draft = secured.draft("other.xml", ops_feed("other"))
     code, _, err = secured.run("entity", "-type", "feed", "-file", str(draft), "-submit")
     assert code == 1 and "user=carl may not entity -submit feed other" in err
     assert secured.context().store.get(EntityType.FEED, "other") is None

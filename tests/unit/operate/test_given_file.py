@@ -12,11 +12,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.builders import ops_feed
 
 from falcon_airflow.entities import EntityType
 from falcon_airflow.parsing import MAX_ENTITY_FILE_BYTES
 
-from .helpers import Kit, feed_xml
+from .helpers import Kit
 
 _WATCH: dict[str, Any] = {}
 """What the audit hook below does: count the opens of one path and, at the second, swap the file's content."""
@@ -55,7 +56,7 @@ def _stop_watching() -> Any:
 
 
 def owned_feed(name: str, owner: str, group: str) -> str:
-    return feed_xml(name).replace('<ACL owner="ops" group="users"', f'<ACL owner="{owner}" group="{group}"')
+    return ops_feed(name).replace('<ACL owner="ops" group="users"', f'<ACL owner="{owner}" group="{group}"')
 
 
 @pytest.fixture

@@ -4,13 +4,14 @@ and ``-list`` judge as the DAG loader does, and the running entity stays schedul
 from __future__ import annotations
 
 import pytest
+from tests.builders import ops_feed
 
 from falcon_airflow.compiler.store_state import record_first_built
 
-from .helpers import Kit, feed_xml
+from .helpers import Kit
 
 # A feed at the folder of 'logs' (/logs/${YEAR}/...) kept for another number of days: FA009 with 'logs'.
-INTRUDER = feed_xml("logs", days=5).replace('name="logs"', 'name="intruder"', 1)
+INTRUDER = ops_feed("logs", days=5).replace('name="logs"', 'name="intruder"', 1)
 
 
 def built_first(kit: Kit) -> None:

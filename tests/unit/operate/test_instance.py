@@ -8,8 +8,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.builders import ops_cluster, ops_feed
 
-from .helpers import FakeRun, Kit, cluster_xml, feed_xml
+from .helpers import FakeRun, Kit
 
 DAG = "falcon.process.count.east"
 T3 = datetime(2026, 5, 1, 3, tzinfo=UTC)
@@ -297,8 +298,8 @@ def test_dependency_of_process_and_feed_instances(pipeline: Kit) -> None:
 
 def test_listing_tells_feed_instances_available_partial_missing(kit: Kit, tmp_path: Path) -> None:
     storage = tmp_path / "data"
-    kit.write("clusters/east.xml", cluster_xml("east", storage=str(storage)))
-    kit.write("feeds/logs.xml", feed_xml("logs"))
+    kit.write("clusters/east.xml", ops_cluster("east", storage=str(storage)))
+    kit.write("feeds/logs.xml", ops_feed("logs"))
     base = storage / "east" / "logs" / "2026" / "05" / "01"
     (base / "03").mkdir(parents=True)
     (base / "03" / "part-0").write_text("data")

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.builders import ops_feed, ops_process
 
 from falcon_airflow.entities import EntityType
 from falcon_airflow.operate import entity_actions as entity
@@ -25,7 +26,7 @@ from falcon_airflow.operate import extension_actions as extension
 from falcon_airflow.operate.config_store import Store
 from falcon_airflow.operate.journal import ActionSteps, Journal
 
-from .helpers import Kit, feed_xml, process_xml
+from .helpers import Kit
 
 REPOSITORY = Path(__file__).resolve().parents[3]
 PROCESS_DAG = "falcon.process.count.east"
@@ -104,7 +105,7 @@ def test_an_interrupted_update_ends_with_exactly_the_old_or_the_new_definition(
         pipeline: Kit, step: str, when: str, committed: bool) -> None:
     path = pipeline.root / "feeds" / "logs.xml"
     old = path.read_bytes()
-    draft = pipeline.draft("logs.xml", feed_xml("logs", days=7))
+    draft = pipeline.draft("logs.xml", ops_feed("logs", days=7))
     with crash(entity.ACTIONS["update"], step, when):
         pipeline.run("entity", "-update", "-type", "feed", "-name", "logs", "-file", str(draft))
 
@@ -148,7 +149,7 @@ def test_an_interrupted_delete_ends_with_the_entity_whole_or_gone_and_archived(
 @pytest.mark.parametrize(("step", "when", "committed"), SUBMIT.matrix())
 def test_an_interrupted_submit_ends_with_no_file_or_the_submitted_one_parsed(
         pipeline: Kit, step: str, when: str, committed: bool) -> None:
-    draft = pipeline.draft("clicks.xml", feed_xml("clicks"))
+    draft = pipeline.draft("clicks.xml", ops_feed("clicks"))
     path = pipeline.root / "feeds" / "clicks.xml"
     with crash(entity.ACTIONS["submit"], step, when):
         pipeline.run("entity", "-submit", "-type", "feed", "-file", str(draft))
@@ -252,7 +253,7 @@ def test_an_update_whose_file_is_neither_old_nor_new_is_left_for_a_person(pipeli
     old = path.read_bytes()
     with crash(entity.ACTIONS["update"], "write", "before"):
         pipeline.run("entity", "-update", "-type", "feed", "-name", "logs", "-file",
-                     str(pipeline.draft("logs.xml", feed_xml("logs", days=7))))
+                     str(pipeline.draft("logs.xml", ops_feed("logs", days=7))))
     path.write_bytes(third)
 
     err = recover(pipeline)
@@ -269,7 +270,7 @@ def test_a_deleted_definition_put_back_changed_is_left_for_a_person(pipeline: Ki
     old = path.read_bytes()
     with crash(entity.ACTIONS["delete"], "archive", when):
         pipeline.run("entity", "-delete", "-type", "process", "-name", "count")
-    path.write_text(process_xml("count", output="logs"))
+    path.write_text(ops_process("count", output="logs"))
 
     err = recover(pipeline)
 
@@ -324,7 +325,7 @@ def test_a_process_killed_right_after_a_step_of_an_update(pipeline: Kit, kind: s
         argv = ["extension", "-update", "-extensionName", "hdfs-mirroring", "-file", str(draft)]
         table, action, name = "extension", "extension-update", "x-mirror"
     else:
-        draft = pipeline.draft("logs.xml", feed_xml("logs", days=7))
+        draft = pipeline.draft("logs.xml", ops_feed("logs", days=7))
         argv = ["entity", "-update", "-type", "feed", "-name", "logs", "-file", str(draft)]
         table, action, name = "entity", "update", "logs"
     path = pipeline.root / folder

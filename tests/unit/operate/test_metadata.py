@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from .helpers import Kit, process_xml
+from tests.builders import ops_process
+
+from .helpers import Kit
 
 
 def test_list_each_dimension(pipeline: Kit) -> None:
@@ -24,7 +26,7 @@ def test_list_each_dimension(pipeline: Kit) -> None:
 
 
 def test_relations_lineage_and_dimensions(pipeline: Kit) -> None:
-    pipeline.write("processes/count.xml", process_xml("count").replace(
+    pipeline.write("processes/count.xml", ops_process("count").replace(
         "<clusters>", "<tags>team=web</tags>\n  <pipelines>clicks</pipelines>\n  <clusters>"))
     code, document = pipeline.json("metadata", "-relations", "-type", "process", "-name", "count")
     assert code == 0

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 
 import pytest
+from tests.builders import ops_cluster
 
 from falcon_airflow.entities import EntityType
 from falcon_airflow.operate import options as rules
@@ -13,7 +14,7 @@ from falcon_airflow.operate.lifecycles import Lifecycle
 from falcon_airflow.operate.options import Options
 from falcon_airflow.operate.outcomes import Refused
 
-from .helpers import Kit, cluster_xml
+from .helpers import Kit
 
 
 def parse(command: str, *argv: str) -> Options:
@@ -83,7 +84,7 @@ def test_values_that_pass() -> None:
 
 
 def test_colo_is_refused_where_falcon_refuses_it(kit: Kit) -> None:
-    kit.write("clusters/east.xml", cluster_xml())
+    kit.write("clusters/east.xml", ops_cluster())
     for action in ("-definition", "-dependency", "-delete"):
         code, _, err = kit.run("entity", action, "-type", "cluster", "-name", "east", "-colo", "local")
         assert (code, err.strip()) == (2, "ERROR: Invalid argument : colo"), action
@@ -100,7 +101,7 @@ def test_instance_option_combinations(kit: Kit) -> None:
     assert (code, err.strip()) == (2, "ERROR: Force option can be used only with instance rerun")
     code, _, err = kit.run("instance", "-status", "-type", "process")
     assert (code, err.strip()) == (2, "ERROR: Missing argument : name")
-    kit.write("clusters/east.xml", cluster_xml())
+    kit.write("clusters/east.xml", ops_cluster())
     code, _, err = kit.run("instance", "-status", "-type", "cluster", "-name", "east")
     assert (code, err.strip()) == (1, "ERROR: Instance management functions don't apply to Cluster entities")
 

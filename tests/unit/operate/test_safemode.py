@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import pytest
+from tests.builders import ops_cluster, ops_feed
 
 from falcon_airflow.entities import EntityType
 from falcon_airflow.operate.config_store import Store
 from falcon_airflow.operate.outcomes import Refused
 from falcon_airflow.operate.safemode import check_entity_operation, check_instance_operation
 
-from .helpers import Kit, cluster_xml, feed_xml
+from .helpers import Kit
 
 
 @pytest.mark.parametrize("operation", ["SUBMIT", "SCHEDULE", "SUBMIT_AND_SCHEDULE", "DELETE", "RESUME", "TOUCH"])
@@ -44,8 +45,8 @@ def test_instance_resume_is_refused_in_safemode() -> None:
 
 
 def test_setsafemode_is_persisted_and_enforced_by_the_commands(kit: Kit) -> None:
-    kit.write("clusters/east.xml", cluster_xml())
-    draft = kit.draft("logs.xml", feed_xml())
+    kit.write("clusters/east.xml", ops_cluster())
+    draft = kit.draft("logs.xml", ops_feed())
 
     code, out, _ = kit.run("admin", "-setsafemode", "true")
     assert (code, out.strip()) == (0, "Falcon server safemode set to : true")
@@ -58,14 +59,14 @@ def test_setsafemode_is_persisted_and_enforced_by_the_commands(kit: Kit) -> None
     code, _, _ = kit.run("entity", "-validate", "-type", "feed", "-file", str(draft))
     assert code == 0  # reading and validating stay allowed
 
-    updated = kit.draft("east.xml", cluster_xml(colo="moved"))
+    updated = kit.draft("east.xml", ops_cluster(colo="moved"))
     code, out, err = kit.run("entity", "-update", "-type", "cluster", "-name", "east", "-file", str(updated))
     assert code == 0, err
     assert out.strip() == "Updated successfully"
 
     assert kit.run("admin", "-setsafemode", "FALSE")[0] == 0
     code, _, err = kit.run("entity", "-update", "-type", "cluster", "-name", "east", "-file",
-                           str(kit.draft("east2.xml", cluster_xml(colo="again"))))
+                           str(kit.draft("east2.xml", ops_cluster(colo="again"))))
     assert code == 1
     assert "Entity operation UPDATE is only allowed on cluster entities during safemode" in err
     assert kit.run("entity", "-submit", "-type", "feed", "-file", str(draft))[0] == 0

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from .helpers import Kit, process_xml
+from tests.builders import ops_process
+
+from .helpers import Kit
 
 T3 = datetime(2026, 5, 1, 3, tzinfo=UTC)
 T4 = datetime(2026, 5, 1, 4, tzinfo=UTC)
@@ -12,7 +14,7 @@ WINDOW = ("-start", "2026-05-01T00:00Z", "-end", "2026-05-01T10:00Z")
 
 
 def test_search_finds_instances_of_every_matching_entity(pipeline: Kit) -> None:
-    pipeline.write("processes/recount.xml", process_xml("recount", "counts", "logs").replace(
+    pipeline.write("processes/recount.xml", ops_process("recount", "counts", "logs").replace(
         "<clusters>", "<tags>team=ops</tags>\n  <clusters>"))
     pipeline.airflow.add_dag("falcon.process.recount.east")
     done = pipeline.airflow.add_run("falcon.process.count.east", T3, state="success")

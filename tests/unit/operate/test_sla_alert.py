@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from tests.builders import ops_feed
+from tests.builders import ops_cluster, ops_feed, ops_process
 
-from .helpers import Kit, cluster_xml, process_xml
+from .helpers import Kit
 
 MONITOR = "falcon.feed.logs.sla.east"
 TASKS = ("within_slaLow", "missed_slaLow", "within_slaHigh", "missed_slaHigh")
@@ -18,11 +18,11 @@ def at(hour: int) -> datetime:
 
 
 def sla_kit(kit: Kit) -> Kit:
-    kit.write("clusters/east.xml", cluster_xml("east"))
+    kit.write("clusters/east.xml", ops_cluster("east"))
     sla = '<frequency>hours(1)</frequency>\n  <sla slaLow="hours(1)" slaHigh="hours(2)"/>'
     kit.write("feeds/logs.xml", ops_feed("logs").replace("<frequency>hours(1)</frequency>", sla))
     kit.write("feeds/counts.xml", ops_feed("counts"))
-    kit.write("processes/count.xml", process_xml("count"))
+    kit.write("processes/count.xml", ops_process("count"))
     kit.airflow.add_dag(MONITOR, TASKS)
     on_time = kit.airflow.add_run(MONITOR, at(1), state="success")
     kit.airflow.set_tis(on_time, within_slaLow="success", missed_slaLow="skipped", within_slaHigh="success",

@@ -9,6 +9,7 @@ import time
 from pathlib import Path
 
 import pytest
+from tests.builders import ops_cluster, ops_feed
 
 from falcon_airflow.compiler.store_state import (
     recorded_proxy_user,
@@ -21,7 +22,7 @@ from falcon_airflow.entities import EntityType
 from falcon_airflow.operate.config_store import Store, stamp, write_atomic
 from falcon_airflow.operate.outcomes import Refused
 
-from .helpers import Kit, cluster_xml, feed_xml
+from .helpers import Kit
 
 
 def test_write_atomic_replaces_whole_content_and_leaves_no_temporary_file(tmp_path: Path) -> None:
@@ -50,10 +51,10 @@ def test_write_atomic_keeps_the_old_content_when_the_write_fails(tmp_path: Path,
 
 
 def test_temporary_files_are_hidden_from_the_loader_and_the_workspace(kit: Kit) -> None:
-    kit.write("clusters/east.xml", cluster_xml())
+    kit.write("clusters/east.xml", ops_cluster())
     (kit.root / "clusters" / ".east.xml.123.tmp").write_text("<half")
     (kit.root / ".archive" / "feed" / "logs").mkdir(parents=True)
-    (kit.root / ".archive" / "feed" / "logs" / "20260101T000000.000000Z.xml").write_text(feed_xml())
+    (kit.root / ".archive" / "feed" / "logs" / "20260101T000000.000000Z.xml").write_text(ops_feed())
 
     assert [path.name for path in _entity_files(kit.root)] == ["east.xml"]
     assert [entity.name for entity in Store(kit.root).workspace().entities()] == ["east"]
@@ -61,7 +62,7 @@ def test_temporary_files_are_hidden_from_the_loader_and_the_workspace(kit: Kit) 
 
 def test_archive_keeps_every_version_with_its_reason(kit: Kit) -> None:
     store = Store(kit.root)
-    source = kit.write("feeds/logs.xml", feed_xml())
+    source = kit.write("feeds/logs.xml", ops_feed())
     first = store.archive(EntityType.FEED, "logs", b"v1", reason="update", user="alice", source=source)
     second = store.archive(EntityType.FEED, "logs", b"v2", reason="delete", user="bob", source=source)
 
@@ -81,12 +82,12 @@ def test_stamps_sort_in_time_order() -> None:
 def test_new_definitions_go_to_the_type_folder_without_overwriting(kit: Kit) -> None:
     store = Store(kit.root)
     assert store.path_for_new(EntityType.FEED, "logs") == kit.root / "feeds" / "logs.xml"
-    kit.write("feeds/logs.xml", cluster_xml("logs"))  # a file of that name holding something else
+    kit.write("feeds/logs.xml", ops_cluster("logs"))  # a file of that name holding something else
     assert store.path_for_new(EntityType.FEED, "logs") == kit.root / "feeds" / "logs-2.xml"
 
 
 def test_get_finds_entities_wherever_they_are_in_the_folder(kit: Kit) -> None:
-    path = kit.write("team-a/anything.xml", feed_xml("logs"))
+    path = kit.write("team-a/anything.xml", ops_feed("logs"))
     stored = Store(kit.root).get(EntityType.FEED, "logs")
     assert stored is not None
     assert stored.path == path

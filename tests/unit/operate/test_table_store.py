@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 from sqlalchemy import create_engine
+from tests.builders import ops_cluster, ops_feed, ops_process
 
 from falcon_airflow.operate import audit
 from falcon_airflow.operate.execution import Caller, Deployment, execute
@@ -22,7 +23,7 @@ from falcon_airflow.operate.table_store import TableStore
 from falcon_airflow.store import tables
 from falcon_airflow.store.database import DatabaseStore
 
-from .helpers import FakeAirflow, cluster_xml, feed_xml, process_xml
+from .helpers import FakeAirflow
 
 SETTINGS: dict[str, str] = {}
 
@@ -64,10 +65,10 @@ def server(database: DatabaseStore, tmp_path: Path, monkeypatch: pytest.MonkeyPa
 
 
 def submit_pipeline(server: Server) -> None:
-    server.act("entity", "submit", type="cluster", file=cluster_xml("east"))
-    server.act("entity", "submit", type="feed", file=feed_xml("logs"))
-    server.act("entity", "submit", type="feed", file=feed_xml("counts"))
-    server.act("entity", "submit", type="process", file=process_xml("count"))
+    server.act("entity", "submit", type="cluster", file=ops_cluster("east"))
+    server.act("entity", "submit", type="feed", file=ops_feed("logs"))
+    server.act("entity", "submit", type="feed", file=ops_feed("counts"))
+    server.act("entity", "submit", type="process", file=ops_process("count"))
 
 
 def test_submitted_definitions_live_in_the_tables_not_in_any_folder(server: Server, tmp_path: Path) -> None:
@@ -83,7 +84,7 @@ def test_submitted_definitions_live_in_the_tables_not_in_any_folder(server: Serv
 
 def test_update_and_delete_keep_every_version_with_who_and_why(server: Server) -> None:
     submit_pipeline(server)
-    server.act("entity", "update", user="bob", type="feed", name="logs", file=feed_xml("logs", days=5))
+    server.act("entity", "update", user="bob", type="feed", name="logs", file=ops_feed("logs", days=5))
     server.act("entity", "delete", user="cid", type="process", name="count")
     history = server.database.history("feed", "logs")
     assert [(version.retired_because, version.retired_by, version.submitted_by) for version in history] == [
@@ -119,7 +120,7 @@ def test_what_one_server_changes_the_other_sees(database: DatabaseStore, tmp_pat
     assert "SUSPENDED" in first.act("entity", "status", type="process", name="count").message
     second.act("admin", "setsafemode", setsafemode="true")
     with pytest.raises(Refused, match=r"(?i)safemode"):
-        first.act("entity", "submit", type="feed", file=feed_xml("other"))
+        first.act("entity", "submit", type="feed", file=ops_feed("other"))
 
 
 def test_the_same_definition_submitted_through_two_servers_at_once_makes_one_entity(
@@ -127,13 +128,13 @@ def test_the_same_definition_submitted_through_two_servers_at_once_makes_one_ent
     monkeypatch.setenv("FALCON_AIRFLOW_WAIT", "0")
     airflow = FakeAirflow()
     servers = [Server(database, tmp_path / f"s{index}", airflow) for index in range(2)]
-    servers[0].act("entity", "submit", type="cluster", file=cluster_xml("east"))
+    servers[0].act("entity", "submit", type="cluster", file=ops_cluster("east"))
     answers: list[str] = []
 
     def submit(server: Server, owner: str) -> None:
         try:
             outcome = server.act("entity", "submit", user=owner, type="feed",
-                                 file=feed_xml("logs").replace("<feed ", f"<feed description='{owner}' ", 1))
+                                 file=ops_feed("logs").replace("<feed ", f"<feed description='{owner}' ", 1))
             answers.append(f"ok {outcome.message}")
         except Refused as refusal:
             answers.append(f"refused {refusal.message}")
@@ -163,7 +164,7 @@ def test_an_update_cut_short_after_its_write_is_finished_by_the_next_action(serv
     monkeypatch.setattr(entity_steps, "step_reparse", crash)
     monkeypatch.setitem(entity_steps._UPDATE.do, "reparse", crash)  # type: ignore[index]
     with pytest.raises(KeyboardInterrupt):
-        server.act("entity", "update", type="feed", name="logs", file=feed_xml("logs", days=5))
+        server.act("entity", "update", type="feed", name="logs", file=ops_feed("logs", days=5))
     assert len(server.database.journals()) == 1
     monkeypatch.setitem(entity_steps._UPDATE.do, "reparse", reparse)  # type: ignore[index]
     server.act("entity", "status", type="feed", name="logs")  # any action finishes it first
@@ -174,7 +175,7 @@ def test_an_update_cut_short_after_its_write_is_finished_by_the_next_action(serv
 
 
 def test_every_request_is_in_the_audit_table(server: Server) -> None:
-    server.act("entity", "submit", type="cluster", file=cluster_xml("east"))
+    server.act("entity", "submit", type="cluster", file=ops_cluster("east"))
     with pytest.raises(Refused):
         server.act("entity", "schedule", user="bob", type="feed", name="missing")
     lines = audit.commands(server.store())
@@ -183,16 +184,16 @@ def test_every_request_is_in_the_audit_table(server: Server) -> None:
 
 
 def test_an_entity_of_the_entities_folder_is_seen_but_changed_only_there(server: Server) -> None:
-    (server.entities / "east.xml").write_text(textwrap.dedent(cluster_xml("east")), encoding="utf-8")
-    (server.entities / "counts.xml").write_text(textwrap.dedent(feed_xml("counts")), encoding="utf-8")
-    server.act("entity", "submit", type="feed", file=feed_xml("logs"))  # the folder's cluster resolves
+    (server.entities / "east.xml").write_text(textwrap.dedent(ops_cluster("east")), encoding="utf-8")
+    (server.entities / "counts.xml").write_text(textwrap.dedent(ops_feed("counts")), encoding="utf-8")
+    server.act("entity", "submit", type="feed", file=ops_feed("logs"))  # the folder's cluster resolves
     with pytest.raises(Refused, match="entities folder"):
         server.act("entity", "delete", type="feed", name="counts")
     with pytest.raises(Refused, match="entities folder"):
-        server.act("entity", "update", type="feed", name="counts", file=feed_xml("counts", days=4))
+        server.act("entity", "update", type="feed", name="counts", file=ops_feed("counts", days=4))
     assert (server.entities / "counts.xml").is_file() and server.database.journals() == []
     with pytest.raises(Refused, match=r"already registered|defined twice"):
-        server.act("entity", "submit", type="cluster", file=cluster_xml("east", colo="elsewhere"))
+        server.act("entity", "submit", type="cluster", file=ops_cluster("east", colo="elsewhere"))
 
 
 def test_a_write_refuses_a_definition_another_server_changed_since_the_action_looked(server: Server) -> None:
@@ -217,9 +218,9 @@ def test_an_action_sees_the_store_as_it_is_once_it_holds_the_lock(
     monkeypatch.setenv("FALCON_AIRFLOW_WAIT", "0")
     airflow = FakeAirflow()
     first, second = Server(database, tmp_path / "a", airflow), Server(database, tmp_path / "b", airflow)
-    first.act("entity", "submit", type="cluster", file=cluster_xml("east"))
+    first.act("entity", "submit", type="cluster", file=ops_cluster("east"))
     check = gate.Gate.check
-    rival = feed_xml("logs", days=9)
+    rival = ops_feed("logs", days=9)
 
     def check_then_rival(self: gate.Gate) -> None:
         check(self)
@@ -228,7 +229,7 @@ def test_an_action_sees_the_store_as_it_is_once_it_holds_the_lock(
 
     monkeypatch.setattr(gate.Gate, "check", check_then_rival)
     with pytest.raises(Refused, match="already registered"):
-        first.act("entity", "submit", type="feed", file=feed_xml("logs"))
+        first.act("entity", "submit", type="feed", file=ops_feed("logs"))
     current = database.current("feed", "logs")
     assert current is not None and current.submitted_by == "bob" and b"days(9)" in current.content
 
@@ -238,5 +239,5 @@ def test_changes_reach_airflow_through_the_bundle_without_a_reparse_request(serv
     new one. So no request is made (and a slow Airflow never delays or garbles an answer)."""
     server.airflow.add_dag("falcon.feed.logs.retention.east", ("retention",))
     submit_pipeline(server)
-    server.act("entity", "update", type="feed", name="logs", file=feed_xml("logs", days=5))
+    server.act("entity", "update", type="feed", name="logs", file=ops_feed("logs", days=5))
     assert server.airflow.reparse_requests == 0

@@ -8,8 +8,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.builders import ops_cluster, ops_feed, ops_process
 
-from .helpers import Kit, cluster_xml, feed_xml, process_xml
+from .helpers import Kit
 
 T = datetime(2026, 5, 1, 3, tzinfo=UTC)
 AT = "2026-05-01T03:00Z"
@@ -19,12 +20,12 @@ TASKS = ("wait_for_input", "clear_outputs", "workflow", "mark_outputs_available"
 @pytest.fixture
 def chain(kit: Kit, tmp_path: Path) -> Kit:
     """raw (from outside) -> clean -> (clean) -> join -> (joined) -> report -> (reports)."""
-    kit.write("clusters/east.xml", cluster_xml("east", storage=str(tmp_path / "storage")))
+    kit.write("clusters/east.xml", ops_cluster("east", storage=str(tmp_path / "storage")))
     for name in ("raw", "cleaned", "joined", "reports"):
-        kit.write(f"feeds/{name}.xml", feed_xml(name))
-    kit.write("processes/clean.xml", process_xml("clean", "raw", "cleaned"))
-    kit.write("processes/join.xml", process_xml("join", "cleaned", "joined"))
-    kit.write("processes/report.xml", process_xml("report", "joined", "reports"))
+        kit.write(f"feeds/{name}.xml", ops_feed(name))
+    kit.write("processes/clean.xml", ops_process("clean", "raw", "cleaned"))
+    kit.write("processes/join.xml", ops_process("join", "cleaned", "joined"))
+    kit.write("processes/report.xml", ops_process("report", "joined", "reports"))
     for name in ("clean", "join", "report"):
         kit.airflow.add_dag(f"falcon.process.{name}.east", TASKS, paused=False)
     return kit

@@ -13,7 +13,8 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 from httpx import Response
-from tests.unit.operate.helpers import FakeAirflow, Kit, cluster_xml, feed_xml, process_xml
+from tests.builders import ops_cluster, ops_feed, ops_process
+from tests.unit.operate.helpers import FakeAirflow, Kit
 
 from falcon_airflow.operate.context import Context
 from falcon_airflow.server.app import create_app
@@ -69,11 +70,11 @@ def serve(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Served:
     monkeypatch.setenv("FALCON_STORE_DIR", str(tmp_path / "state"))
     monkeypatch.delenv("FALCON_ENTITIES_DIR", raising=False)
     kit = Kit(root, airflow, tmp_path / "inbox")
-    kit.write("clusters/east.xml", cluster_xml("east", colo="here"))
-    kit.write("clusters/west.xml", cluster_xml("west", colo="there"))
-    kit.write("feeds/logs.xml", feed_xml("logs"))
-    kit.write("feeds/counts.xml", feed_xml("counts", west=True))
-    kit.write("processes/count.xml", process_xml("count"))
+    kit.write("clusters/east.xml", ops_cluster("east", colo="here"))
+    kit.write("clusters/west.xml", ops_cluster("west", colo="there"))
+    kit.write("feeds/logs.xml", ops_feed("logs"))
+    kit.write("feeds/counts.xml", ops_feed("counts", west=True))
+    kit.write("processes/count.xml", ops_process("count"))
     airflow.add_dag("falcon.process.count.east")
     airflow.add_dag("falcon.feed.logs.retention.east", ("retention",))
     airflow.add_dag("falcon.feed.counts.retention.east", ("retention",))

@@ -10,7 +10,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.unit.operate.helpers import FakeAirflow, Kit, cluster_xml, feed_xml, process_xml
+from tests.builders import ops_cluster, ops_feed, ops_process
+from tests.unit.operate.helpers import FakeAirflow, Kit
 
 from falcon_airflow.operate import entity_actions, instance_actions, metadata
 from falcon_airflow.operate.context import Context
@@ -52,11 +53,11 @@ def pipeline(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Kit]:
     monkeypatch.setattr(Context, "airflow", lambda self: airflow)
     monkeypatch.setenv("FALCON_AIRFLOW_WAIT", "0")
     kit = Kit(root, airflow, tmp_path / "inbox")
-    kit.write("clusters/east.xml", cluster_xml("east", colo="here"))
-    kit.write("clusters/west.xml", cluster_xml("west", colo="there"))
-    kit.write("feeds/logs.xml", feed_xml("logs"))
-    kit.write("feeds/counts.xml", feed_xml("counts", west=True))
-    kit.write("processes/count.xml", process_xml("count"))
+    kit.write("clusters/east.xml", ops_cluster("east", colo="here"))
+    kit.write("clusters/west.xml", ops_cluster("west", colo="there"))
+    kit.write("feeds/logs.xml", ops_feed("logs"))
+    kit.write("feeds/counts.xml", ops_feed("counts", west=True))
+    kit.write("processes/count.xml", ops_process("count"))
     airflow.add_dag(DAG)
     airflow.add_dag("falcon.feed.logs.retention.east", ("retention",))
     yield kit

@@ -16,7 +16,8 @@ import pytest
 import uvicorn
 from starlette.applications import Starlette
 from starlette.routing import Mount
-from tests.unit.operate.helpers import FakeAirflow, feed_xml
+from tests.builders import ops_feed
+from tests.unit.operate.helpers import FakeAirflow
 from tests.unit.server.served import SECRET, Served, serve, tokens
 
 from falcon_airflow.cli import build_parser
@@ -88,7 +89,7 @@ def test_url_naming_the_server_prefix_sends_the_command_there(served: Served, se
                                                               monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.setenv("FALCON_AIRFLOW_USER", "ops")
     draft = tmp_path / "draft.xml"
-    draft.write_text(feed_xml("fresh"), encoding="utf-8")
+    draft.write_text(ops_feed("fresh"), encoding="utf-8")
     code, out, err = run("entity", "-submit", "-type", "feed", "-file", str(draft), "-url", server_url)
     assert (code, out.strip()) == (0, "Submit successful (feed) fresh"), err
     assert (served.kit.root / "feeds" / "fresh.xml").read_bytes() == draft.read_bytes()

@@ -14,7 +14,8 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 from httpx import Response
-from tests.unit.operate.helpers import FakeAirflow, Kit, cluster_xml, feed_xml, process_xml
+from tests.builders import ops_cluster, ops_feed, ops_process
+from tests.unit.operate.helpers import FakeAirflow, Kit
 
 from falcon_airflow.entities import EntityType
 from falcon_airflow.operate import declarations
@@ -81,11 +82,11 @@ def server(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Server]:
     monkeypatch.setenv("FALCON_STORE_DIR", str(tmp_path / "state"))
     monkeypatch.delenv("FALCON_ENTITIES_DIR", raising=False)
     kit = Kit(root, airflow, tmp_path / "inbox")
-    kit.write("clusters/east.xml", cluster_xml("east", colo="here"))
-    kit.write("clusters/west.xml", cluster_xml("west", colo="there"))
-    kit.write("feeds/logs.xml", feed_xml("logs"))
-    kit.write("feeds/counts.xml", feed_xml("counts", west=True))
-    kit.write("processes/count.xml", process_xml("count"))
+    kit.write("clusters/east.xml", ops_cluster("east", colo="here"))
+    kit.write("clusters/west.xml", ops_cluster("west", colo="there"))
+    kit.write("feeds/logs.xml", ops_feed("logs"))
+    kit.write("feeds/counts.xml", ops_feed("counts", west=True))
+    kit.write("processes/count.xml", ops_process("count"))
     airflow.add_dag("falcon.process.count.east")
     airflow.add_dag("falcon.feed.logs.retention.east", ("retention",))
     airflow.add_dag("falcon.feed.counts.retention.east", ("retention",))
@@ -118,7 +119,7 @@ def denied(answer: Response, status: int = 403) -> str:
     return str(body["errorMessage"])
 
 
-NEW_FEED = feed_xml("clicks")
+NEW_FEED = ops_feed("clicks")
 
 
 # -- submit, validate, update ---------------------------------------------------------------------------------------
@@ -154,7 +155,7 @@ def test_submit_refuses_an_invalid_definition_with_400_and_nothing_stored(server
 
 
 def test_submit_of_an_existing_name_is_refused_as_falcon_did(server: Server) -> None:
-    changed = feed_xml("logs", days=3)
+    changed = ops_feed("logs", days=3)
     message = refused(server.call("POST", "submit/feed", body=changed))
     assert "(feed) logs already registered with configuration store" in message
 
@@ -167,7 +168,7 @@ def test_a_body_larger_than_the_bound_is_refused_unread(server: Server) -> None:
 
 def test_a_file_option_never_reads_a_path_on_the_server(server: Server, tmp_path: Path) -> None:
     secret = tmp_path / "secret.xml"
-    secret.write_text(feed_xml("stolen"))
+    secret.write_text(ops_feed("stolen"))
     answer = server.call("POST", "submit/feed", body=b"", q_file=str(secret))
     assert server.store().get(EntityType.FEED, "stolen") is None
     assert answer.status_code == 400
@@ -177,19 +178,19 @@ def test_validate_judges_the_definition_with_the_store(server: Server) -> None:
     status, message, _ = result(server.call("POST", "validate/feed", body=NEW_FEED))
     assert (status, message) == ("SUCCEEDED", "default/Validated successfully (FEED) clicks\n")
     assert server.store().get(EntityType.FEED, "clicks") is None
-    orphan = process_xml("orphan", feed="missing-feed")
+    orphan = ops_process("orphan", feed="missing-feed")
     assert "missing-feed" in refused(server.call("POST", "validate/process", body=orphan))
 
 
 def test_update_replaces_the_definition_and_archives_the_old_one(server: Server) -> None:
-    changed = feed_xml("logs", days=3)
+    changed = ops_feed("logs", days=3)
     status, message, _ = result(server.call("POST", "update/feed/logs", body=changed))
     assert status == "SUCCEEDED" and message and message.startswith("falcon/update/default/Updated successfully")
     stored = server.store().get(EntityType.FEED, "logs")
     assert stored is not None and stored.read_bytes() == changed.encode()
     assert server.store().history(EntityType.FEED, "logs")
-    assert "ghost (feed) not found" in refused(server.call("POST", "update/feed/ghost", body=feed_xml("ghost")))
-    message = refused(server.call("POST", "update/feed/logs", body=feed_xml("counts")))
+    assert "ghost (feed) not found" in refused(server.call("POST", "update/feed/ghost", body=ops_feed("ghost")))
+    message = refused(server.call("POST", "update/feed/logs", body=ops_feed("counts")))
     assert "can't be updated with (feed) counts" in message
 
 

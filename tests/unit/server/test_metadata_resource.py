@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from tests.unit.operate.helpers import process_xml
+from tests.builders import ops_process
 
 from .served import JSON, TEXT, XML, Served, refused, serve
 
@@ -15,7 +15,7 @@ from .served import JSON, TEXT, XML, Served, refused, serve
 @pytest.fixture
 def served(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Served:
     served = serve(tmp_path, monkeypatch)
-    served.kit.write("processes/count.xml", process_xml("count").replace(
+    served.kit.write("processes/count.xml", ops_process("count").replace(
         "<clusters>", "<tags>team=web</tags>\n  <pipelines>clicks</pipelines>\n  <clusters>"))
     return served
 
@@ -52,7 +52,7 @@ def test_discovery_relations(served: Served) -> None:
 
 
 def test_lineage_of_a_pipeline(served: Served) -> None:
-    served.kit.write("processes/report.xml", process_xml("report", "counts", "logs").replace(
+    served.kit.write("processes/report.xml", ops_process("report", "counts", "logs").replace(
         "<clusters>", "<pipelines>clicks</pipelines>\n  <clusters>"))
     answer = served.call("GET", "/api/metadata/lineage/entities", params={"pipeline": "clicks"})
     assert answer.status_code == 200, answer.text

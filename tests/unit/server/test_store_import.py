@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 from sqlalchemy import create_engine
-from tests.unit.operate.helpers import cluster_xml, feed_xml
+from tests.builders import ops_cluster, ops_feed
 
 from falcon_airflow.operate.config_store import Store
 from falcon_airflow.server.store_import import import_folder_store
@@ -40,12 +40,12 @@ def folder(tmp_path: Path) -> Store:
     root = tmp_path / "entities"
     (root / "clusters").mkdir(parents=True)
     (root / "feeds").mkdir()
-    (root / "clusters" / "east.xml").write_text(cluster_xml("east"), encoding="utf-8")
-    (root / "feeds" / "logs.xml").write_text(feed_xml("logs", days=3), encoding="utf-8")
+    (root / "clusters" / "east.xml").write_text(ops_cluster("east"), encoding="utf-8")
+    (root / "feeds" / "logs.xml").write_text(ops_feed("logs", days=3), encoding="utf-8")
     (root / "extensions" / "hdfs-mirroring").mkdir(parents=True)
     (root / "extensions" / "hdfs-mirroring" / "mirror-logs.properties").write_text(HDFS_JOB, encoding="utf-8")
     store = Store(root, tmp_path / "state")
-    store.archive("feed", "logs", feed_xml("logs", days=1).encode(), reason="update", user="bob")
+    store.archive("feed", "logs", ops_feed("logs", days=1).encode(), reason="update", user="bob")
     store.set_schedule_state("feed", "logs", "SUSPENDED", user="bob")
     store.set_proxy_user("feed", "logs", "etl", action="schedule")
     store.set_safemode(True, user="admin")
@@ -58,10 +58,10 @@ def test_everything_the_folder_kept_is_copied(folder: Store, database: DatabaseS
     assert sorted(report.imported) == ["cluster east", "extension mirror-logs", "feed logs"]
     assert report.exit_code == 0
     logs = database.current("feed", "logs")
-    assert logs is not None and logs.content == feed_xml("logs", days=3).encode()
+    assert logs is not None and logs.content == ops_feed("logs", days=3).encode()
     history = database.history("feed", "logs")
     assert [(version.content, version.retired_by, version.retired_because) for version in history] == [
-        (feed_xml("logs", days=1).encode(), "bob", "update")]
+        (ops_feed("logs", days=1).encode(), "bob", "update")]
     job = database.current("extension", "mirror-logs")
     assert job is not None and job.variant == "hdfs-mirroring"
     assert database.schedule_state("feed", "logs") == "SUSPENDED"

@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from tests.builders import feed
+from tests.builders import cluster, feed
 
 from falcon_airflow.compiler import compile_workspace
 from falcon_airflow.entities import Cluster, Feed
@@ -20,20 +20,13 @@ from falcon_airflow.validation import validate_paths
 from falcon_airflow.validation.extensions import validate_job
 from falcon_airflow.workspace import Workspace
 
-CLUSTER = """<cluster name="{name}" colo="{name}-colo" xmlns="uri:falcon:cluster:0.1">
-  <interfaces>
-    <interface type="readonly" endpoint="{storage}" version="1"/>
-    <interface type="write" endpoint="{storage}" version="1"/>
-    <interface type="spark" endpoint="local[2]" version="4"/>
-  </interfaces>
-  <locations>
-    <location name="staging" path="/apps/falcon/{name}/staging"/>
-    <location name="working" path="/apps/falcon/{name}/working"/>
-    <location name="temp" path="/scratch/{name}"/>
-  </locations>
-  <properties>{properties}</properties>
-</cluster>
-"""
+
+def mirror_cluster(name: str, storage: str, properties: dict[str, str] | None = None) -> str:
+    """A cluster in the colo ``<name>-colo`` with staging, working and temp folders of its own."""
+    return cluster(name, storage, colo=f"{name}-colo", properties=properties,
+                   locations={"staging": f"/apps/falcon/{name}/staging", "working": f"/apps/falcon/{name}/working",
+                              "temp": f"/scratch/{name}"})
+
 
 JOB = """\
 jobName=sales-dr
@@ -71,8 +64,8 @@ LOCATIONS = """<locations>
   </locations>"""
 
 
-def _cluster(name: str, storage: str, properties: str = "") -> Cluster:
-    parsed = parse_bytes(CLUSTER.format(name=name, storage=storage, properties=properties).encode(), f"{name}.xml")
+def _cluster(name: str, storage: str, properties: dict[str, str] | None = None) -> Cluster:
+    parsed = parse_bytes(mirror_cluster(name, storage, properties).encode(), f"{name}.xml")
     assert isinstance(parsed.entity, Cluster), parsed.issues
     return parsed.entity
 
@@ -88,12 +81,11 @@ def _feed(name: str, cluster: str, locations: str) -> Feed:
 
 @pytest.fixture(scope="module")
 def clusters() -> dict[str, Cluster]:
-    warehouse = '<property name="hive.metastore.warehouse.dir" value="/hive/managed"/>'
+    warehouse = {"hive.metastore.warehouse.dir": "/hive/managed"}
     return {"primary": _cluster("primary", "hdfs://primary:8020"),
             "backup": _cluster("backup", "hdfs://backup:8020", warehouse),
             "twin": _cluster("twin", "hdfs://BACKUP"),  # the same namenode, written another way
-            "shallow": _cluster("shallow", "hdfs://shallow:8020",
-                                '<property name="falcon.mirror.min.depth" value="3"/>')}
+            "shallow": _cluster("shallow", "hdfs://shallow:8020", {"falcon.mirror.min.depth": "3"})}
 
 
 @pytest.fixture(scope="module")
@@ -186,8 +178,7 @@ def test_the_minimum_depth_is_the_target_clusters(clusters: dict[str, Cluster], 
 
 def test_validate_and_the_loader_leave_such_a_job_out(tmp_path: Path, clusters: dict[str, Cluster]) -> None:
     for name in ("primary", "backup"):
-        (tmp_path / f"{name}.xml").write_text(CLUSTER.format(name=name, storage=f"hdfs://{name}:8020",
-                                                             properties=""), encoding="utf-8")
+        (tmp_path / f"{name}.xml").write_text(mirror_cluster(name, f"hdfs://{name}:8020"), encoding="utf-8")
     clicks = feed("clicks", clusters=(("backup", "source"),), path="/data/clicks/${YEAR}")
     (tmp_path / "clicks.xml").write_text(clicks, encoding="utf-8")
     jobs = tmp_path / "extensions" / "hdfs-mirroring"
