@@ -46,6 +46,8 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from tests.builders import cluster
+
 REPOSITORY = Path(__file__).resolve().parent.parent
 BIN = Path(sys.executable).parent
 SCALES = {"quick": (50, 3, 20.0, 900.0), "full": (500, 24, 30.0, 5400.0)}  # N, hours, wave seconds, time limit
@@ -134,15 +136,6 @@ def free_port() -> int:
 
 # -- the estate ---------------------------------------------------------------------------------------------------
 
-CLUSTER = """<cluster name="primary" colo="bench" xmlns="uri:falcon:cluster:0.1">
-  <interfaces>
-    <interface type="readonly" endpoint="file://{storage}" version="1"/>
-    <interface type="write" endpoint="file://{storage}" version="1"/>
-    <interface type="spark" endpoint="local[1]" version="4"/>
-  </interfaces>
-  <locations><location name="staging" path="/staging"/><location name="working" path="/working"/></locations>
-</cluster>
-"""
 FEED = """<feed name="{name}" xmlns="uri:falcon:feed:0.1">
   <availabilityFlag>_SUCCESS</availabilityFlag>
   <frequency>hours(1)</frequency>
@@ -178,7 +171,9 @@ def write_estate(folder: Path, storage: Path, count: int, process_start: datetim
     feed_start = falcon_date(process_start - timedelta(days=1))
     for kind in ("clusters", "feeds", "processes"):
         (folder / kind).mkdir(parents=True, exist_ok=True)
-    (folder / "clusters" / "primary.xml").write_text(CLUSTER.format(storage=storage))
+    (folder / "clusters" / "primary.xml").write_text(
+        cluster("primary", f"file://{storage}", colo="bench", spark="local[1]",
+                locations={"staging": "/staging", "working": "/working"}))
     for i in range(count):
         for name in (f"in-{i}", f"out-{i}"):
             (folder / "feeds" / f"{name}.xml").write_text(FEED.format(name=name, start=feed_start))

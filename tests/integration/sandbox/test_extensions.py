@@ -24,6 +24,7 @@ from typing import Any
 
 import pendulum
 import pytest
+from tests.builders import cluster, interface
 from tests.integration.airflow.test_lineage import EventLog
 from tests.integration.sandbox.conftest import APPS, WebHdfs
 from tests.integration.sandbox.test_lifecycle import run_dag
@@ -35,18 +36,6 @@ from falcon_airflow.sandbox.services import free_port, launch, port_open, stop
 from falcon_airflow.sandbox.stack import JAVA_SOURCES, _java, _spark_home
 
 pytestmark = [pytest.mark.sandbox, pytest.mark.xdist_group("sandbox")]
-
-CLUSTER = """\
-<cluster name="{name}" colo="{name}" xmlns="uri:falcon:cluster:0.1">
-  <interfaces>
-    <interface type="readonly" endpoint="{storage}" version="3.5.0"/>
-    <interface type="write" endpoint="{storage}" version="3.5.0"/>
-    <interface type="registry" endpoint="{metastore}" version="2.3.10"/>
-  </interfaces>
-  <locations><location name="staging" path="/staging"/></locations>
-  <properties><property name="spark.ui.enabled" value="false"/></properties>
-</cluster>
-"""
 
 JOB = """\
 jobName={name}
@@ -94,8 +83,9 @@ class Hdfs(WebHdfs):
 
 def write_clusters(entities: Callable[..., Path], sandbox: Endpoints, metastore_b: str) -> None:
     for name, metastore in (("a", sandbox.metastore), ("b", metastore_b)):
-        entities(f"{name}.xml", CLUSTER.format(name=name, storage=sandbox.namenode(name),
-                                                        metastore=metastore))
+        entities(f"{name}.xml", cluster(name, sandbox.namenode(name), colo=name, spark=None,
+                                        interfaces=interface("registry", metastore, "2.3.10"),
+                                        properties={"spark.ui.enabled": "false"}))
 
 
 def extension(*argv: str) -> tuple[int, str]:

@@ -14,6 +14,7 @@ from typing import Any
 
 import pendulum
 import pytest
+from tests import builders
 from tests.integration.airflow.test_lineage import EventLog
 from tests.integration.sandbox.conftest import APPS, S3, WebHdfs
 
@@ -23,18 +24,13 @@ from falcon_airflow.sandbox import Endpoints
 
 pytestmark = [pytest.mark.sandbox, pytest.mark.xdist_group("sandbox")]
 
-CLUSTER = """\
-<cluster name="{name}" colo="{name}" xmlns="uri:falcon:cluster:0.1">
-  <interfaces>
-    <interface type="readonly" endpoint="{storage}" version="3.5.0"/>
-    <interface type="write" endpoint="{storage}" version="3.5.0"/>
-    <interface type="registry" endpoint="{metastore}" version="2.3.10"/>
-    <interface type="spark" endpoint="{master}" version="4.2.0"/>
-  </interfaces>
-  <locations><location name="staging" path="/staging"/></locations>
-  <properties>{properties}</properties>
-</cluster>
-"""
+def sandbox_cluster(name: str, storage: str, sandbox: Endpoints, *, metastore: str | None = None,
+                    properties: dict[str, str] | None = None) -> str:
+    """A cluster (colo ``name``) on the sandbox: ``storage``, the sandbox's Spark master and its metastore (or
+    ``metastore``)."""
+    return builders.cluster(name, storage, colo=name, spark=sandbox.spark_master, properties=properties,
+                            interfaces=builders.interface("registry", metastore or sandbox.metastore, "2.3.10"))
+
 
 FEED = """\
 <feed name="events" xmlns="uri:falcon:feed:0.1">
@@ -82,12 +78,9 @@ MOMENT = pendulum.datetime(2026, 3, 1, 5, tz="UTC")
 
 def write_entities(entities: Callable[..., Path], sandbox: Endpoints) -> None:
     shutil.copy(APPS / "make_events.py", entities_folder() / "apps" / "make_events.py")
-    s3_properties = "".join(f'<property name="{key}" value="{value}"/>'
-                            for key, value in sandbox.s3.hadoop_properties().items())
-    for name, storage, properties in (("a", sandbox.namenode("a"), ""), ("b", sandbox.namenode("b"), ""),
-                                      ("archive", f"s3a://{sandbox.s3.bucket}", s3_properties)):
-        entities(f"{name}.xml", CLUSTER.format(name=name, storage=storage, metastore=sandbox.metastore,
-                                               master=sandbox.spark_master, properties=properties))
+    for name, storage, properties in (("a", sandbox.namenode("a"), None), ("b", sandbox.namenode("b"), None),
+                                      ("archive", f"s3a://{sandbox.s3.bucket}", sandbox.s3.hadoop_properties())):
+        entities(f"{name}.xml", sandbox_cluster(name, storage, sandbox, properties=properties))
     entities("events.xml", FEED)
     entities("make-events.xml", PROCESS)
 

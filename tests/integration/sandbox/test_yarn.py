@@ -14,6 +14,7 @@ from typing import Any
 
 import pendulum
 import pytest
+from tests.builders import cluster, interface
 from tests.integration.airflow.test_lineage import EventLog
 from tests.integration.sandbox.conftest import APPS, WebHdfs
 from tests.integration.sandbox.test_lifecycle import run_dag, spec
@@ -22,18 +23,6 @@ from falcon_airflow.dags.loader import entities_folder
 from falcon_airflow.sandbox import Endpoints
 
 pytestmark = [pytest.mark.sandbox, pytest.mark.xdist_group("sandbox")]
-
-CLUSTER = """\
-<cluster name="hadoop" colo="hadoop" xmlns="uri:falcon:cluster:0.1">
-  <interfaces>
-    <interface type="readonly" endpoint="{storage}" version="3.5.0"/>
-    <interface type="write" endpoint="{storage}" version="3.5.0"/>
-    <interface type="execute" endpoint="{yarn}" version="3.5.0"/>
-  </interfaces>
-  <locations><location name="staging" path="/staging"/></locations>
-  <properties>{properties}</properties>
-</cluster>
-"""
 
 FEED = """\
 <feed name="{name}" xmlns="uri:falcon:feed:0.1">
@@ -86,9 +75,9 @@ def yarn_applications(sandbox: Endpoints) -> dict[str, dict[str, Any]]:
 def test_a_process_runs_on_yarn(entities: Callable[..., Path], sandbox: Endpoints, event_log: EventLog,
                                 shared: Path, name: str, master: str, mode: str) -> None:
     shutil.copy(APPS / "make_events.py", entities_folder() / "apps" / "make_events.py")
-    properties = "".join(f'<property name="{key}" value="{value}"/>'
-                         for key, value in sandbox.yarn_spark_properties().items())
-    entities("hadoop.xml", CLUSTER.format(storage=sandbox.namenode("a"), yarn=sandbox.yarn, properties=properties))
+    entities("hadoop.xml", cluster("hadoop", sandbox.namenode("a"), colo="hadoop", spark=None,
+                                   interfaces=interface("execute", sandbox.yarn, "3.5.0"),
+                                   properties=sandbox.yarn_spark_properties()))
     entities(f"{name}.xml", FEED.format(name=name))
     entities(f"{name}-process.xml", PROCESS.format(name=name, master=master))
 

@@ -9,23 +9,12 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from tests.builders import cluster
 
 REPOSITORY = Path(__file__).resolve().parents[3]
 
-CLUSTER = """\
-<?xml version="1.0" encoding="UTF-8"?>
-<cluster name="primary" colo="local" xmlns="uri:falcon:cluster:0.1">
-    <interfaces>
-        <interface type="readonly" endpoint="file:///tmp/falcon-airflow-tests/primary" version="1.0"/>
-        <interface type="write" endpoint="file:///tmp/falcon-airflow-tests/primary" version="1.0"/>
-        <interface type="spark" endpoint="local[2]" version="4.0"/>
-    </interfaces>
-    <locations>
-        <location name="staging" path="/falcon/staging"/>
-        <location name="working" path="/falcon/working"/>
-    </locations>
-</cluster>
-"""
+CLUSTER = cluster("primary", "file:///tmp/falcon-airflow-tests/primary",
+                  locations={"staging": "/falcon/staging", "working": "/falcon/working"})
 
 FEED = """\
 <?xml version="1.0" encoding="UTF-8"?>

@@ -6,20 +6,13 @@ Includes the AgeBasedDelete data points of Falcon's FeedEntityParserTest (falcon
 from __future__ import annotations
 
 import pytest
+from tests.builders import cluster, interface
 
 # A third cluster, for feeds with several sources or targets.
-ARCHIVE_CLUSTER = """\
-<cluster name="archive" colo="north" xmlns="uri:falcon:cluster:0.1">
-    <interfaces>
-        <interface type="readonly" endpoint="hftp://nn.north.example:50070" version="2.2.0"/>
-        <interface type="write" endpoint="hdfs://nn.north.example:8020" version="2.2.0"/>
-        <interface type="workflow" endpoint="localoozie" version="4.0.0"/>
-    </interfaces>
-    <locations>
-        <location name="staging" path="/projects/falcon/staging"/>
-    </locations>
-</cluster>
-"""
+ARCHIVE_CLUSTER = cluster("archive", "hdfs://nn.north.example:8020", colo="north", spark=None,
+                          readonly="hftp://nn.north.example:50070",
+                          interfaces=interface("workflow", "localoozie", "4.0.0"),
+                          locations={"staging": "/projects/falcon/staging"})
 
 
 def archive_in_clicks(cluster_type: str, partition: str | None = None) -> list[tuple[str, str | None, str]]:
