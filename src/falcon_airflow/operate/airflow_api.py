@@ -7,6 +7,7 @@ password ever appears in a message, an exception or the ``-debug`` trace (which 
 
 from __future__ import annotations
 
+import functools
 import json
 import sys
 import urllib.error
@@ -33,7 +34,9 @@ class AirflowError(Exception):
         self.status = status
 
 
+@functools.lru_cache(maxsize=8192)
 def _segment(value: str) -> str:
+    """One path segment, quoted (cached: an instance listing quotes the same DAG and task ids thousands of times)."""
     return quote(value, safe="")
 
 

@@ -56,6 +56,23 @@ CACHE_LIMIT = 50_000
 """Parsed definitions kept per process, by kind, name and a digest of the bytes (not by revision: another store,
 or a database made anew, counts its revisions alike)."""
 
+Definitions = dict[tuple[str, str], StoredDefinition]
+
+
+class _Revision:
+    """What one revision of one store holds, as read once: its definitions in force, and the workspace they make
+    with the entities folder's files (made when first asked for)."""
+
+    def __init__(self, definitions: Definitions) -> None:
+        self.definitions = definitions
+        self.workspace: Workspace | None = None
+
+
+_revisions: dict[tuple[str, str, int, tuple[tuple[str, int, int], ...]], _Revision] = {}
+REVISIONS_KEPT = 4
+"""Revisions kept per process: a server answers most requests from the newest, while a request that began before a
+change may still be reading the one before."""
+
 
 def location(kind: str, name: str, variant: str | None = None, revision: int | None = None) -> Path:
     text = f"{SCHEME}{kind}/{variant + '/' if variant else ''}{name}"
@@ -93,30 +110,61 @@ class TableStore:
         self.database = database
         self.entities_folder = entities if entities is not None and entities.is_dir() else None
         self.lease_seconds = lease_seconds
-        self._workspace: Workspace | None = None
-        self._definitions: dict[tuple[str, str], StoredDefinition] | None = None
+        self._revision: _Revision | None = None
 
     # -- definitions ----------------------------------------------------------------------------------------------
 
-    def _current(self) -> dict[tuple[str, str], StoredDefinition]:
-        if self._definitions is None:
-            self._definitions = {(item.kind, item.name): item for item in self.database.definitions()}
-        return self._definitions
+    def _folder_files(self) -> tuple[tuple[str, int, int], ...]:
+        """The entities folder's files with their modification time and size: a change there makes another
+        workspace even when the store's revision stays."""
+        if self.entities_folder is None:
+            return ()
+        found = []
+        for item in collect_files([str(self.entities_folder)]):
+            status = item.path.stat()
+            found.append((str(item.path), status.st_mtime_ns, status.st_size))
+        return tuple(found)
+
+    def _read(self) -> _Revision:
+        """The store's newest revision, read once per process and revision (and entities folder): requests that
+        change nothing cost one query of the revision, not a read of every definition."""
+        if self._revision is None:
+            key = (str(self.database.engine.url), self.database.store_id(), self.database.revision(),
+                   self._folder_files())
+            with _cache_lock:
+                known = _revisions.get(key)
+            if known is None:
+                known = _Revision({(item.kind, item.name): item for item in self.database.definitions()})
+                # kept only if no change landed while the definitions were read: the revision names what they hold
+                if self.database.revision() == key[2]:
+                    with _cache_lock:
+                        while len(_revisions) >= REVISIONS_KEPT:
+                            _revisions.pop(next(iter(_revisions)))
+                        _revisions[key] = known
+            self._revision = known
+        return self._revision
+
+    def _current(self) -> Definitions:
+        return self._read().definitions
 
     def workspace(self) -> Workspace:
         """The entities folder's files and the store's definitions, as one workspace (a name in both is Falcon's
         duplicate, reported by validation with both places)."""
-        if self._workspace is None:
+        revision = self._read()
+        with _cache_lock:
+            made = revision.workspace
+        if made is None:
             files = [parse_read_file(item.path.read_bytes(), item.display)
                      for item in (collect_files([str(self.entities_folder)]) if self.entities_folder else [])]
-            stored = [_parsed(item) for (kind, _), item in sorted(self._current().items())
+            stored = [_parsed(item) for (kind, _), item in sorted(revision.definitions.items())
                       if kind != EXTENSION_KIND]
-            self._workspace = Workspace.from_parsed([*files, *stored])
-        return self._workspace
+            made = Workspace.from_parsed([*files, *stored])
+            with _cache_lock:
+                revision.workspace = made
+        return made
 
     def forget_cache(self) -> None:
-        self._workspace = None
-        self._definitions = None
+        self._revision = None
 
     def _stored(self, entity_type: EntityType, name: str, path: str) -> StoredEntity | None:
         entity = self.workspace().get(entity_type, name)

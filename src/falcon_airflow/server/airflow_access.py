@@ -10,17 +10,23 @@ Airflow user, as Falcon's server submitted to its workflow engine as its own use
 * without it, a caller who brought an Airflow token acts with that token, so Airflow's auth manager decides too; a
   caller of the ``simple`` scheme then cannot reach Airflow, and the actions that need it say so.
 
+A server acting as its own user reads the listings of runs and task instances of a window from the database
+(:mod:`falcon_airflow.server.airflow_listings`); with a caller's token it reads everything through the REST API.
+
 The API is the api-server's own: ``[api] base_url``, else ``http://localhost:<[api] port>``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import replace
+from datetime import datetime
+from typing import Any
 
 from falcon_airflow.operate.airflow_api import AirflowClient, AirflowError
 from falcon_airflow.operate.execution import ClientFactory
 from falcon_airflow.operate.settings import Settings
+from falcon_airflow.server import airflow_listings
 
 TOKEN_SECONDS = 300
 """The life of a token the server issues itself: one action's calls."""
@@ -38,6 +44,19 @@ class ServerAirflowClient(AirflowClient):
 
     def _obtain_token(self) -> str:
         return self._obtain()
+
+
+class ServiceAirflowClient(ServerAirflowClient):
+    """The client of a server that acts in Airflow as its own user: the run and task-instance listings of a window
+    come from the metadata database it shares with the api-server (:mod:`falcon_airflow.server.airflow_listings`),
+    everything else from the REST API."""
+
+    def runs(self, dag_id: str, *, first: datetime | None = None, last: datetime | None = None,
+             states: Sequence[str] | None = None) -> list[dict[str, Any]]:
+        return airflow_listings.dag_runs(dag_id, first=first, last=last, states=states)
+
+    def runs_task_instances(self, dag_id: str, *, first: datetime, last: datetime) -> list[dict[str, Any]]:
+        return airflow_listings.runs_task_instances(dag_id, first=first, last=last)
 
 
 def issue_token(user_name: str) -> str:
@@ -72,6 +91,7 @@ def client_factory(service_user: str | None, caller_token: str | None,
                            "(the Airflow user the server acts as in Airflow), or call with an Airflow token")
 
     def make(settings: Settings, debug: bool) -> AirflowClient:
-        return ServerAirflowClient(settings, debug=debug, obtain=obtain)
+        kind = ServiceAirflowClient if service_user else ServerAirflowClient
+        return kind(settings, debug=debug, obtain=obtain)
 
     return make

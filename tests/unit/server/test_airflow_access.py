@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Iterator
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -12,7 +13,7 @@ import pytest
 
 from falcon_airflow.operate.airflow_api import AirflowError
 from falcon_airflow.operate.settings import Settings
-from falcon_airflow.server import airflow_access
+from falcon_airflow.server import airflow_access, airflow_listings
 from falcon_airflow.server.airflow_access import ServerAirflowClient, client_factory, issue_token
 
 JWT_SECRET = "a-jwt-secret-of-the-deployment-long-enough-for-hmac-sha512-0123456789abcdef"
@@ -83,3 +84,24 @@ def test_with_neither_the_action_cannot_reach_airflow(tmp_path: Path) -> None:
     client = client_factory(None, None)(settings(tmp_path), False)
     with pytest.raises(AirflowError, match=r"set \[falcon\] airflow_user"):
         client.request("GET", "/dags")
+
+
+def test_a_server_acting_as_its_own_user_reads_runs_from_the_database(tmp_path: Path,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    read: list[tuple[str, str]] = []
+    monkeypatch.setattr(airflow_listings, "dag_runs", lambda dag_id, **window: read.append(("runs", dag_id)) or [])
+    monkeypatch.setattr(airflow_listings, "runs_task_instances",
+                        lambda dag_id, **window: read.append(("tis", dag_id)) or [])
+    moment = datetime(2026, 1, 1, tzinfo=UTC)
+
+    service = client_factory("falcon-svc", None, lambda user: "token")(settings(tmp_path), False)
+    assert service.runs("d", first=moment, last=moment) == []
+    assert service.runs_task_instances("d", first=moment, last=moment) == []
+    assert read == [("runs", "d"), ("tis", "d")]
+
+    # a caller's own token: Airflow's auth manager decides what that caller may read, through the REST API
+    caller = client_factory(None, "callers-token")(settings(tmp_path), False)
+    assert sent_authorization(caller, monkeypatch) == ["Bearer callers-token"]  # type: ignore[arg-type]
+    monkeypatch.setattr(type(caller), "_pages", lambda self, path, key, params: read.append(("rest", path)) or [])
+    caller.runs("d", first=moment, last=moment)
+    assert read[-1] == ("rest", "/dags/d/dagRuns")

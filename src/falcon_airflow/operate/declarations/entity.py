@@ -107,9 +107,10 @@ ACTIONS = (
            "(-cluster), after the cluster changed",
            f"{CHANGES}:update_cluster_dependents", "change", required=("cluster",), optional=("skip_dry_run",),
            routes=(Route("POST", "/api/entities/updateClusterDependents/{cluster}"),)),
-    Action("entity", "slaAlert", "instances of a feed or process that missed their SLA (-type, -name, -start, -end)",
-           "falcon_airflow.operate.sla_alert:sla_alert", "read", required=("type", "name", "start"),
-           optional=("end", "colo"),
+    Action("entity", "slaAlert", "instances of a feed or process that missed their SLA (-type, -start; -name for "
+           "one entity, else every one of the type; -end)",
+           "falcon_airflow.operate.sla_alert:sla_alert", "read", required=("type", "start"),
+           optional=("name", "end", "colo"),
            routes=(Route("GET", "/api/entities/sla-alert/{type}", produces=JSON_XML),)),
 )
 

@@ -27,21 +27,23 @@ component.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, NamedTuple
 
 XML_DECLARATION = '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>'
 
 
-@dataclass(frozen=True, slots=True)
-class Node:
+class Node(NamedTuple):
     """One element as JAXB writes it.
 
     ``text`` is the character content of a leaf (``None``: no content at all, which is not the same as ``""``);
     ``children`` the child elements of a complex one. ``many`` marks an item of a collection property (an array or
     a list field) and ``number`` a numeric leaf: only the natural JSON notation looks at them.
+
+    A named tuple, not a frozen dataclass: an answer of a thousand instances is some hundred thousand nodes, and a
+    tuple is made several times faster.
     """
 
     name: str
@@ -138,21 +140,21 @@ def to_xml(root: Node) -> bytes:
 _JSON_ESCAPES = {'"': '\\"', "\\": "\\\\", "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t"}
 
 
+_ESCAPED = re.compile(r'[\x00-\x1f"\\]')
+_ESCAPED_WITH_SLASH = re.compile(r'[\x00-\x1f"\\/]')
+
+
+def _escape(found: re.Match[str]) -> str:
+    char = found.group()
+    if char in _JSON_ESCAPES:
+        return _JSON_ESCAPES[char]
+    return "\\/" if char == "/" else f"\\u{ord(char):04X}"
+
+
 def json_string(value: str, *, escape_slash: bool = False) -> str:
     """A JSON string as Jersey's writers produced it: ``"``, ``\\`` and control characters escaped (``\\u001F``,
     upper-case hex), everything else - ``/`` and non-ASCII included - as it is. Jettison also escaped ``/``."""
-    out = ['"']
-    for char in value:
-        if char in _JSON_ESCAPES:
-            out.append(_JSON_ESCAPES[char])
-        elif ord(char) < 0x20:
-            out.append(f"\\u{ord(char):04X}")
-        elif char == "/" and escape_slash:
-            out.append("\\/")
-        else:
-            out.append(char)
-    out.append('"')
-    return "".join(out)
+    return '"' + (_ESCAPED_WITH_SLASH if escape_slash else _ESCAPED).sub(_escape, value) + '"'
 
 
 def _groups(children: Sequence[Node]) -> Iterator[list[Node]]:
