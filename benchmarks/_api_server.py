@@ -97,6 +97,7 @@ def _server(root: Path, page_limit: int) -> Any:
     airflow.env["AIRFLOW__DAG_PROCESSOR__DAG_BUNDLE_CONFIG_LIST"] = json.dumps(
         [{"name": "falcon-store", "classpath": "falcon_airflow.dags.store_bundle.FalconStoreBundle", "kwargs": {}}])
     airflow.env["AIRFLOW__API__MAXIMUM_PAGE_LIMIT"] = str(page_limit)
+    airflow.env["AIRFLOW__FALCON__AIRFLOW_USER"] = "admin"  # the server acts in Airflow as its own user, as make run
     return airflow
 
 
