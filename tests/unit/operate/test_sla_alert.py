@@ -64,3 +64,23 @@ def test_sla_alert_needs_a_start_and_an_entity_with_an_sla(kit: Kit) -> None:
     assert code == 2 and "only supported for feeds and processes" in err
     code, _, err = kit.run("entity", "-slaAlert", "-type", "feed", "-name", "nothing", "-start", "2026-05-01T00:00Z")
     assert code == 1 and "nothing (feed) not found" in err
+
+
+def test_without_a_name_every_entity_of_the_type_is_looked_at(kit: Kit) -> None:
+    sla_kit(kit)
+    sla = '<frequency>hours(1)</frequency>\n  <sla slaLow="hours(1)" slaHigh="hours(2)"/>'
+    kit.write("feeds/clicks.xml", ops_feed("clicks").replace("<frequency>hours(1)</frequency>", sla))
+    clicks = "falcon.feed.clicks.sla.east"
+    kit.airflow.add_dag(clicks, TASKS)
+    late = kit.airflow.add_run(clicks, at(2), state="success")
+    kit.airflow.set_tis(late, within_slaLow="skipped", missed_slaLow="success", within_slaHigh="success",
+                        missed_slaHigh="skipped")
+    code, out, err = kit.run("entity", "-slaAlert", "-type", "feed", "-start", "2026-05-01T00:00Z",
+                             "-end", "2026-05-01T06:00Z")
+    assert code == 0, err
+    assert out.strip().splitlines()[-3:] == [
+        "name: clicks, type: FEED, cluster: east, instanceTime: 2026-05-01T02:00Z, tags: Missed SLA Low",
+        "name: logs, type: FEED, cluster: east, instanceTime: 2026-05-01T02:00Z, tags: Missed SLA Low",
+        "name: logs, type: FEED, cluster: east, instanceTime: 2026-05-01T03:00Z, tags: Missed SLA High"]
+    code, document = kit.json("entity", "-slaAlert", "-type", "process", "-start", "2026-05-01T00:00Z")
+    assert (code, document["instances"]) == (0, []) and "any process" in document["message"]

@@ -241,3 +241,34 @@ def test_changes_reach_airflow_through_the_bundle_without_a_reparse_request(serv
     submit_pipeline(server)
     server.act("entity", "update", type="feed", name="logs", file=ops_feed("logs", days=5))
     assert server.airflow.reparse_requests == 0
+
+
+def test_a_revision_is_read_once_per_process_and_a_change_anywhere_is_seen(
+        database: DatabaseStore, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("FALCON_AIRFLOW_WAIT", "0")
+    airflow = FakeAirflow()
+    first = Server(database, tmp_path / "a", airflow)
+    second = Server(database, tmp_path / "b", airflow)
+    (tmp_path / "a").mkdir()
+    submit_pipeline(first)
+    reads: list[int] = []
+    definitions = DatabaseStore.definitions
+    monkeypatch.setattr(DatabaseStore, "definitions",
+                        lambda self, kind=None: reads.append(1) or definitions(self, kind))
+
+    seen = [first.store().workspace() for _ in range(3)]
+    assert len(reads) == 1 and seen[0] is seen[1] is seen[2]
+    assert "logs" in seen[0].feeds
+
+    # another server's change makes a new revision: the next request reads it
+    second.act("entity", "update", user="bob", type="feed", name="logs", file=ops_feed("logs", days=5))
+    reads.clear()
+    after = first.store().workspace()
+    assert after is not seen[0] and len(reads) == 1
+    assert "days(5)" in (first.store().read(Path("store:feed/logs")) or b"").decode()
+
+    # a file dropped into this server's entities folder makes another workspace, the store's revision unchanged
+    (tmp_path / "a" / "extra.xml").write_text(textwrap.dedent(ops_cluster("west")))
+    reads.clear()
+    with_file = first.store().workspace()
+    assert "west" in with_file.clusters and "west" not in after.clusters
