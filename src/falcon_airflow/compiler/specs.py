@@ -256,6 +256,8 @@ class DatabaseSpec(Spec):
 
     datasource: str
     datasource_file: str
+    """Where the datasource entity is read (by the task, for a password text): its file, or for a stored one its
+    file in the store revision's layout (see ``dags.store_loader.with_laid_out_datasources``)."""
     interface: Literal["readonly", "write"]
     url: str
     """The endpoint, which carries no password (rule FA042 refuses one: it would be on the command line)."""

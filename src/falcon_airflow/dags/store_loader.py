@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from falcon_airflow.bulk import collector_paused
-from falcon_airflow.compiler.specs import DagSpec
+from falcon_airflow.compiler.specs import DagSpec, TransferDagSpec
 from falcon_airflow.compiler.store_state import (
     DOAS_DOC,
     SCHEDULE_DOC,
@@ -163,6 +163,25 @@ def load_store_specs(layout: Layout, folder: Path, *, catchup_default: bool = Tr
                               lambda: compile_with_store(layout, folder, catchup_default=catchup_default))
 
 
+def with_laid_out_datasources(specs: list[DagSpec], layout: Layout) -> list[DagSpec]:
+    """The specs with each stored datasource named by its file in ``layout``.
+
+    A datasource with a password text is read again by the task that needs it (the text never enters a spec or a
+    DAG); a stored one is named ``store:datasource/<name> (revision <n>)``, which is no file. Every component that
+    runs a task parses the DAG file from its own copy of the revision's layout, so the path given here is where the
+    datasource is on the machine that runs the task."""
+    files = {entry.display: str(layout.path(entry)) for entry in layout.entries if entry.kind == "datasource"}
+    if not files:
+        return specs
+    rewritten: list[DagSpec] = []
+    for spec in specs:
+        if isinstance(spec, TransferDagSpec) and spec.database.datasource_file in files:
+            database = spec.database.model_copy(update={"datasource_file": files[spec.database.datasource_file]})
+            spec = spec.model_copy(update={"database": database})
+        rewritten.append(spec)
+    return rewritten
+
+
 def load_store_dags(dags_file: str) -> dict[str, Any]:
     """Every DAG of the store's revision laid out beside ``dags_file`` and of the entities folder, by dag id (only
     the requested one on a worker)."""
@@ -178,7 +197,7 @@ def load_store_dags(dags_file: str) -> dict[str, Any]:
     # as the loader does: building many DAGs allocates objects that all stay alive (see load_dags)
     with collector_paused():
         specs, issues = load_store_specs(layout, folder, catchup_default=catchup_default)
-        return build_dags(specs, issues, where, strict=strict)
+        return build_dags(with_laid_out_datasources(specs, layout), issues, where, strict=strict)
 
 
 def report_store_invalid_entities(dags_file: str) -> None:

@@ -203,3 +203,23 @@ def test_a_revision_of_another_store_is_never_taken_for_this_one_s(tmp_path: Pat
     assert again == done and laid_out(again, "ours")
     assert [entry.name for entry in read_layout(again).entries] == ["out"]
     assert sorted(path.name for path in (tmp_path / "versions").iterdir()) == ["1"]  # nothing left aside
+
+
+def test_a_stored_datasource_s_password_text_is_read_from_the_revision_s_layout(
+        folder: Path, tmp_path: Path) -> None:
+    from falcon_airflow.provider.operators.database import password_text
+
+    repository = Path(__file__).resolve().parents[3]
+    datasource = (repository / "entities" / "datasources" / "shop-db.xml").read_text()
+    orders = (repository / "entities" / "feeds" / "orders.xml").read_text().replace('name="primary"', 'name="c1"')
+    done = lay_out(snapshot(4, stored("datasource", "shop-db", datasource, 3), stored("feed", "orders", orders, 4)),
+                   tmp_path / "versions")
+    dags = load_store_dags(str(done / DAG_FILE))
+    [database] = [task.database for task in dags["falcon.feed.orders.import.c1"].tasks
+                  if isinstance(getattr(task, "database", None), dict)]
+    assert database["datasource_file"] == str(done / "entities" / "datasources" / "shop-db.xml")
+    assert password_text(database["datasource_file"], "shop-db", "readonly") == ("reader", "not-used-by-sqlite")
+    # the spec cached for the revision still names the definition in the store, as issues do
+    specs, _ = load_store_specs(read_layout(done), folder)
+    [spec] = [item for item in specs if item.dag_id == "falcon.feed.orders.import.c1"]
+    assert spec.database.datasource_file == "store:datasource/shop-db (revision 3)"  # type: ignore[attr-defined]
