@@ -159,6 +159,7 @@ def _spark_job(runner: ProcessOnCluster, entities_dir: Path | None, bindings: li
         deploy_mode = attributes.mode.strip()
     options = parse_spark_options(attributes.spark_opts if attributes else None)
     conf.update(options.conf)
+    lib = tuple(resolve_application(item, entities_dir, cluster) for item in process.workflow.lib_paths)
     queue = process.property_map.get("queueName")
     if engine is WorkflowEngine.HIVE:
         script = application or resolve_application(process.workflow.path, entities_dir, cluster)
@@ -170,12 +171,12 @@ def _spark_job(runner: ProcessOnCluster, entities_dir: Path | None, bindings: li
                                 application=literal(job_file("hive_script.py")),
                                 name=literal(f"falcon-{process.name}"), conf=template_conf(conf),
                                 arguments=template_values(hive_arguments), queue=queue,
-                                **_option_arguments(options.arguments))
+                                **_with_workflow_lib(_option_arguments(options.arguments), lib))
     assert attributes is not None  # P20 guarantees spark-attributes for the spark engine
     user_arguments = [jinja(f"{{{{ macros.falcon.expand(falcon, {jinja_string(text)}, dag_run) }}}}")
                       for text in attributes.args]
     app = application or resolve_application(attributes.jar, entities_dir, cluster)
-    extra = _option_arguments(options.arguments)
+    extra = _with_workflow_lib(_option_arguments(options.arguments), lib)
     if queue and "queue" not in extra:
         extra["queue"] = queue
     arguments += user_arguments
@@ -201,6 +202,31 @@ def _option_arguments(arguments: dict[str, str | int]) -> dict[str, str | int]:
     entity text, the others (memory, cores, queue) as they are."""
     return {key: literal(value) if key in SPARK_JOB_TEMPLATED and isinstance(value, str) else value
             for key, value in arguments.items()}
+
+
+def _with_workflow_lib(extra: dict[str, str | int], lib_paths: tuple[str, ...]) -> dict[str, str | int]:
+    """The job's settings with the workflow's ``lib`` added, as Falcon shipped it with the job (Oozie's libpath):
+    jars to ``--jars``, Python files and archives to ``--py-files``, other files (native libraries) to ``--files``,
+    and a folder as the jars in it (a glob, which spark-submit expands). What ``<spark-opts>`` gave comes first."""
+    added: dict[str, list[str]] = {"jars": [], "py_files": [], "files": []}
+    for item in lib_paths:
+        last = item.rstrip("/").rsplit("/", 1)[-1].lower()
+        if last.endswith(".jar"):
+            added["jars"].append(item)
+        elif last.endswith((".py", ".zip", ".egg")):
+            added["py_files"].append(item)
+        elif "." in last:
+            added["files"].append(item)
+        else:
+            added["jars"].append(item.rstrip("/") + "/*.jar")
+    combined = dict(extra)
+    for key, items in added.items():
+        if not items:
+            continue
+        given = combined.get(key)
+        listed = ",".join(items)
+        combined[key] = template_text(given, jinja(","), listed) if isinstance(given, str) else template_text(listed)
+    return combined
 
 
 def _observed(process: Process, application: str) -> bool:

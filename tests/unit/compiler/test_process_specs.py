@@ -117,6 +117,30 @@ def test_owner_tags_catchup_and_hive(tmp_path: Path) -> None:
                                                   '</properties><workflow engine="hive" path="/app/q.hql"/>'}))
     assert spec.owner == "alice" and spec.schedule.catchup is False
     assert spec.tags == ("falcon", "process", "pipeline=billing", "pipeline=ads", "team=ads", "tier=gold")
-    assert spec.engine == "hive" and spec.job.application.endswith("jobs/hive_script.py")
+    assert spec.engine == "hive" and spec.job.application.endswith("jobs/entry/hive_script.py")
     assert spec.job.arguments[:2] == ("--script", "file:///srv/c1/app/q.hql".removeprefix("file://"))
     assert "airflow.catchup" not in spec.properties
+
+
+def test_the_workflow_lib_reaches_spark_submit(tmp_path: Path) -> None:
+    import jinja2
+
+    (tmp_path / "apps").mkdir()
+    (tmp_path / "apps" / "helpers.zip").write_bytes(b"PK")
+    lib = "/opt/lib/udfs.jar,apps/helpers.zip,/opt/lib/tools.py,/opt/native/libfast.so,/opt/jars/,/opt/{{ x }}.jar"
+    spec = compiled(tmp_path, with_process(**{
+        '<workflow engine="spark" path="/app"/>': f'<workflow engine="spark" path="/app" lib="{lib}"/>',
+        "<jar>/app/job.py</jar>": "<jar>/app/job.py</jar><spark-opts>--jars /opt/given.jar</spark-opts>"}))
+
+    def rendered(value: str | None) -> list[str]:
+        assert value is not None
+        return jinja2.Environment().from_string(value).render().split(",")
+
+    # spark-opts first, then the lib's jars (on the cluster's storage, as a workflow path is found); a folder stands
+    # for its jars; entity text stays text
+    assert rendered(spec.job.jars) == ["/opt/given.jar", "/srv/c1/opt/lib/udfs.jar", "/srv/c1/opt/jars/*.jar",
+                                       "/srv/c1/opt/{{ x }}.jar"]
+    # the lineage driver's own files come first, then the lib's Python files and archives
+    assert rendered(spec.job.py_files)[-2:] == [str((tmp_path / "apps" / "helpers.zip").resolve()),
+                                                "/srv/c1/opt/lib/tools.py"]
+    assert rendered(spec.job.files) == ["/srv/c1/opt/native/libfast.so"]
