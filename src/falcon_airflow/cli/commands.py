@@ -195,10 +195,13 @@ _STATE = (option("--state", metavar="DIR", help="the sandbox's state folder: dat
                                              "(default: ~/.cache/falcon-airflow/sandbox)"),)
 _SANDBOX_RUN = "falcon_airflow.cli.sandbox:run"
 SANDBOX = Command(
-    "sandbox", help="a local sandbox of real services: two HDFS clusters, S3, a Hive metastore, Spark standalone",
+    "sandbox", help="a local sandbox of real services: two HDFS clusters, S3, a Hive metastore, Spark standalone, "
+                    "YARN",
     description="Start, stop or describe a sandbox on 127.0.0.1: two MiniDFS clusters (namenode and WebHDFS "
-                "each), an S3-compatible server with a bucket, a Hive metastore and a Spark standalone master "
-                "with two workers. up and status print the endpoints as JSON, for cluster entities.",
+                "each), an S3-compatible server with a bucket, a Hive metastore, a Spark standalone master "
+                "with two workers and a YARN ResourceManager with one NodeManager (its yarn-site.xml in the "
+                "sandbox's Hadoop configuration folder, for spark-submit --master yarn). up and status print the "
+                "endpoints as JSON, for cluster entities.",
     subcommands=(
         Command("up", help="start every service (or none: a failure says which service and why)", options=_STATE,
                 run=_SANDBOX_RUN),
