@@ -28,7 +28,6 @@ from typing import Any
 
 from tests.integration.databases import servers
 
-from falcon_airflow.compiler.common import job_file
 from falcon_airflow.core.databases.credentials import ROOTS_ENV
 from falcon_airflow.core.databases.jars import driver_jar
 from falcon_airflow.provider.hooks.spark import SPARK_CONF_DEFAULTS
@@ -61,8 +60,7 @@ def start_spark() -> tuple[Any, float]:
 
 
 def load_job() -> Any:
-    sys.path.insert(0, str(Path(job_file("db_import.py")).parent))
-    import db_import  # type: ignore[import-not-found]
+    from falcon_airflow.jobs import db_import
 
     return db_import
 

@@ -82,13 +82,13 @@ def distcp(source: str, target: str, *extra: str) -> float:
 
 
 def replicate(spark: Any, source: str, target: str) -> float:
-    from falcon_airflow.jobs import replication
+    from falcon_airflow.jobs.replication import replicator
 
     argv = ["--feed", "bench", "--source-cluster", "a", "--target-cluster", "b", "--instance", "2015-01-01T00:00Z",
             "--source-path", source, "--target-path", target, "--max-maps", str(MAPS)]
     started = time.perf_counter()
     with contextlib.redirect_stdout(io.StringIO()):
-        code = replication.main(argv, spark=spark)
+        code = replicator.main(argv, spark=spark)
     if code != 0:
         raise RuntimeError(f"replication exited with {code}")
     return time.perf_counter() - started

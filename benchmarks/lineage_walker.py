@@ -71,7 +71,7 @@ def etl_plan(spark: Any, paths: dict[str, str], target: int) -> tuple[Any, int]:
     """An analyzed plan of about ``target`` nodes, grown step by step the way ETL code grows."""
     from pyspark.sql import functions as F
 
-    from falcon_airflow.jobs.lineage_plan import plan_size
+    from falcon_airflow.jobs.lineage_plan.lineage import plan_size
 
     columns = ["key", "dim_key", "v", "w", "label", "s"]
     df = spark.read.parquet(paths["facts"]).select(*columns)
@@ -111,14 +111,14 @@ def best(function: Callable[[], Any], repeat: int) -> tuple[float, Any]:
 
 
 def walker_figures(spark: Any, paths: dict[str, str]) -> list[dict[str, Any]]:
-    from falcon_airflow.jobs import lineage_plan
+    from falcon_airflow.jobs.lineage_plan.lineage import column_lineage
 
     rows = []
     for target in TARGETS:
         df, nodes = etl_plan(spark, paths, target)
-        lineage_plan.column_lineage(df)  # warm-up: the JIT, and the dumper's per-class caches
-        dumper, result = best(lambda df=df: lineage_plan.column_lineage(df, backend="dumper"), WALKS)
-        fallback, _ = best(lambda df=df: lineage_plan.column_lineage(df, backend="json"), WALKS)
+        column_lineage(df)  # warm-up: the JIT, and the dumper's per-class caches
+        dumper, result = best(lambda df=df: column_lineage(df, backend="dumper"), WALKS)
+        fallback, _ = best(lambda df=df: column_lineage(df, backend="json"), WALKS)
         rows.append({"target": target, "nodes": nodes, "dumper": dumper, "json": fallback,
                      "dump": result.stats["dump_seconds"], "jvm": result.stats["jvm_seconds"],
                      "edges": len(result.edges()) + len(result.dataset_edges()), "inputs": len(result.inputs)})
@@ -176,13 +176,14 @@ def first_walk_cost(spark: Any, paths: dict[str, str]) -> tuple[float, float, fl
     """Before any other walk in this JVM: (compiling the dumper, the first walk, the same walk again)."""
     from pyspark.sql import functions as F
 
-    from falcon_airflow.jobs import lineage_plan
+    from falcon_airflow.jobs.lineage_plan.dump import prepare
+    from falcon_airflow.jobs.lineage_plan.lineage import column_lineage
 
-    compile_seconds, _ = best(lambda: lineage_plan.prepare(spark._jvm), 1)
+    compile_seconds, _ = best(lambda: prepare(spark._jvm), 1)
     df = (spark.read.parquet(paths["facts"]).where(F.col("w") > 3)
           .join(spark.read.parquet(paths["dim"]), "dim_key").groupBy("region").agg(F.sum("v").alias("total")))
-    first, _ = best(lambda: lineage_plan.column_lineage(df), 1)
-    again, _ = best(lambda: lineage_plan.column_lineage(df), 1)
+    first, _ = best(lambda: column_lineage(df), 1)
+    again, _ = best(lambda: column_lineage(df), 1)
     return compile_seconds, first, again
 
 

@@ -57,13 +57,13 @@ def start_spark() -> tuple[Any, float]:
 
 
 def replicate(spark: Any, source: Path, target: Path) -> float:
-    from falcon_airflow.jobs import replication
+    from falcon_airflow.jobs.replication import replicator
 
     argv = ["--feed", "bench", "--source-cluster", "a", "--target-cluster", "b", "--instance", "2015-01-01T00:00Z",
             "--source-path", f"file://{source}", "--target-path", f"file://{target}", "--max-maps", str(MAX_MAPS)]
     started = time.perf_counter()
     with contextlib.redirect_stdout(io.StringIO()):
-        code = replication.main(argv, spark=spark)
+        code = replicator.main(argv, spark=spark)
     seconds = time.perf_counter() - started
     if code != 0:
         raise RuntimeError(f"replication exited with {code}")

@@ -14,6 +14,7 @@ from falcon_airflow.timekeeping import Frequency
 
 JOBS_FOLDER = Path(__file__).resolve().parent.parent / "jobs"
 CORE_FOLDER = JOBS_FOLDER.parent / "core"
+ENTRY_FOLDER = JOBS_FOLDER / "entry"
 DEFAULT_MASTER = "local[*]"
 MINIMUM_TIMEOUT_SECONDS = 30 * 60
 # Falcon's feed retry defaults (runtime properties feed.retry.*): 3 attempts, exp-backoff, minutes(5).
@@ -145,14 +146,15 @@ def catalogs_of(*clusters: Cluster | None) -> dict[str, str]:
 
 
 def job_file(name: str) -> str:
-    """The path of one of our PySpark applications (``retention.py`` ...), for spark-submit."""
-    return str(JOBS_FOLDER / name)
+    """The main file spark-submit runs for one of our PySpark applications (``retention.py`` ...): a small entry
+    script that imports its job from the jobs package, shipped with :func:`job_py_files`."""
+    return str(ENTRY_FOLDER / name)
 
 
-def job_py_files(*names: str) -> str:
-    """``--py-files`` of one of our jobs: the job modules it imports and the core package, whose rules it shares
-    with the Airflow side (the Spark hook ships the package folder as a zip)."""
-    return ",".join([*(job_file(name) for name in names), str(CORE_FOLDER)])
+def job_py_files() -> str:
+    """``--py-files`` of our jobs: the jobs package and the core package, whose rules they share with the Airflow
+    side (the Spark hook ships the package folders together as one zip)."""
+    return ",".join([str(JOBS_FOLDER), str(CORE_FOLDER)])
 
 
 def doc_header(entity: Feed | Process, what: str) -> str:

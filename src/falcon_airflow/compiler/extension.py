@@ -129,7 +129,7 @@ def compile_extension(clusters: Mapping[str, Cluster], job: ExtensionJob,
     # templated fields.
     spark_job = SparkJob(connection=runner.name, master=master, deploy_mode=deploy_mode,
                          application=literal(job_file("mirroring.py")),
-                         py_files=literal(job_py_files("common.py", "replication.py")),
+                         py_files=literal(job_py_files()),
                          conf=template_conf(cluster_spark_conf(source, target, runner)),
                          name=literal(f"falcon-extension-{job.name}"), arguments=template_values(arguments))
     where = f"{job.file}:{job.line}" if job.line else job.file

@@ -127,7 +127,7 @@ def compile_retention(workspace_clusters: Mapping[str, Cluster], feed: Feed, pla
         arguments += ["--archive-root", archive_root]
     # Paths, the table and the cluster's properties are entity text: escaped into the templated fields.
     job = SparkJob(connection=placement.name, master=master, deploy_mode=deploy_mode,
-                   application=literal(job_file("retention.py")), py_files=literal(job_py_files("common.py")),
+                   application=literal(job_file("retention.py")), py_files=literal(job_py_files()),
                    conf=template_conf(cluster_spark_conf(cluster, metastore=table is not None)),
                    name=literal(f"falcon-retention-{feed.name}-{placement.name}"),
                    arguments=template_values(arguments),
@@ -207,7 +207,7 @@ def compile_replication(workspace_clusters: Mapping[str, Cluster], feed: Feed, s
         if properties.get(switch, "").strip().lower() == "true":
             arguments.append(flag)
     job = SparkJob(connection=target.name, master=master, deploy_mode=deploy_mode,
-                   application=literal(job_file("replication.py")), py_files=literal(job_py_files("common.py")),
+                   application=literal(job_file("replication.py")), py_files=literal(job_py_files()),
                    conf=template_conf(cluster_spark_conf(source_side.cluster, target_side.cluster,
                                                          metastore=side == "table")),
                    name=literal(f"falcon-replication-{feed.name}-{source.name}-{target.name}"),

@@ -189,7 +189,7 @@ def _spark_job(runner: ProcessOnCluster, entities_dir: Path | None, bindings: li
         conf.setdefault(TABLE_NAMESPACE_CONF, metastore_namespace(registry.endpoint if registry else None,
                                                                   runner.cluster_name))  # tables named alike
         user_py_files = extra.get("py_files")  # escaped already: template_text keeps it as it is
-        extra["py_files"] = template_text(job_py_files("lineage_plan.py"),
+        extra["py_files"] = template_text(job_py_files(),
                                           *([jinja(","), user_py_files] if isinstance(user_py_files, str) else []))
     return "spark", SparkJob(connection=runner.cluster_name, master=master, deploy_mode=deploy_mode,
                              application=literal(app), java_class=attributes.class_name,

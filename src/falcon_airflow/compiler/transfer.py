@@ -130,7 +130,7 @@ def _spark_job(kind: str, feed: Feed, placement: FeedCluster, side: FeedOnCluste
               "--format", storage_format(feed)]
     return SparkJob(connection=placement.name, master=master, deploy_mode=deploy_mode,
                     application=literal(job_file(f"db_{kind}.py")),
-                    py_files=literal(job_py_files("common.py", "jdbc.py")),
+                    py_files=literal(job_py_files()),
                     name=literal(f"falcon-{kind}-{feed.name}-{placement.name}"),
                     arguments=template_values([*common, *arguments, "--report",
                                                jinja("{{ macros.falcon.report_path(dag_run, task.task_id) }}")]),

@@ -1,6 +1,6 @@
 """Feed export: one feed instance written into a database table over JDBC — Falcon's Sqoop export, on Spark.
 
-Command line (``spark-submit --py-files common.py,jdbc.py,<core zip> db_export.py ARGS``)::
+Command line (``spark-submit --py-files <jobs zip> entry/db_export.py ARGS``)::
 
     --feed NAME --cluster NAME --instance yyyy-MM-ddTHH:mmZ --timezone ZONE
     --location TEMPLATE        the feed's data location with its storage base
@@ -46,14 +46,13 @@ from collections.abc import Sequence
 from contextlib import suppress
 from typing import TYPE_CHECKING, Any
 
-try:
-    from . import common, jdbc
-except ImportError:  # run by spark-submit with --py-files common.py,jdbc.py
-    import common  # type: ignore[import-not-found, no-redef]
-    import jdbc  # type: ignore[import-not-found, no-redef]
-
 from falcon_airflow.core.paths import Template
 from falcon_airflow.core.times import format_instant, parse_instant, parse_zone
+from falcon_airflow.jobs import jdbc
+from falcon_airflow.jobs.filesystem import HadoopFs
+from falcon_airflow.jobs.frame import ArgumentParser, JobError, JobResult, UsageError, run_job, spark_session
+from falcon_airflow.jobs.staging import DEFAULT_LEASE_SECONDS, RunOwner
+from falcon_airflow.jobs.uris import parse_location
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -65,20 +64,15 @@ FORMATS = ("parquet", "orc", "json", "csv")
 
 
 def parser() -> argparse.ArgumentParser:
-    result = common.ArgumentParser(prog=NAME, description="Export one feed instance into a database table.")
-    result.add_argument("--feed", required=True)
-    result.add_argument("--cluster", required=True)
-    result.add_argument("--instance", required=True)
-    result.add_argument("--timezone", default="UTC")
-    result.add_argument("--location", required=True)
-    jdbc.add_connection_arguments(result)
+    result = ArgumentParser(prog=NAME, description="Export one feed instance into a database table.")
+    jdbc.add_instance_arguments(result)
     result.add_argument("--update-key", default=None)
     result.add_argument("--update-mode", default="updateonly", choices=("updateonly", "allowinsert"))
     result.add_argument("--num-mappers", type=int, default=4)
     result.add_argument("--format", default="parquet", choices=FORMATS)
     result.add_argument("--input-null-string", default=None)
     result.add_argument("--input-null-non-string", default=None)
-    result.add_argument("--staging-lease-seconds", type=float, default=common.DEFAULT_LEASE_SECONDS)
+    result.add_argument("--staging-lease-seconds", type=float, default=DEFAULT_LEASE_SECONDS)
     result.add_argument("--report", default=None)
     return result
 
@@ -103,15 +97,15 @@ def legacy_staging_name(table: str, feed: str, cluster: str, instance: str) -> s
     return f"{schema}.{name}" if schema else name
 
 
-def stale_staging(claims: Sequence[Sequence[str | None]], me: common.RunOwner, now: int) -> list[str]:
+def stale_staging(claims: Sequence[Sequence[str | None]], me: RunOwner, now: int) -> list[str]:
     """The staging tables of ``claims`` (rows of staging table, run owner, heartbeat in epoch milliseconds) whose
     runs are over: heartbeat older than the run's lease, or an earlier try of this run's Airflow task instance."""
     over = []
     for name, owner_text, heartbeat in claims:
-        owner = common.RunOwner.from_text(owner_text or "")
+        owner = RunOwner.from_text(owner_text or "")
         if name is None or (owner is not None and owner.token == me.token):
             continue
-        seconds = owner.lease_seconds if owner is not None else common.DEFAULT_LEASE_SECONDS
+        seconds = owner.lease_seconds if owner is not None else DEFAULT_LEASE_SECONDS
         beat = int(heartbeat) if heartbeat and heartbeat.strip().lstrip("-").isdigit() else 0
         if (owner is not None and me.supersedes(owner)) or now - beat > seconds * 1000:
             over.append(name)
@@ -248,7 +242,7 @@ class StagingClaim:
     with its registration, when the run leaves it."""
 
     def __init__(self, session: Any, args: argparse.Namespace, credentials: tuple[str | None, str | None],
-                 staging: str, owner: common.RunOwner, key_values: str) -> None:
+                 staging: str, owner: RunOwner, key_values: str) -> None:
         self.session, self.args, self.credentials = session, args, credentials
         self.staging, self.owner, self.key_values = staging, owner, key_values
         self._stop = threading.Event()
@@ -291,7 +285,7 @@ class StagingClaim:
             jdbc.execute(handle, f"DELETE FROM {CLAIMS} WHERE staging_table = {_sql_text(self.staging)}")
 
 
-def drop_stale_staging(handle: Any, dialect: str, ledger_key: str, legacy: str, me: common.RunOwner) -> list[str]:
+def drop_stale_staging(handle: Any, dialect: str, ledger_key: str, legacy: str, me: RunOwner) -> list[str]:
     """Drop the staging tables of this instance whose runs are over (and the one earlier versions used); the
     staging tables of live runs stay. The tables dropped."""
     claims = jdbc.query(handle, f"SELECT staging_table, run_owner, heartbeat FROM {CLAIMS} WHERE {ledger_key}")
@@ -311,19 +305,19 @@ def _sql_text(value: str) -> str:
     return "'" + value.replace("'", "''") + "'"
 
 
-def run(args: argparse.Namespace, spark: SparkSession | None = None) -> common.JobResult:
+def run(args: argparse.Namespace, spark: SparkSession | None = None) -> JobResult:
     if args.num_mappers < 1:
-        raise common.UsageError("--num-mappers must be at least 1")
+        raise UsageError("--num-mappers must be at least 1")
     if args.staging_lease_seconds <= 0:
-        raise common.UsageError("--staging-lease-seconds must be positive")
+        raise UsageError("--staging-lease-seconds must be positive")
     table = jdbc.table_name(args.table)
     keys = [jdbc.column_name(name) for name in args.update_key.split(",")] if args.update_key else []
     mode = ("upsert" if args.update_mode == "allowinsert" else "update") if keys else "insert"
     instance = parse_instant(args.instance)
     instance_text = format_instant(instance)
     zone = parse_zone(args.timezone)
-    source = str(common.parse_location(Template.parse(args.location).resolve(instance, zone), "instance"))
-    owner = common.RunOwner.current(args.staging_lease_seconds)
+    source = str(parse_location(Template.parse(args.location).resolve(instance, zone), "instance"))
+    owner = RunOwner.current(args.staging_lease_seconds)
     staging = staging_name(table, args.feed, args.cluster, instance_text, owner.token)
     ledger_key = (f"feed = {_sql_text(args.feed)} AND cluster = {_sql_text(args.cluster)} AND "
                   f"target_table = {_sql_text(table)} AND instance = {_sql_text(instance_text)}")
@@ -332,26 +326,26 @@ def run(args: argparse.Namespace, spark: SparkSession | None = None) -> common.J
     inserted = updated = 0
     already = False
     dropped: list[str] = []
-    with common.spark_session(f"falcon-export-{args.feed}", spark) as session:
+    with spark_session(f"falcon-export-{args.feed}", spark) as session:
         user, password = jdbc.credentials(session, args)
         reader = session.read.format(args.format)
         if args.format == "csv":
             reader = reader.option("header", "true").option("inferSchema", "true")
             if args.input_null_string is not None:
                 reader = reader.option("nullValue", args.input_null_string)
-        fs = common.HadoopFs(session)
+        fs = HadoopFs(session)
         if not fs.exists(source):
-            raise common.JobError(f"feed instance {source} does not exist")
+            raise JobError(f"feed instance {source} does not exist")
         frame = reader.load(source)
         with jdbc.connection(session, args, user, password) as handle:
             target_columns = jdbc.columns_of(handle, table)
             by_name = {name.lower(): name for name, _ in target_columns}
             missing = [name for name in frame.columns if name.lower() not in by_name]
             if missing:
-                raise common.JobError(f"table {table} has no column(s) {', '.join(missing)} of the feed instance")
+                raise JobError(f"table {table} has no column(s) {', '.join(missing)} of the feed instance")
             absent_keys = [key for key in keys if key.lower() not in {c.lower() for c in frame.columns}]
             if absent_keys:
-                raise common.JobError(f"update key column(s) {', '.join(absent_keys)} are not in the feed instance")
+                raise JobError(f"update key column(s) {', '.join(absent_keys)} are not in the feed instance")
             columns = [by_name[name.lower()] for name in frame.columns]
             frame = frame.toDF(*columns)
             ensure_ledger(handle)
@@ -382,7 +376,7 @@ def run(args: argparse.Namespace, spark: SparkSession | None = None) -> common.J
         "stale_staging_dropped": dropped}
     summary = {key: report[key] for key in ("job", "feed", "instance", "table", "rows", "inserted", "updated",
                                             "already_exported")}
-    return common.JobResult(summary=summary, report=report)
+    return JobResult(summary=summary, report=report)
 
 
 def _exists(handle: Any, relation: str) -> bool:
@@ -394,8 +388,5 @@ def _exists(handle: Any, relation: str) -> bool:
 
 
 def main(argv: Sequence[str] | None = None, spark: SparkSession | None = None) -> int:
-    return common.run_job(NAME, parser(), argv, lambda args: run(args, spark))
+    return run_job(NAME, parser(), argv, lambda args: run(args, spark))
 
-
-if __name__ == "__main__":
-    common.script_main(main)

@@ -1,6 +1,6 @@
 """Feed import: one feed instance read from a database table over JDBC — Falcon's Sqoop import, on Spark.
 
-Command line (``spark-submit --py-files common.py,jdbc.py,<core zip> db_import.py ARGS``)::
+Command line (``spark-submit --py-files <jobs zip> entry/db_import.py ARGS``)::
 
     --feed NAME --cluster NAME --instance yyyy-MM-ddTHH:mmZ --timezone ZONE
     --location TEMPLATE        the feed's data location with its storage base (``file:///d/${YEAR}-${MONTH}``)
@@ -32,7 +32,7 @@ against what was staged, the old version deleted and only then the flag written.
 instance, none, or the new complete one. The run's lease (``.<name>.falcon-lease-<run token>``, renewed while it
 lives, ``--staging-lease-seconds``, default 600) tells other runs its siblings are in use: a rerun removes only the
 siblings of runs that are over (lease lapsed, or an earlier try of the same Airflow task instance), puts back a
-version such a run left aside, and replaces the instance exactly (see ``common.RunStaging``). Only the instance
+version such a run left aside, and replaces the instance exactly (see ``RunStaging``). Only the instance
 folder of the feed's template (and its ``.<name>.falcon-*`` siblings) is ever moved or deleted.
 
 Report: ``{"job", "feed", "cluster", "instance", "target", "table", "columns": [[name, type]], "filter_columns",
@@ -47,14 +47,13 @@ import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-try:
-    from . import common, jdbc
-except ImportError:  # run by spark-submit with --py-files common.py,jdbc.py
-    import common  # type: ignore[import-not-found, no-redef]
-    import jdbc  # type: ignore[import-not-found, no-redef]
-
 from falcon_airflow.core.paths import Template
 from falcon_airflow.core.times import format_instant, parse_instant, parse_zone
+from falcon_airflow.jobs import jdbc
+from falcon_airflow.jobs.filesystem import HadoopFs
+from falcon_airflow.jobs.frame import ArgumentParser, JobError, JobResult, UsageError, run_job, spark_session
+from falcon_airflow.jobs.staging import DEFAULT_LEASE_SECONDS, RunOwner, RunStaging
+from falcon_airflow.jobs.uris import parse_location
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -66,13 +65,8 @@ _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_$]*")
 
 
 def parser() -> argparse.ArgumentParser:
-    result = common.ArgumentParser(prog=NAME, description="Import one feed instance from a database table.")
-    result.add_argument("--feed", required=True)
-    result.add_argument("--cluster", required=True)
-    result.add_argument("--instance", required=True)
-    result.add_argument("--timezone", default="UTC")
-    result.add_argument("--location", required=True)
-    jdbc.add_connection_arguments(result)
+    result = ArgumentParser(prog=NAME, description="Import one feed instance from a database table.")
+    jdbc.add_instance_arguments(result)
     result.add_argument("--columns", default=None)
     result.add_argument("--where", default=None)
     result.add_argument("--query", default=None)
@@ -83,7 +77,7 @@ def parser() -> argparse.ArgumentParser:
     result.add_argument("--format", default="parquet", choices=FORMATS)
     result.add_argument("--direct", action="store_true")
     result.add_argument("--availability-flag", default=None)
-    result.add_argument("--staging-lease-seconds", type=float, default=common.DEFAULT_LEASE_SECONDS)
+    result.add_argument("--staging-lease-seconds", type=float, default=DEFAULT_LEASE_SECONDS)
     result.add_argument("--report", default=None)
     return result
 
@@ -145,7 +139,7 @@ def split_clauses(column: str, found: tuple[str, str] | None, mappers: int) -> l
 
 
 def copy_direct(session: Any, args: argparse.Namespace, user: str | None, password: str | None, relation: str,
-                clauses: list[str], fs: common.HadoopFs, staging: str) -> int:
+                clauses: list[str], fs: HadoopFs, staging: str) -> int:
     """Stream each split's rows as the server's CSV into its own part file of ``staging``: ``COPY (...) TO
     STDOUT`` on a connection of its own, the bytes going from the JDBC driver to the Hadoop output stream inside
     the JVM. Splits run side by side (one Python thread each, waiting on its JVM call). The rows COPY counted."""
@@ -162,7 +156,7 @@ def copy_direct(session: Any, args: argparse.Namespace, user: str | None, passwo
                 try:
                     return int(handle.getCopyAPI().copyOut(statement, stream))
                 except Exception as problem:
-                    raise common.JobError(f"COPY of split {index + 1} failed: {jdbc.java_message(problem)}") from None
+                    raise JobError(f"COPY of split {index + 1} failed: {jdbc.java_message(problem)}") from None
         finally:
             stream.close()
 
@@ -193,40 +187,40 @@ def spark_copy(session: Any, args: argparse.Namespace, user: str | None, passwor
 
 def _belongs(target: str, location: str, instance: Any, zone: Any) -> None:
     resolved = Template.parse(location).resolve(instance, zone)
-    if str(common.parse_location(resolved, "instance")) != target:
-        raise common.JobError(f"{target} is not the instance folder of the feed's location {location}")
+    if str(parse_location(resolved, "instance")) != target:
+        raise JobError(f"{target} is not the instance folder of the feed's location {location}")
 
 
-def run(args: argparse.Namespace, spark: SparkSession | None = None) -> common.JobResult:
+def run(args: argparse.Namespace, spark: SparkSession | None = None) -> JobResult:
     if args.num_mappers < 1:
-        raise common.UsageError("--num-mappers must be at least 1")
+        raise UsageError("--num-mappers must be at least 1")
     if args.staging_lease_seconds <= 0:
-        raise common.UsageError("--staging-lease-seconds must be positive")
+        raise UsageError("--staging-lease-seconds must be positive")
     if args.num_mappers > 1 and not args.split_by:
-        raise common.UsageError("--num-mappers above 1 needs --split-by")
+        raise UsageError("--num-mappers above 1 needs --split-by")
     if args.query and "$CONDITIONS" not in args.query:
-        raise common.UsageError("--query must contain $CONDITIONS (as Sqoop's free-form query does)")
+        raise UsageError("--query must contain $CONDITIONS (as Sqoop's free-form query does)")
     instance = parse_instant(args.instance)
     zone = parse_zone(args.timezone)
-    target = str(common.parse_location(Template.parse(args.location).resolve(instance, zone), "instance"))
+    target = str(parse_location(Template.parse(args.location).resolve(instance, zone), "instance"))
     columns = [jdbc.column_name(name) for name in args.columns.split(",")] if args.columns else None
     split_by = jdbc.column_name(args.split_by) if args.split_by else None
     flag = args.availability_flag if args.availability_flag and args.availability_flag != "NA" else DEFAULT_FLAG
     if args.direct and (args.dialect != "postgres" or args.format != "csv"):
-        raise common.UsageError("--direct streams PostgreSQL's COPY output as CSV: it needs a postgres datasource "
-                                f"and the csv format, not {args.dialect} and {args.format}")
-    with common.spark_session(f"falcon-import-{args.feed}", spark) as session:
+        raise UsageError("--direct streams PostgreSQL's COPY output as CSV: it needs a postgres datasource "
+                         f"and the csv format, not {args.dialect} and {args.format}")
+    with spark_session(f"falcon-import-{args.feed}", spark) as session:
         user, password = jdbc.credentials(session, args)
         relation = source_relation(args, columns)
         with jdbc.connection(session, args, user, password) as handle:
             table_columns = jdbc.columns_of(handle, jdbc.table_name(args.table)) if not args.query else []
             source_columns = jdbc.columns_of(handle, relation)
             found = bounds(handle, args, relation, split_by) if split_by and args.num_mappers > 1 else None
-        fs = common.HadoopFs(session)
+        fs = HadoopFs(session)
         _belongs(target, args.location, instance, zone)
         try:
             # this run's staging, lease and set-aside version carry its token; other runs' are left to them
-            with common.RunStaging(fs, target, common.RunOwner.current(args.staging_lease_seconds)) as stage:
+            with RunStaging(fs, target, RunOwner.current(args.staging_lease_seconds)) as stage:
                 notes = stage.recover()
                 staging = stage.staging
                 if args.direct:
@@ -249,12 +243,9 @@ def run(args: argparse.Namespace, spark: SparkSession | None = None) -> common.J
         "direct": bool(args.direct),
         "availability_flag": flag, "recovered": notes}
     summary = {key: report[key] for key in ("job", "feed", "instance", "target", "rows", "partitions")}
-    return common.JobResult(summary=summary, report=report)
+    return JobResult(summary=summary, report=report)
 
 
 def main(argv: Sequence[str] | None = None, spark: SparkSession | None = None) -> int:
-    return common.run_job(NAME, parser(), argv, lambda args: run(args, spark))
+    return run_job(NAME, parser(), argv, lambda args: run(args, spark))
 
-
-if __name__ == "__main__":
-    common.script_main(main)

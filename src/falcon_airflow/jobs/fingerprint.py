@@ -1,6 +1,6 @@
 """Late-data fingerprint: one number per input that changes when late data arrives — Falcon's ``LateDataHandler``.
 
-Command line (``spark-submit --py-files common.py,<core zip> fingerprint.py ARGS``)::
+Command line (``spark-submit --py-files <jobs zip> entry/fingerprint.py ARGS``)::
 
     --input NAME=URI[,URI…]    repeatable; URIs may be Hadoop globs (commas inside {a,b} are kept);
                                the literal ``null`` records nothing for that input, as in Falcon
@@ -23,19 +23,18 @@ import argparse
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-if __package__:
-    from . import common
-else:  # run as a script by spark-submit, common.py beside it or shipped with --py-files
-    import common  # type: ignore[import-not-found, no-redef]
-
 from falcon_airflow.core.tables import TableUri
+from falcon_airflow.jobs.catalog import parse_table_uri, partition_detail
+from falcon_airflow.jobs.filesystem import HadoopFs
+from falcon_airflow.jobs.frame import ArgumentParser, JobError, JobResult, UsageError, run_job, spark_session
+from falcon_airflow.jobs.uris import split_paths, split_uri
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = common.ArgumentParser(prog="fingerprint", description="Late-data metrics of instance inputs.")
+    parser = ArgumentParser(prog="fingerprint", description="Late-data metrics of instance inputs.")
     parser.add_argument("--input", action="append", default=[], metavar="NAME=URI[,URI...]")
     parser.add_argument("--table", action="append", default=[], metavar="NAME=CATALOG_URI")
     parser.add_argument("--report", metavar="PATH")
@@ -46,7 +45,7 @@ def _named(text: str, option: str) -> tuple[str, str]:
     name, sep, value = text.partition("=")
     name = name.strip()
     if not sep or not name or not value.strip():
-        raise common.UsageError(f"{option} {text!r}: expected NAME=VALUE")
+        raise UsageError(f"{option} {text!r}: expected NAME=VALUE")
     return name, value.strip()
 
 
@@ -56,27 +55,27 @@ def parse_inputs(args: argparse.Namespace) -> tuple[dict[str, list[str]], dict[s
     for text in args.input:
         name, value = _named(text, "--input")
         if name in inputs or name in tables:
-            raise common.UsageError(f"input name {name!r} given twice")
-        uris = [] if value == "null" else common.split_paths(value)
+            raise UsageError(f"input name {name!r} given twice")
+        uris = [] if value == "null" else split_paths(value)
         for uri in uris:
-            location = common.split_uri(uri)
+            location = split_uri(uri)
             if ".." in location.path.split("/"):
-                raise common.UsageError(f"--input {text!r}: '..' is not allowed in paths")
+                raise UsageError(f"--input {text!r}: '..' is not allowed in paths")
         inputs[name] = uris
     for text in args.table:
         name, value = _named(text, "--table")
         if name in inputs or name in tables:
-            raise common.UsageError(f"input name {name!r} given twice")
-        table = common.parse_table_uri(value)
+            raise UsageError(f"input name {name!r} given twice")
+        table = parse_table_uri(value)
         if table.dated_keys:
-            raise common.UsageError(f"--table {text!r}: partition values must be resolved (no ${{…}} left)")
+            raise UsageError(f"--table {text!r}: partition values must be resolved (no ${{…}} left)")
         tables[name] = table
     if not inputs and not tables:
-        raise common.UsageError("give at least one --input or --table")
+        raise UsageError("give at least one --input or --table")
     return inputs, tables
 
 
-def usage(fs: common.HadoopFs, uris: Sequence[str]) -> int:
+def usage(fs: HadoopFs, uris: Sequence[str]) -> int:
     """Bytes below every match of every glob (Falcon's ``getFileSize`` per path group)."""
     total = 0
     for uri in uris:
@@ -87,7 +86,7 @@ def usage(fs: common.HadoopFs, uris: Sequence[str]) -> int:
 
 def created_seconds(spark: SparkSession, table: TableUri) -> int:
     """The partition's create time (epoch seconds), 0 when the partition does not exist."""
-    details = common.partition_detail(spark, table, dict(table.partitions))
+    details = partition_detail(spark, table, dict(table.partitions))
     created = (details or {}).get("Created Time")
     if not created:
         return 0
@@ -96,17 +95,17 @@ def created_seconds(spark: SparkSession, table: TableUri) -> int:
     try:
         return int(formatter.parse(created).getTime()) // 1000
     except Exception:
-        raise common.JobError(f"cannot read the create time {created!r} of {table.partition_path()}") from None
+        raise JobError(f"cannot read the create time {created!r} of {table.partition_path()}") from None
 
 
 def main(argv: Sequence[str] | None = None, spark: SparkSession | None = None) -> int:
     """Run the fingerprint job on ``argv`` (``spark`` defaults to the running session, or a new one)."""
 
-    def body(args: argparse.Namespace) -> common.JobResult:
+    def body(args: argparse.Namespace) -> JobResult:
         inputs, tables = parse_inputs(args)
         metrics: dict[str, int] = {}
-        with common.spark_session("falcon-late-data-fingerprint", spark, hive=bool(tables)) as session:
-            fs = common.HadoopFs(session)
+        with spark_session("falcon-late-data-fingerprint", spark, hive=bool(tables)) as session:
+            fs = HadoopFs(session)
             for name, uris in inputs.items():
                 if uris:
                     metrics[name] = usage(fs, uris)
@@ -115,10 +114,7 @@ def main(argv: Sequence[str] | None = None, spark: SparkSession | None = None) -
         report = {"job": "fingerprint", "metrics": metrics, "inputs": inputs,
                   "tables": {name: f"catalog:{table.database}:{table.table}#" + ";".join(
                       f"{key}={value}" for key, value in table.partitions) for name, table in tables.items()}}
-        return common.JobResult({"job": "fingerprint", "metrics": metrics}, report)
+        return JobResult({"job": "fingerprint", "metrics": metrics}, report)
 
-    return common.run_job("fingerprint", build_parser(), argv, body)
+    return run_job("fingerprint", build_parser(), argv, body)
 
-
-if __name__ == "__main__":
-    common.script_main(main)

@@ -21,7 +21,7 @@ A password is never printed, never put in a report or an exception message, neve
 the file or provider into ``java.util.Properties`` of the JDBC connection and Spark's JDBC options only. A URL or a
 driver message quoted in an error has its credentials masked.
 
-Standard library, pyspark and the shipped core package only (a job file, shipped with ``--py-files``).
+Standard library, pyspark, the core and the jobs package only (shipped in the zip of ``--py-files``).
 """
 
 from __future__ import annotations
@@ -32,11 +32,6 @@ import re
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
-
-try:
-    from . import common
-except ImportError:  # run by spark-submit: common.py is shipped beside this file with --py-files
-    import common  # type: ignore[import-not-found, no-redef]
 
 from falcon_airflow.core.databases.credentials import (
     ALIAS_RULE,
@@ -49,6 +44,7 @@ from falcon_airflow.core.databases.credentials import (
     resolved_under,
 )
 from falcon_airflow.core.secrets import redact_text, redact_url
+from falcon_airflow.jobs.frame import JobError, UsageError
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -71,18 +67,29 @@ def add_connection_arguments(parser: Any) -> None:
     parser.add_argument("--credential-provider", default=None)
 
 
+def add_instance_arguments(parser: Any) -> None:
+    """What the import and the export are both told: the feed instance (feed, cluster, time, zone, location) and
+    the database side of the transfer."""
+    parser.add_argument("--feed", required=True)
+    parser.add_argument("--cluster", required=True)
+    parser.add_argument("--instance", required=True)
+    parser.add_argument("--timezone", default="UTC")
+    parser.add_argument("--location", required=True)
+    add_connection_arguments(parser)
+
+
 def table_name(text: str) -> str:
     """A table name as Sqoop took it (``[catalog.][schema.]table``); anything else could inject SQL."""
     name = text.strip()
     if not _IDENTIFIER.match(name):
-        raise common.UsageError(f"table name '{text}' is not [schema.]table of letters, digits and _")
+        raise UsageError(f"table name '{text}' is not [schema.]table of letters, digits and _")
     return name
 
 
 def column_name(text: str) -> str:
     name = text.strip()
     if not _COLUMN.match(name):
-        raise common.UsageError(f"column name '{text}' is not letters, digits and _")
+        raise UsageError(f"column name '{text}' is not letters, digits and _")
     return name
 
 
@@ -95,14 +102,14 @@ def credentials(spark: SparkSession, args: Any) -> tuple[str | None, str | None]
             with open(secret_file, encoding="utf-8") as handle:
                 data = json.load(handle)
         except (OSError, ValueError) as problem:
-            raise common.JobError(f"cannot read the credentials file named by ${CREDENTIALS_ENV}: "
-                                  f"{type(problem).__name__}") from None
+            raise JobError(f"cannot read the credentials file named by ${CREDENTIALS_ENV}: "
+                           f"{type(problem).__name__}") from None
         return data.get("user") or user, data.get("password")
     if args.password_file:
         return user, _read_password_file(spark, args.password_file)
     if args.password_alias:
         if not args.credential_provider:
-            raise common.UsageError("--password-alias needs --credential-provider")
+            raise UsageError("--password-alias needs --credential-provider")
         return user, _read_alias(spark, args.password_alias, args.credential_provider)
     return user, None
 
@@ -116,8 +123,8 @@ def _given_roots(what: str, rule: str) -> list[str]:
         roots = []
     roots = [str(item) for item in roots if isinstance(item, str) and item.strip()] if isinstance(roots, list) else []
     if not roots:
-        raise common.JobError(f"{what} is refused (rule {rule}): no credential roots were given in ${ROOTS_ENV} "
-                              f"([falcon] {ROOTS_KEY} of the deployment), so no file may be read")
+        raise JobError(f"{what} is refused (rule {rule}): no credential roots were given in ${ROOTS_ENV} "
+                       f"([falcon] {ROOTS_KEY} of the deployment), so no file may be read")
     return roots
 
 
@@ -148,11 +155,11 @@ def _checked_location(session: Any, text: str, what: str, rule: str) -> str:
     try:
         parse_location(text)
     except CredentialPathError as problem:
-        raise common.JobError(f"{what} is refused (rule {rule}): {problem}") from None
+        raise JobError(f"{what} is refused (rule {rule}): {problem}") from None
     try:
         resolved = _resolve(session, text, must_exist=True)
     except Exception:
-        raise common.JobError(f"cannot read the {what}") from None
+        raise JobError(f"cannot read the {what}") from None
     allowed = []
     for root in roots:
         try:
@@ -160,8 +167,8 @@ def _checked_location(session: Any, text: str, what: str, rule: str) -> str:
         except Exception:
             continue
     if not resolved_under(resolved, allowed):
-        raise common.JobError(f"{what} is refused (rule {rule}): {resolved} (links resolved) is not under the "
-                              f"credential roots {', '.join(roots)} ([falcon] {ROOTS_KEY})")
+        raise JobError(f"{what} is refused (rule {rule}): {resolved} (links resolved) is not under the "
+                       f"credential roots {', '.join(roots)} ([falcon] {ROOTS_KEY})")
     return resolved
 
 
@@ -176,7 +183,7 @@ def _read_password_file(spark: SparkSession, path: str) -> str:
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
-        raise common.JobError(f"the {what} is not UTF-8 text") from None
+        raise JobError(f"the {what} is not UTF-8 text") from None
     return text[:-1] if text.endswith("\n") else text
 
 
@@ -187,9 +194,9 @@ def _read_local(real: str, what: str) -> bytes:
         with os.fdopen(descriptor, "rb") as handle:
             data = handle.read(MAX_PASSWORD_FILE_BYTES + 1)
     except OSError:
-        raise common.JobError(f"cannot read the {what}") from None
+        raise JobError(f"cannot read the {what}") from None
     if len(data) > MAX_PASSWORD_FILE_BYTES:
-        raise common.JobError(f"the {what} is larger than {MAX_PASSWORD_FILE_BYTES} bytes: not a password file")
+        raise JobError(f"the {what} is larger than {MAX_PASSWORD_FILE_BYTES} bytes: not a password file")
     return data
 
 
@@ -200,16 +207,16 @@ def _read_hadoop(session: Any, resolved: str, what: str) -> bytes:
     try:
         fs = hadoop_path.getFileSystem(conf)
         if int(fs.getFileStatus(hadoop_path).getLen()) > MAX_PASSWORD_FILE_BYTES:
-            raise common.JobError(f"the {what} is larger than {MAX_PASSWORD_FILE_BYTES} bytes: not a password file")
+            raise JobError(f"the {what} is larger than {MAX_PASSWORD_FILE_BYTES} bytes: not a password file")
         stream = fs.open(hadoop_path)
         try:
             data = jvm.org.apache.commons.io.IOUtils.toByteArray(stream)
         finally:
             stream.close()
-    except common.JobError:
+    except JobError:
         raise
     except Exception:
-        raise common.JobError(f"cannot read the {what}") from None
+        raise JobError(f"cannot read the {what}") from None
     return bytes(data)
 
 
@@ -219,8 +226,8 @@ def _read_alias(spark: SparkSession, alias: str, provider: str) -> str:
     try:
         keystores = provider_locations(provider)
     except CredentialPathError as problem:
-        raise common.JobError(f"credential provider {redact_url(provider)} is refused (rule {ALIAS_RULE}): "
-                              f"{problem}") from None
+        raise JobError(f"credential provider {redact_url(provider)} is refused (rule {ALIAS_RULE}): "
+                       f"{problem}") from None
     for keystore in keystores:
         _checked_location(session, keystore.text, f"credential provider keystore {keystore.text}", ALIAS_RULE)
     conf = jvm.org.apache.hadoop.conf.Configuration(session.sparkContext._jsc.hadoopConfiguration())
@@ -230,10 +237,10 @@ def _read_alias(spark: SparkSession, alias: str, provider: str) -> str:
     try:
         chars = conf.getPassword(alias)
     except Exception:
-        raise common.JobError(f"cannot read alias '{alias}' from credential provider {redact_url(provider)}") \
+        raise JobError(f"cannot read alias '{alias}' from credential provider {redact_url(provider)}") \
             from None
     if chars is None:
-        raise common.JobError(f"credential provider {redact_url(provider)} has no alias '{alias}'")
+        raise JobError(f"credential provider {redact_url(provider)} has no alias '{alias}'")
     return "".join(str(c) for c in chars)
 
 
@@ -272,7 +279,7 @@ def connection(spark: SparkSession, args: Any, user: str | None, password: str |
         jvm.java.lang.Class.forName(args.driver)
         handle = jvm.java.sql.DriverManager.getConnection(jdbc_url(args), properties)
     except Exception as problem:
-        raise common.JobError(f"cannot connect to {redact_url(args.url.split('?')[0])}: {java_message(problem)}") \
+        raise JobError(f"cannot connect to {redact_url(args.url.split('?')[0])}: {java_message(problem)}") \
             from None
     try:
         yield handle

@@ -2,7 +2,7 @@
 
 ::
 
-    spark-submit [spark options] --py-files lineage_plan.py,<core zip> lineage_driver.py \\
+    spark-submit [spark options] --py-files <jobs zip> entry/lineage_driver.py \\
         --falcon-script USER_SCRIPT.py [--falcon-lineage-out PATH] -- [user args ...]
 
 The driver hooks ``DataFrameWriter`` (``save``, ``parquet``, ``csv``, ``json``, ``orc``, ``text``, ``saveAsTable``,
@@ -11,7 +11,7 @@ The driver hooks ``DataFrameWriter`` (``save``, ``parquet``, ``csv``, ``json``, 
 script raised or exited non-zero, the exception being re-raised afterwards so the job keeps its own status.
 
 Each hooked write computes, before the data is written, the column lineage of the DataFrame being written
-(:func:`lineage_plan.column_lineage`) and the identity of the output: a path is qualified by its Hadoop
+(:func:`column_lineage`) and the identity of the output: a path is qualified by its Hadoop
 filesystem and named as OpenLineage names files (``file`` + absolute path, ``hdfs://nn:8020`` + path,
 ``s3://bucket`` + key), normalised like a feed path; a table is ``<table namespace>`` + ``db.table``.
 
@@ -51,13 +51,18 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-try:
-    from . import lineage_plan
-except ImportError:  # run as a spark-submit script: lineage_plan.py sits beside it (or comes with --py-files)
-    import lineage_plan  # type: ignore[import-not-found, no-redef]
-
 from falcon_airflow.core.lineage import PRODUCER
 from falcon_airflow.core.naming import DatasetId, location_dataset
+from falcon_airflow.jobs.lineage_plan.lineage import column_lineage
+from falcon_airflow.jobs.lineage_plan.model import (
+    VERSION,
+    ColumnLineage,
+    InputDataset,
+    SchemaField,
+    schema_facet,
+    schema_fields,
+)
+from falcon_airflow.jobs.lineage_plan.naming import table_namespace
 
 log = logging.getLogger("falcon_airflow.lineage_driver")
 
@@ -107,16 +112,16 @@ class Output:
     lineage could not be computed: the dataset is still reported, without ``columnLineage``)."""
 
     dataset: DatasetId
-    lineage: lineage_plan.ColumnLineage | None
+    lineage: ColumnLineage | None
     method: str
     kind: str = "file"
-    schema: tuple[lineage_plan.SchemaField, ...] = ()
+    schema: tuple[SchemaField, ...] = ()
     seconds: float = 0.0
 
     def to_dict(self, producer: str = PRODUCER) -> dict[str, Any]:
         facets: dict[str, Any] = {}
         if self.schema:
-            facets["schema"] = lineage_plan.schema_facet(self.schema, producer)
+            facets["schema"] = schema_facet(self.schema, producer)
         if self.lineage is not None:
             facets["columnLineage"] = self.lineage.to_facet(producer)
         return {"namespace": self.dataset.namespace, "name": self.dataset.name, "facets": facets}
@@ -201,17 +206,17 @@ class Recorder:
             except Exception as error:
                 _warn(f"naming the output of {method}({target!r})", error)
                 return None
-            schema: tuple[lineage_plan.SchemaField, ...] = ()
-            computed: lineage_plan.ColumnLineage | None = None
+            schema: tuple[SchemaField, ...] = ()
+            computed: ColumnLineage | None = None
             try:
-                computed = lineage_plan.column_lineage(df)
+                computed = column_lineage(df)
                 if names:
                     computed = _rename(computed, names)
                 schema = computed.schema
             except Exception as error:
                 _warn(f"column lineage of {method}({target!r})", error)
                 try:
-                    schema = lineage_plan.schema_fields(df.schema)
+                    schema = schema_fields(df.schema)
                 except Exception:
                     schema = ()
             return Output(dataset, computed, method, kind, schema, time.perf_counter() - started)
@@ -258,7 +263,7 @@ class Recorder:
             facets["parent"] = facet
         facets["processing_engine"] = {"_producer": PRODUCER, "_schemaURL": ENGINE_SCHEMA_URL,
                                        "version": self.spark_version or _pyspark_version(), "name": "spark",
-                                       "openlineageAdapterVersion": lineage_plan.VERSION}
+                                       "openlineageAdapterVersion": VERSION}
         if error is not None:
             if isinstance(error, BaseException):
                 message = f"{type(error).__name__}: {error}"
@@ -275,7 +280,7 @@ class Recorder:
         """The START and the terminal event (``COMPLETE``, ``FAIL`` or ``ABORT``) of this run."""
         with self._lock:
             outputs = list(self.outputs.values())
-        inputs: dict[DatasetId, lineage_plan.InputDataset] = {}
+        inputs: dict[DatasetId, InputDataset] = {}
         for output in outputs:
             for dataset in output.lineage.inputs if output.lineage is not None else ():
                 inputs.setdefault(dataset.id, dataset)
@@ -354,7 +359,7 @@ def _path_target(spark: Any, path: str) -> DatasetId:
 def _catalog_uri_target(spark: Any, uri: str) -> DatasetId:
     """Falcon's ``catalog:db:table#partition`` URI: the table."""
     database, _, rest = uri.removeprefix("catalog:").partition(":")
-    return DatasetId(lineage_plan.table_namespace(spark), f"{database.strip()}.{rest.partition('#')[0]}")
+    return DatasetId(table_namespace(spark), f"{database.strip()}.{rest.partition('#')[0]}")
 
 
 def _table_target(spark: Any, name: str, method: str) -> tuple[DatasetId, list[str] | None]:
@@ -368,18 +373,18 @@ def _table_target(spark: Any, name: str, method: str) -> tuple[DatasetId, list[s
             names = list(spark.table(str(name)).columns)
         except Exception as error:
             log.debug("columns of %s unknown: %s", name, error)
-    return DatasetId(lineage_plan.table_namespace(spark), f"{database}.{table}"), names
+    return DatasetId(table_namespace(spark), f"{database}.{table}"), names
 
 
-def _rename(computed: lineage_plan.ColumnLineage, names: list[str]) -> lineage_plan.ColumnLineage:
+def _rename(computed: ColumnLineage, names: list[str]) -> ColumnLineage:
     """``insertInto`` writes by position: the lineage of column *i* belongs to the table's column *i*."""
     if len(names) != len(computed.columns):
         return computed
     mapping = dict(zip(computed.columns, names, strict=True))
     fields = {mapping.get(column, column): inputs for column, inputs in computed.fields.items()}
-    schema = tuple(lineage_plan.SchemaField(mapping.get(item.name, item.name), item.type, item.fields)
+    schema = tuple(SchemaField(mapping.get(item.name, item.name), item.type, item.fields)
                    for item in computed.schema)
-    return lineage_plan.ColumnLineage(fields, computed.dataset, computed.inputs, tuple(names), schema, computed.plan,
+    return ColumnLineage(fields, computed.dataset, computed.inputs, tuple(names), schema, computed.plan,
                                       computed.stats)
 
 
@@ -582,9 +587,6 @@ def run(script: str, user_args: Sequence[str], out: str | None = None) -> int:
     recorder = reset()
     recorder.script = script
     recorder.out = out
-    if __name__ == "__main__":  # a script importing lineage_driver must share this RECORDER, not load a copy
-        for alias in ("lineage_driver", "falcon_airflow.jobs.lineage_driver"):
-            sys.modules.setdefault(alias, sys.modules[__name__])
     recorder.capture_conf()
     try:
         install_hooks(recorder)
@@ -627,6 +629,3 @@ def main(argv: Sequence[str] | None = None) -> int:
     options, user_args = parse_arguments(sys.argv[1:] if argv is None else argv)
     return run(options.falcon_script, user_args, options.falcon_lineage_out)
 
-
-if __name__ == "__main__":
-    sys.exit(main())

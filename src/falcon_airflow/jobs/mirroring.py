@@ -1,7 +1,7 @@
 """Falcon's mirroring extensions as one PySpark job with a subcommand per extension; the copying is replication's
-(``jobs/replication.py``: verified copy tasks, staging and rename).
+(``jobs/replication/``: verified copy tasks, staging and rename).
 
-Command line (``spark-submit --py-files common.py,replication.py,<core zip> mirroring.py SUBCOMMAND ARGS``)::
+Command line (``spark-submit --py-files <jobs zip> entry/mirroring.py SUBCOMMAND ARGS``)::
 
     hdfs      --job NAME --source-cluster C --target-cluster C --instance T
               --source-dir URI (repeatable) --target-dir URI [--max-maps N] [--map-bandwidth MB] [--report PATH]
@@ -58,15 +58,25 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
-if __package__:
-    from . import common, replication
-else:  # run as a script by spark-submit, common.py and replication.py shipped with --py-files
-    import common  # type: ignore[import-not-found, no-redef]
-    import replication  # type: ignore[import-not-found, no-redef]
-
 from falcon_airflow.core.mirror_targets import DEFAULT_MIN_DEPTH, Protected, refusals, shared_folders
 from falcon_airflow.core.tables import TableUri
 from falcon_airflow.core.times import format_instant, parse_instant
+from falcon_airflow.jobs.catalog import check_identifier
+from falcon_airflow.jobs.filesystem import HadoopFs
+from falcon_airflow.jobs.frame import (
+    ArgumentParser,
+    JobError,
+    JobResult,
+    UsageError,
+    first_line,
+    run_job,
+    spark_session,
+)
+from falcon_airflow.jobs.replication.metastore import ThriftMetastore
+from falcon_airflow.jobs.replication.options import Options, parse_options
+from falcon_airflow.jobs.replication.options import build_parser as build_replication_parser
+from falcon_airflow.jobs.replication.replicator import Replicator
+from falcon_airflow.jobs.uris import checked_path, name_of, parent_of, parse_location, split_uri
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -76,7 +86,7 @@ _STAMP = "%Y%m%d%H%M"
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = common.ArgumentParser(prog="mirroring", description="Run a mirroring extension job.")
+    parser = ArgumentParser(prog="mirroring", description="Run a mirroring extension job.")
     commands = parser.add_subparsers(dest="extension", required=True)
     for name in ("hdfs", "snapshot", "hive"):
         sub = commands.add_parser(name)
@@ -121,10 +131,10 @@ def _protected(args: argparse.Namespace) -> list[Protected]:
 
 
 def check_target(args: argparse.Namespace, target: str) -> None:
-    """Refuse (:class:`common.JobError`) a folder this run may not replace: a mirror deletes what its source does
+    """Refuse (:class:`JobError`) a folder this run may not replace: a mirror deletes what its source does
     not hold. Called for every folder before anything is copied or deleted."""
     texts = [target]
-    split = common.split_uri(target)
+    split = split_uri(target)
     if (split.scheme or "file").lower() == "file" and split.path.startswith("/"):
         real = os.path.realpath(split.path)  # a symbolic link on the way leads the mirror elsewhere
         if real != split.path.rstrip("/"):
@@ -135,58 +145,58 @@ def check_target(args: argparse.Namespace, target: str) -> None:
                                                              min_depth=args.min_depth)]
     if messages:
         shown = f"{target} (really {texts[1]})" if len(texts) > 1 else target
-        raise common.JobError(f"refused to mirror onto {shown}: it " + "; it ".join(messages[:3])
-                              + (f" (and {len(messages) - 3} more)" if len(messages) > 3 else "")
-                              + "; a mirror replaces its target, deleting what the source does not hold: nothing "
-                                "was copied or deleted")
+        raise JobError(f"refused to mirror onto {shown}: it " + "; it ".join(messages[:3])
+                       + (f" (and {len(messages) - 3} more)" if len(messages) > 3 else "")
+                       + "; a mirror replaces its target, deleting what the source does not hold: nothing "
+                         "was copied or deleted")
 
 
 def _check(args: argparse.Namespace) -> None:
     if args.max_maps < 1:
-        raise common.UsageError("--max-maps must be at least 1")
+        raise UsageError("--max-maps must be at least 1")
     if args.min_depth < 1:
-        raise common.UsageError("--min-depth must be at least 1")
+        raise UsageError("--min-depth must be at least 1")
     args.instance = format_instant(parse_instant(args.instance))
     if not re.fullmatch(r"[A-Za-z][\w-]*", args.job):
-        raise common.UsageError(f"--job {args.job!r} is not a job name")
+        raise UsageError(f"--job {args.job!r} is not a job name")
     if args.extension == "hive":
         for uri in (args.source_metastore, args.target_metastore):
             if not re.fullmatch(r"thrift://[^/\s]+:\d+/?", uri):
-                raise common.UsageError(f"{uri!r} is not thrift://host:port")
+                raise UsageError(f"{uri!r} is not thrift://host:port")
         if args.source_metastore.rstrip("/") == args.target_metastore.rstrip("/"):
-            raise common.UsageError("the source and target metastores are one: the tables would mirror onto "
-                                    "themselves")
+            raise UsageError("the source and target metastores are one: the tables would mirror onto "
+                             "themselves")
         for name in [*args.database, *args.table]:
-            common.check_identifier(name)
+            check_identifier(name)
         if args.table and len(args.database) != 1:
-            raise common.UsageError("--table needs exactly one --database")
+            raise UsageError("--table needs exactly one --database")
     if args.extension == "snapshot":
         for side in ("source", "target"):
             if getattr(args, f"{side}_keep") < 1 or getattr(args, f"{side}_age_seconds") < 0:
-                raise common.UsageError(f"--{side}-keep must be at least 1 and --{side}-age-seconds not negative")
+                raise UsageError(f"--{side}-keep must be at least 1 and --{side}-age-seconds not negative")
         if len(args.source_dir) != 1:
-            raise common.UsageError("snapshot mirroring has one --source-dir")
+            raise UsageError("snapshot mirroring has one --source-dir")
     if args.extension in ("hdfs", "snapshot"):
-        target = str(common.parse_location(args.target_dir, "--target-dir"))
+        target = str(parse_location(args.target_dir, "--target-dir"))
         check_target(args, target)
         if len(args.source_dir) > 1:  # each source lands in a folder of its name under the target
             for text in args.source_dir:
-                name = common.name_of(common.parse_location(text, "--source-dir").path)
+                name = name_of(parse_location(text, "--source-dir").path)
                 check_target(args, f"{target.rstrip('/')}/{name}")
 
 
-def _replication_options(args: argparse.Namespace, source: str, target: str) -> replication.Options:
+def _replication_options(args: argparse.Namespace, source: str, target: str) -> Options:
     """Replication's options for one folder of a mirror: no availability flag, deleted files removed."""
     argv = ["--feed", args.job, "--source-cluster", args.source_cluster, "--target-cluster", args.target_cluster,
             "--instance", args.instance, "--source-path", source, "--target-path", target,
             "--max-maps", str(args.max_maps), "--map-bandwidth", str(args.map_bandwidth),
             "--no-availability-flag", "--remove-deleted-files",
             "--executor-jvm", args.executor_jvm]
-    return replication.parse_options(replication.build_parser().parse_args(argv))
+    return parse_options(build_replication_parser().parse_args(argv))
 
 
 def _mirror_folder(spark: SparkSession, args: argparse.Namespace, source: str, target: str) -> dict[str, Any]:
-    replicator = replication.Replicator(spark, _replication_options(args, source, target))
+    replicator = Replicator(spark, _replication_options(args, source, target))
     try:
         report = replicator.run()
     finally:
@@ -205,12 +215,12 @@ def _totals(copies: list[dict[str, Any]]) -> dict[str, int]:
 # -- hdfs-mirroring --------------------------------------------------------------------------------------------------
 
 def mirror_hdfs(spark: SparkSession, args: argparse.Namespace) -> dict[str, Any]:
-    target = common.parse_location(args.target_dir, "--target-dir")
-    sources = [common.parse_location(text, "--source-dir") for text in args.source_dir]
-    names = [common.name_of(source.path) for source in sources]
+    target = parse_location(args.target_dir, "--target-dir")
+    sources = [parse_location(text, "--source-dir") for text in args.source_dir]
+    names = [name_of(source.path) for source in sources]
     if len(sources) > 1 and len(set(names)) != len(names):
-        raise common.UsageError(f"source folders {', '.join(map(str, sources))} share a name: their mirrors under "
-                                f"{target} would collide")
+        raise UsageError(f"source folders {', '.join(map(str, sources))} share a name: their mirrors under "
+                         f"{target} would collide")
     pairs = [(str(sources[0]), str(target))] if len(sources) == 1 else [
         (str(source), target.with_path(target.path.rstrip("/") + "/" + name)) for source, name in zip(sources, names,
                                                                                                       strict=True)]
@@ -224,7 +234,7 @@ def mirror_hdfs(spark: SparkSession, args: argparse.Namespace) -> dict[str, Any]
 class SnapshotFolder:
     """A snapshottable HDFS folder and the job's snapshots in it."""
 
-    def __init__(self, fs: common.HadoopFs, uri: str, job: str, what: str) -> None:
+    def __init__(self, fs: HadoopFs, uri: str, job: str, what: str) -> None:
         self.fs = fs
         self.uri = uri.rstrip("/")
         self.what = what
@@ -232,16 +242,16 @@ class SnapshotFolder:
         self.hdfs = fs.filesystem(uri)
         status = fs.status(uri)
         if status is None or not status.is_dir:
-            raise common.JobError(f"{what} folder {uri} does not exist")
+            raise JobError(f"{what} folder {uri} does not exist")
         java_status = self.hdfs.getFileStatus(fs.path(uri))
         if not hasattr(self.hdfs, "createSnapshot") or not bool(java_status.isSnapshotEnabled()):
-            raise common.JobError(f"{what} folder {uri} is not snapshottable: an HDFS administrator enables it "
-                                  f"with `hdfs dfsadmin -allowSnapshot {common.split_uri(uri).path}`")
+            raise JobError(f"{what} folder {uri} is not snapshottable: an HDFS administrator enables it "
+                           f"with `hdfs dfsadmin -allowSnapshot {split_uri(uri).path}`")
 
     def snapshots(self) -> list[str]:
         """The job's snapshots, oldest first (their names end in the instance time)."""
         entries = self.fs.list_dir(f"{self.uri}/.snapshot")
-        names = [common.name_of(common.split_uri(entry.path).path) for entry in entries]
+        names = [name_of(split_uri(entry.path).path) for entry in entries]
         return sorted(name for name in names if name.startswith(self.prefix) and _snapshot_time(name, self.prefix))
 
     def create(self, name: str) -> None:
@@ -266,7 +276,7 @@ class SnapshotFolder:
 
 def _relative(raw: Any) -> str:
     text = bytes(raw).decode("utf-8") if isinstance(raw, (bytes, bytearray)) else str(raw)
-    return common.checked_path("/" + text.strip("/")).lstrip("/") if text.strip("/") else ""
+    return checked_path("/" + text.strip("/")).lstrip("/") if text.strip("/") else ""
 
 
 def _snapshot_time(name: str, prefix: str) -> datetime | None:
@@ -276,13 +286,13 @@ def _snapshot_time(name: str, prefix: str) -> datetime | None:
         return None
 
 
-def _tree(fs: common.HadoopFs, root: str) -> tuple[dict[str, int], set[str]]:
+def _tree(fs: HadoopFs, root: str) -> tuple[dict[str, int], set[str]]:
     """(relative file → length, relative folders) below ``root``."""
     files: dict[str, int] = {}
     folders: set[str] = set()
-    base = common.split_uri(root).path.rstrip("/")
+    base = split_uri(root).path.rstrip("/")
     for entry in fs.list_files(root):
-        rel = common.split_uri(entry.path).path[len(base):].lstrip("/")
+        rel = split_uri(entry.path).path[len(base):].lstrip("/")
         files[rel] = entry.length
         parts = rel.split("/")[:-1]
         folders.update("/".join(parts[:index]) for index in range(1, len(parts) + 1))
@@ -292,9 +302,9 @@ def _tree(fs: common.HadoopFs, root: str) -> tuple[dict[str, int], set[str]]:
 class SnapshotMirror:
     def __init__(self, spark: SparkSession, args: argparse.Namespace) -> None:
         self.args = args
-        self.source_uri = str(common.parse_location(args.source_dir[0], "--source-dir"))
-        self.target_uri = str(common.parse_location(args.target_dir, "--target-dir"))
-        self.replicator = replication.Replicator(spark, _replication_options(args, self.source_uri, self.target_uri))
+        self.source_uri = str(parse_location(args.source_dir[0], "--source-dir"))
+        self.target_uri = str(parse_location(args.target_dir, "--target-dir"))
+        self.replicator = Replicator(spark, _replication_options(args, self.source_uri, self.target_uri))
         self.fs = self.replicator.fs
         self.source = SnapshotFolder(self.fs, self.source_uri, args.job, "source")
         self.target = SnapshotFolder(self.fs, self.target_uri, args.job, "target")
@@ -336,9 +346,9 @@ class SnapshotMirror:
             if kind == "RENAME" and renamed is not None:
                 source, target = self._target_path(rel), self._target_path(renamed)
                 if self.fs.exists(source) and not self.fs.exists(target):
-                    self.fs.mkdirs(self._target_path(common.parent_of("/" + renamed).lstrip("/")))
+                    self.fs.mkdirs(self._target_path(parent_of("/" + renamed).lstrip("/")))
                     if not self.fs.rename(source, target):
-                        raise common.JobError(f"cannot rename {source} to {target}")
+                        raise JobError(f"cannot rename {source} to {target}")
                 touched.add(renamed)
             elif kind == "DELETE" and rel:
                 if self.fs.delete(self._target_path(rel), True):
@@ -384,7 +394,7 @@ class SnapshotMirror:
         bad = [result["rel"] for result in results if not (result["bytes"] == result["read"] == result["length"]
                                                            and result["src_crc"] == result["dst_crc"])]
         if bad or len(results) != len(items):
-            raise common.JobError(f"verification failed for {', '.join(bad[:3]) or 'missing results'}")
+            raise JobError(f"verification failed for {', '.join(bad[:3]) or 'missing results'}")
         return {"copied": len(items), "copied_bytes": sum(int(item["length"]) for item in items), "removed": removed}
 
     def check_equal(self) -> tuple[int, int]:
@@ -393,8 +403,8 @@ class SnapshotMirror:
         present, present_folders = _tree(self.fs, self.target_uri)
         if files != present or folders != present_folders:
             differing = sorted(set(files.items()) ^ set(present.items()))[:3]
-            raise common.JobError(f"the target {self.target_uri} does not match snapshot {self.name} after the "
-                                  f"copy (e.g. {differing}); no target snapshot was taken")
+            raise JobError(f"the target {self.target_uri} does not match snapshot {self.name} after the "
+                           f"copy (e.g. {differing}); no target snapshot was taken")
         return len(files), sum(files.values())
 
     def retain(self, folder: SnapshotFolder, side: str) -> list[str]:
@@ -417,9 +427,9 @@ class HiveMirror:
     def __init__(self, spark: SparkSession, args: argparse.Namespace) -> None:
         self.spark = spark
         self.args = args
-        self.storage = common.parse_location(args.target_storage, "--target-storage")
-        self.source = replication.ThriftMetastore(spark, args.source_metastore)
-        self.target = replication.ThriftMetastore(spark, args.target_metastore)
+        self.storage = parse_location(args.target_storage, "--target-storage")
+        self.source = ThriftMetastore(spark, args.source_metastore)
+        self.target = ThriftMetastore(spark, args.target_metastore)
 
     def close(self) -> None:
         self.source.close()
@@ -427,7 +437,7 @@ class HiveMirror:
 
     def on_target(self, location: str) -> str:
         """The same path, on the target cluster's storage."""
-        return self.storage.with_path(common.split_uri(location).path)
+        return self.storage.with_path(split_uri(location).path)
 
     def ensure_database(self, name: str) -> bool:
         try:
@@ -435,23 +445,23 @@ class HiveMirror:
             return False
         except Exception as error:
             if "NoSuchObjectException" not in str(error):
-                raise common.JobError(f"database {name} cannot be read from {self.target.uri}: "
-                                      f"{replication._first_line(error)}") from None
+                raise JobError(f"database {name} cannot be read from {self.target.uri}: "
+                               f"{first_line(error)}") from None
         database = self.source.client.getDatabase(name).deepCopy()
         database.setLocationUri(self.on_target(str(database.getLocationUri())))
         try:
             self.target.client.createDatabase(database)
         except Exception as error:
             if "AlreadyExistsException" not in str(error):
-                raise common.JobError(f"database {name} cannot be created in {self.target.uri}: "
-                                      f"{replication._first_line(error)}") from None
+                raise JobError(f"database {name} cannot be created in {self.target.uri}: "
+                               f"{first_line(error)}") from None
         return True
 
     def plan_table(self, database: str, name: str) -> tuple[Any, list[Any]]:
         """The source table and its partitions, every folder the mirror would replace checked first."""
         table = self.source.client.getTable(database, name)
         if str(table.getTableType()) == "VIRTUAL_VIEW":
-            raise common.JobError(f"{database}.{name} is a view: Hive mirroring copies tables")
+            raise JobError(f"{database}.{name} is a view: Hive mirroring copies tables")
         keys = list(table.getPartitionKeys())
         partitions = list(self.source.client.listPartitions(database, name, -1)) if keys else []
         folders = [str(partition.getSd().getLocation()) for partition in partitions] or [
@@ -469,8 +479,8 @@ class HiveMirror:
             self.target.client.getTable(database, name)
         except Exception as error:
             if "NoSuchObjectException" not in str(error):
-                raise common.JobError(f"table {database}.{name} cannot be read from {self.target.uri}: "
-                                      f"{replication._first_line(error)}") from None
+                raise JobError(f"table {database}.{name} cannot be read from {self.target.uri}: "
+                               f"{first_line(error)}") from None
             self.target.create_like(table, TableUri(database, name, ()), self.on_target(location))
             created = True
         copies: list[dict[str, Any]] = []
@@ -498,7 +508,7 @@ class HiveMirror:
             copy.getSd().setLocation(location)
             self.target.client.add_partition(copy)
             return 1
-        if common.split_uri(str(existing.getSd().getLocation())).path != common.split_uri(location).path:
+        if split_uri(str(existing.getSd().getLocation())).path != split_uri(location).path:
             existing.getSd().setLocation(location)
             self.target.client.alter_partition(database, name, existing)
         return 0
@@ -512,8 +522,8 @@ class HiveMirror:
                 names = list(self.args.table) or sorted(str(item) for item in
                                                         self.source.client.getAllTables(database))
             except Exception as error:
-                raise common.JobError(f"database {database} cannot be read from {self.source.uri}: "
-                                      f"{replication._first_line(error)}") from None
+                raise JobError(f"database {database} cannot be read from {self.source.uri}: "
+                               f"{first_line(error)}") from None
             # every table's folders are checked before anything of the run is created or replaced
             plans[database] = [(name, self.plan_table(database, name)) for name in names]
         for database, planned in plans.items():
@@ -527,9 +537,9 @@ class HiveMirror:
 
 
 def main(argv: Sequence[str] | None = None, spark: SparkSession | None = None) -> int:
-    def body(args: argparse.Namespace) -> common.JobResult:
+    def body(args: argparse.Namespace) -> JobResult:
         _check(args)
-        with common.spark_session(f"falcon-{args.extension}-mirroring-{args.job}", spark) as session:
+        with spark_session(f"falcon-{args.extension}-mirroring-{args.job}", spark) as session:
             if args.extension == "hdfs":
                 details = mirror_hdfs(session, args)
             elif args.extension == "snapshot":
@@ -547,10 +557,7 @@ def main(argv: Sequence[str] | None = None, spark: SparkSession | None = None) -
         report = {"job": "mirroring", "name": args.job, "source_cluster": args.source_cluster,
                   "target_cluster": args.target_cluster, "instance": args.instance, **details}
         summary = {key: value for key, value in report.items() if key not in ("copies", "tables")}
-        return common.JobResult(summary, report)
+        return JobResult(summary, report)
 
-    return common.run_job("mirroring", build_parser(), argv, body)
+    return run_job("mirroring", build_parser(), argv, body)
 
-
-if __name__ == "__main__":
-    common.script_main(main)

@@ -1,6 +1,6 @@
 """Runs an Oozie ``fs`` action through the Hadoop FileSystem API of the Spark JVM (file://, hdfs://, s3a:// alike).
 
-Command line (``spark-submit --py-files common.py,<core zip> oozie_fs.py ARGS``)::
+Command line (``spark-submit --py-files <jobs zip> entry/oozie_fs.py ARGS``)::
 
     --operations JSON   the action's commands in document order: [{"op": "mkdir"|"delete"|"move"|"chmod"|"touchz"|
                         "chgrp", "path": URI, ...}] with "target" (move), "permissions" (chmod), "group" (chgrp),
@@ -31,10 +31,9 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-if __package__:
-    from . import common
-else:  # run as a script by spark-submit, common.py beside it or shipped with --py-files
-    import common  # type: ignore[import-not-found, no-redef]
+from falcon_airflow.jobs.filesystem import HadoopFs
+from falcon_airflow.jobs.frame import ArgumentParser, JobError, JobResult, UsageError, run_job, spark_session
+from falcon_airflow.jobs.uris import parent_of, split_uri
 
 OPERATIONS = ("mkdir", "delete", "move", "chmod", "touchz", "chgrp")
 _SYMBOLIC = re.compile(r"-?([r-][w-][xsStT-]){3}")
@@ -42,7 +41,7 @@ _OCTAL = re.compile(r"[0-7]{3,4}")
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = common.ArgumentParser(prog="oozie_fs", description="Run an Oozie fs action.")
+    parser = ArgumentParser(prog="oozie_fs", description="Run an Oozie fs action.")
     parser.add_argument("--operations", required=True, metavar="JSON")
     parser.add_argument("--report")
     return parser
@@ -53,16 +52,16 @@ def parse_operations(text: str) -> list[dict[str, Any]]:
     try:
         operations = json.loads(text)
     except ValueError as error:
-        raise common.UsageError(f"--operations is not JSON: {error}") from error
+        raise UsageError(f"--operations is not JSON: {error}") from error
     if not isinstance(operations, list):
-        raise common.UsageError("--operations must be a JSON list")
+        raise UsageError("--operations must be a JSON list")
     for number, item in enumerate(operations, start=1):
         if not isinstance(item, dict) or item.get("op") not in OPERATIONS:
-            raise common.UsageError(f"operation {number}: 'op' must be one of {', '.join(OPERATIONS)}")
+            raise UsageError(f"operation {number}: 'op' must be one of {', '.join(OPERATIONS)}")
         needed = {"move": ("path", "target"), "chmod": ("path", "permissions"), "chgrp": ("path", "group")}
         for key in needed.get(item["op"], ("path",)):
             if not isinstance(item.get(key), str) or not item[key].strip():
-                raise common.UsageError(f"operation {number} ({item['op']}): '{key}' is missing")
+                raise UsageError(f"operation {number} ({item['op']}): '{key}' is missing")
         if item["op"] == "chmod":
             permission_bits(item["permissions"])  # refuse a bad mode before anything changes
     return operations
@@ -87,20 +86,20 @@ def permission_bits(text: str) -> int:
             elif char in "tT" and index == 8:
                 bits |= 0o1000
         return bits
-    raise common.UsageError(f"chmod: permissions '{text}' are neither octal (755) nor symbolic (rwxr-xr-x)")
+    raise UsageError(f"chmod: permissions '{text}' are neither octal (755) nor symbolic (rwxr-xr-x)")
 
 
 def resolve_target(source: str, target: str) -> str:
     """A move target without a scheme lives on the source's file system (Oozie's rule)."""
-    if common.split_uri(target).scheme:
+    if split_uri(target).scheme:
         return target
-    return common.split_uri(source).with_path(target)
+    return split_uri(source).with_path(target)
 
 
 class FsAction:
     """Applies the commands one by one, recording what each did."""
 
-    def __init__(self, fs: common.HadoopFs) -> None:
+    def __init__(self, fs: HadoopFs) -> None:
         self.fs = fs
         self.done: list[dict[str, Any]] = []
 
@@ -114,32 +113,32 @@ class FsAction:
         status = self.fs.status(path)
         if status is not None:
             if not status.is_dir:
-                raise common.JobError(f"mkdir: {path} exists and is a file")
+                raise JobError(f"mkdir: {path} exists and is a file")
             return
         if not self.fs.mkdirs(path):
-            raise common.JobError(f"mkdir: {path} could not be created")
+            raise JobError(f"mkdir: {path} could not be created")
 
     def _delete(self, item: dict[str, Any]) -> None:
         path = item["path"]
         matches = [entry.path for entry in self.fs.glob(path)] if any(c in path for c in "*?[{") else [path]
         for match in matches:
             if self.fs.exists(match) and not self.fs.delete(match, True):
-                raise common.JobError(f"delete: {match} could not be deleted")
+                raise JobError(f"delete: {match} could not be deleted")
 
     def _move(self, item: dict[str, Any]) -> None:
         source, target = item["path"], resolve_target(item["path"], item["target"])
-        if not common.split_uri(source).same_filesystem(common.split_uri(target)):
-            raise common.JobError(f"move: {source} and {target} are on different file systems")
+        if not split_uri(source).same_filesystem(split_uri(target)):
+            raise JobError(f"move: {source} and {target} are on different file systems")
         if self.fs.status(source) is None:
-            raise common.JobError(f"move: source {source} does not exist")
+            raise JobError(f"move: source {source} does not exist")
         existing = self.fs.status(target)
         if existing is not None and not existing.is_dir:
-            raise common.JobError(f"move: target {target} already exists")
-        parent = common.split_uri(target).with_path(common.parent_of(common.split_uri(target).path))
+            raise JobError(f"move: target {target} already exists")
+        parent = split_uri(target).with_path(parent_of(split_uri(target).path))
         if existing is None and self.fs.status(parent) is None:
-            raise common.JobError(f"move: the parent of target {target} does not exist")
+            raise JobError(f"move: the parent of target {target} does not exist")
         if not self.fs.rename(source, target):
-            raise common.JobError(f"move: {source} could not be moved to {target}")
+            raise JobError(f"move: {source} could not be moved to {target}")
 
     def _touchz(self, item: dict[str, Any]) -> None:
         path = item["path"]
@@ -148,7 +147,7 @@ class FsAction:
             self.fs.touch(path)
             return
         if status.is_dir or status.length:
-            raise common.JobError(f"touchz: {path} is not a zero-length file")
+            raise JobError(f"touchz: {path} is not a zero-length file")
         self.fs.filesystem(path).setTimes(self.fs.path(path), int(time.time() * 1000), -1)
 
     def _targets(self, item: dict[str, Any], verb: str) -> list[str]:
@@ -156,7 +155,7 @@ class FsAction:
         path = item["path"]
         status = self.fs.status(path)
         if status is None:
-            raise common.JobError(f"{verb}: {path} does not exist")
+            raise JobError(f"{verb}: {path} does not exist")
         targets = [path]
         if not status.is_dir:
             return targets
@@ -185,24 +184,21 @@ class FsAction:
             self.fs.filesystem(target).setOwner(self.fs.path(target), None, item["group"])
 
 
-def run(args: argparse.Namespace, spark: Any = None) -> common.JobResult:
+def run(args: argparse.Namespace, spark: Any = None) -> JobResult:
     operations = parse_operations(args.operations)
-    with common.spark_session("falcon-oozie-fs", spark) as session:
-        fs = common.HadoopFs(session)
+    with spark_session("falcon-oozie-fs", spark) as session:
+        fs = HadoopFs(session)
         action = FsAction(fs)
         try:
             action.run(operations)
-        except common.JobError as error:
-            raise common.JobError(f"{error} (after {len(action.done)} of {len(operations)} commands)") from error
+        except JobError as error:
+            raise JobError(f"{error} (after {len(action.done)} of {len(operations)} commands)") from error
         finally:
             fs.close()
     summary = {"job": "oozie_fs", "commands": len(action.done)}
-    return common.JobResult(summary=summary, report={**summary, "done": action.done})
+    return JobResult(summary=summary, report={**summary, "done": action.done})
 
 
 def main(argv: Sequence[str] | None = None, spark: Any = None) -> int:
-    return common.run_job("oozie_fs", build_parser(), argv, lambda args: run(args, spark))
+    return run_job("oozie_fs", build_parser(), argv, lambda args: run(args, spark))
 
-
-if __name__ == "__main__":
-    common.script_main(main)

@@ -1,6 +1,6 @@
 """Feed retention: evict (delete or archive) feed instances older than a limit — Falcon's ``FeedEvictor``.
 
-Command line (``spark-submit --py-files common.py,<core zip> retention.py ARGS``)::
+Command line (``spark-submit --py-files <jobs zip> entry/retention.py ARGS``)::
 
     --feed NAME --cluster NAME
     --location TYPE=TEMPLATE   repeatable; TYPE data|stats|meta|tmp; TEMPLATE a URI with ${YEAR}…${MINUTE}
@@ -41,7 +41,7 @@ Speed: a folder below the base that holds nothing but expired instances (nothing
 recursive delete; its instances are still reported one by one.
 
 Safety: only normalised matches strictly below the base folder are touched; no component between the base folder
-and an instance may be a symlink (``getFileLinkStatus``; ``java.nio`` on ``file:``, see ``common.HadoopFs``),
+and an instance may be a symlink (``getFileLinkStatus``; ``java.nio`` on ``file:``, see ``HadoopFs``),
 checked right before each delete, the deleted path itself afresh; such instances are skipped and reported, their
 targets untouched, and recursive deletes never follow links inside an instance. Deletes are per instance (or per
 folder of expired instances), so a rerun after a crash completes the job.
@@ -62,15 +62,29 @@ from dataclasses import dataclass, field
 from datetime import datetime, tzinfo
 from typing import TYPE_CHECKING, Any
 
-if __package__:
-    from . import common
-else:  # run as a script by spark-submit, common.py beside it or shipped with --py-files
-    import common  # type: ignore[import-not-found, no-redef]
-
 from falcon_airflow.core.eviction import FeedGrid, judge_partition, judge_path, location_outside
 from falcon_airflow.core.paths import Template
 from falcon_airflow.core.tables import TableUri
 from falcon_airflow.core.times import Duration, format_instant, parse_duration, parse_instant, parse_zone, utc_now
+from falcon_airflow.jobs.catalog import (
+    list_partitions,
+    parse_table_uri,
+    partition_detail,
+    qualified,
+    spec_sql,
+    table_detail,
+)
+from falcon_airflow.jobs.filesystem import HadoopFs
+from falcon_airflow.jobs.frame import (
+    ArgumentParser,
+    JobError,
+    JobResult,
+    UsageError,
+    java_exception_class,
+    run_job,
+    spark_session,
+)
+from falcon_airflow.jobs.uris import Uri, checked_path, is_under, name_of, parent_of, parse_location, split_uri
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -79,7 +93,7 @@ LOCATION_TYPES = ("data", "stats", "meta", "tmp")
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = common.ArgumentParser(prog="retention", description="Evict feed instances older than a limit.")
+    parser = ArgumentParser(prog="retention", description="Evict feed instances older than a limit.")
     parser.add_argument("--feed", required=True)
     parser.add_argument("--cluster", required=True)
     parser.add_argument("--location", action="append", default=[], metavar="TYPE=TEMPLATE")
@@ -99,7 +113,7 @@ def build_parser() -> argparse.ArgumentParser:
 @dataclass(frozen=True)
 class Location:
     kind: str
-    uri: common.Uri  # scheme and authority of the template; the path part is ``template``
+    uri: Uri  # scheme and authority of the template; the path part is ``template``
     template: Template
 
 
@@ -114,7 +128,7 @@ class Options:
     limit: Duration
     grid: FeedGrid
     action: str
-    archive_root: common.Uri | None
+    archive_root: Uri | None
     dry_run: bool
     now: datetime
 
@@ -126,48 +140,48 @@ class Options:
 def parse_options(args: argparse.Namespace) -> Options:
     """Check every argument before Spark starts (UsageError → exit 2)."""
     if bool(args.location) == bool(args.table):
-        raise common.UsageError("give either --location TYPE=TEMPLATE (repeatable) or --table, not both")
+        raise UsageError("give either --location TYPE=TEMPLATE (repeatable) or --table, not both")
     locations = []
     seen = set()
     for text in args.location:
         kind, sep, template = text.partition("=")
         kind = kind.strip().lower()
         if not sep or kind not in LOCATION_TYPES:
-            raise common.UsageError(f"--location {text!r}: expected TYPE=TEMPLATE with TYPE one of "
-                                    f"{', '.join(LOCATION_TYPES)}")
+            raise UsageError(f"--location {text!r}: expected TYPE=TEMPLATE with TYPE one of "
+                             f"{', '.join(LOCATION_TYPES)}")
         if kind in seen:
-            raise common.UsageError(f"--location: type {kind} given twice")
+            raise UsageError(f"--location: type {kind} given twice")
         seen.add(kind)
-        uri = common.split_uri(template.strip())
+        uri = split_uri(template.strip())
         if "{" in (uri.scheme or "") + (uri.authority or ""):
-            raise common.UsageError(f"--location {text!r}: variables are allowed in the path only")
+            raise UsageError(f"--location {text!r}: variables are allowed in the path only")
         try:
-            path = common.checked_path(uri.path)
+            path = checked_path(uri.path)
         except ValueError as error:
-            raise common.UsageError(f"--location {text!r}: {error}") from None
+            raise UsageError(f"--location {text!r}: {error}") from None
         locations.append(Location(kind, uri, Template.parse(path)))
-    table = common.parse_table_uri(args.table) if args.table else None
+    table = parse_table_uri(args.table) if args.table else None
     if table is not None and not table.dated_keys:
-        raise common.UsageError(f"--table {args.table!r}: no partition value has a date variable")
+        raise UsageError(f"--table {args.table!r}: no partition value has a date variable")
     zone = parse_zone(args.timezone)
     grid = FeedGrid(parse_duration(args.frequency), zone, parse_instant(args.start) if args.start else None)
     archive_root = None
     if args.action == "archive":
         if not args.archive_root:
-            raise common.UsageError("--action archive needs --archive-root URI")
-        archive_root = common.parse_location(args.archive_root, "--archive-root")
+            raise UsageError("--action archive needs --archive-root URI")
+        archive_root = parse_location(args.archive_root, "--archive-root")
         if archive_root.path == "/":
-            raise common.UsageError("--archive-root must not be the file system root")
+            raise UsageError("--archive-root must not be the file system root")
         for location in locations:
             base = location.template.base_folder
-            if archive_root.path == base or common.is_under(archive_root.path, base):
-                raise common.UsageError(f"--archive-root {args.archive_root} is inside the {location.kind} "
-                                        f"location's base folder {base}")
+            if archive_root.path == base or is_under(archive_root.path, base):
+                raise UsageError(f"--archive-root {args.archive_root} is inside the {location.kind} "
+                                 f"location's base folder {base}")
             if location.uri.scheme and archive_root.scheme and not archive_root.same_filesystem(location.uri):
-                raise common.UsageError(f"--archive-root {args.archive_root} is not on the file system of the "
-                                        f"{location.kind} location (archiving moves, it does not copy)")
+                raise UsageError(f"--archive-root {args.archive_root} is not on the file system of the "
+                                 f"{location.kind} location (archiving moves, it does not copy)")
     elif args.archive_root:
-        raise common.UsageError("--archive-root is only for --action archive")
+        raise UsageError("--archive-root is only for --action archive")
     return Options(
         feed=args.feed, cluster=args.cluster, locations=tuple(locations), table=table,
         zone=zone, zone_name=args.timezone, limit=parse_duration(args.limit), grid=grid,
@@ -188,14 +202,14 @@ class Outcome:
 class LocationEvictor:
     """Eviction of one location template (one file system, one base folder)."""
 
-    def __init__(self, fs: common.HadoopFs, options: Options, location: Location, outcome: Outcome) -> None:
+    def __init__(self, fs: HadoopFs, options: Options, location: Location, outcome: Outcome) -> None:
         self.fs = fs
         self.options = options
         self.location = location
         self.template = location.template
         self.base = location.template.base_folder
         self.outcome = outcome
-        self.root = common.Uri(None, None, "/")
+        self.root = Uri(None, None, "/")
         self._links: dict[str, bool | None] = {}  # ancestors' symlink checks in this run
         self._collapsed_sizes: dict[str, int] = {}
 
@@ -230,23 +244,23 @@ class LocationEvictor:
             done = (self.evict(path, maybe_moment) if maybe_moment is not None
                     else self.evict_folder(path, groups[path]))
             if done:
-                parents.add(common.parent_of(path))
+                parents.add(parent_of(path))
         if not self.options.dry_run:
             self.remove_empty_parents(parents)
             self.sweep_expired_empty_folders()
 
     def checked_path(self, hadoop_path: str) -> str | None:
         """The normalised path of a glob match if it is strictly below the base folder on the same file system."""
-        found = common.split_uri(hadoop_path)
+        found = split_uri(hadoop_path)
         if not found.same_filesystem(self.root):
             self.skip(hadoop_path, "outside the template's file system")
             return None
         try:
-            path = common.checked_path(found.path)
+            path = checked_path(found.path)
         except ValueError as error:
             self.skip(hadoop_path, f"unsafe path: {error}")
             return None
-        if not common.is_under(path, self.base):
+        if not is_under(path, self.base):
             self.skip(path, f"not below the base folder {self.base}")
             return None
         return path
@@ -287,7 +301,7 @@ class LocationEvictor:
                     record["archived_to"] = self.archive(path)
                 elif not self.fs.delete(self.uri(path), True):
                     if self.fs.exists(self.uri(path)):
-                        raise common.JobError("delete returned false")
+                        raise JobError("delete returned false")
                     self.skip(path, "vanished before it could be evicted")
                     return False
             except Exception as error:
@@ -308,10 +322,10 @@ class LocationEvictor:
         expired = dict(candidates)
         levels: dict[int, set[str]] = {}
         for path in expired:
-            folder = common.parent_of(path)
-            while common.is_under(folder, self.base):
+            folder = parent_of(path)
+            while is_under(folder, self.base):
                 levels.setdefault(folder.count("/"), set()).add(folder)
-                folder = common.parent_of(folder)
+                folder = parent_of(folder)
         folders = set().union(*levels.values()) if levels else set()
         if not folders:
             return {}
@@ -325,15 +339,15 @@ class LocationEvictor:
             if symlinks is None:
                 return {}
             for link in symlinks:
-                links.setdefault(common.parent_of(link), set()).add(common.name_of(link))
+                links.setdefault(parent_of(link), set()).add(name_of(link))
         else:  # HDFS lists a link as a link; the base's own children come from one more listing
             base_listing = self.fs.list_many([self.uri(self.base)])
             if base_listing is None:
                 return {}
             for folder, children in [*listed.items(), *base_listing.items()]:
-                links[folder] = {common.name_of(entry.path) for entry in children if entry.is_symlink}
+                links[folder] = {name_of(entry.path) for entry in children if entry.is_symlink}
         for folder in folders:
-            self._links[folder] = common.name_of(folder) in links[common.parent_of(folder)]
+            self._links[folder] = name_of(folder) in links[parent_of(folder)]
         collapsible: dict[str, int] = {}  # folder -> folders it holds above the instances (itself included)
         for depth in sorted(levels, reverse=True):
             for folder in levels[depth]:
@@ -342,9 +356,9 @@ class LocationEvictor:
                     continue
                 held = 1
                 for entry in children:
-                    found = common.split_uri(entry.path)
+                    found = split_uri(entry.path)
                     child = found.path.rstrip("/")
-                    if common.name_of(child) in links[folder] or not found.same_filesystem(self.root):
+                    if name_of(child) in links[folder] or not found.same_filesystem(self.root):
                         break
                     if child in collapsible:
                         held += collapsible[child]
@@ -355,9 +369,9 @@ class LocationEvictor:
         groups: dict[str, list[tuple[str, datetime]]] = {}
         self._collapsed_sizes = {}
         for path, moment in candidates:
-            top, folder = None, common.parent_of(path)
+            top, folder = None, parent_of(path)
             while folder in collapsible:
-                top, folder = folder, common.parent_of(folder)
+                top, folder = folder, parent_of(folder)
             if top is not None:
                 groups.setdefault(top, []).append((path, moment))
                 self._collapsed_sizes[top] = collapsible[top]
@@ -370,7 +384,7 @@ class LocationEvictor:
             return any(results)
         try:
             if not self.fs.delete(self.uri(folder), True) and self.fs.exists(self.uri(folder)):
-                raise common.JobError("delete returned false")
+                raise JobError("delete returned false")
         except Exception as error:
             self.outcome.failed.append({"path": self.uri(folder), "reason": _reason(error)})
             return False
@@ -387,26 +401,26 @@ class LocationEvictor:
         assert self.options.archive_root is not None
         archive_root = self.options.archive_root
         root = archive_root if archive_root.scheme else self.root
-        target = common.checked_path(archive_root.path + path)
+        target = checked_path(archive_root.path + path)
         candidate, suffix = target, 0
         while self.fs.exists(root.with_path(candidate)):  # archived before (an instance re-made and re-expired)
             suffix += 1
             candidate = f"{target}.{suffix}"
-        self.fs.mkdirs(root.with_path(common.parent_of(candidate)))
+        self.fs.mkdirs(root.with_path(parent_of(candidate)))
         if not self.fs.rename(self.uri(path), root.with_path(candidate)):
-            raise common.JobError(f"rename to {root.with_path(candidate)} returned false")
+            raise JobError(f"rename to {root.with_path(candidate)} returned false")
         return root.with_path(candidate)
 
     def remove_empty_parents(self, parents: set[str]) -> None:
         """Falcon's clean-up: walk up from each evicted instance while folders are empty, stopping at the base."""
-        level = {parent for parent in parents if common.is_under(parent, self.base)}
+        level = {parent for parent in parents if is_under(parent, self.base)}
         while level:
             depth = max(folder.count("/") for folder in level)
             for folder in sorted(folder for folder in level if folder.count("/") == depth):
                 level.discard(folder)
                 if self.remove_if_empty(folder):
-                    parent = common.parent_of(folder)
-                    if common.is_under(parent, self.base):
+                    parent = parent_of(folder)
+                    if is_under(parent, self.base):
                         level.add(parent)
 
     def remove_if_empty(self, folder: str) -> bool:
@@ -433,12 +447,12 @@ class LocationEvictor:
             for entry in self.fs.glob(self.uri(prefix.glob())):
                 if not entry.is_dir:
                     continue
-                found = common.split_uri(entry.path)
+                found = split_uri(entry.path)
                 try:
-                    path = common.checked_path(found.path)
+                    path = checked_path(found.path)
                 except ValueError:
                     continue
-                if not found.same_filesystem(self.root) or not common.is_under(path, self.base):
+                if not found.same_filesystem(self.root) or not is_under(path, self.base):
                     continue
                 end = prefix.span_end(path, self.options.zone)
                 if end is None or end > self.options.cutoff or self.unsafe(path) is not None:
@@ -446,15 +460,15 @@ class LocationEvictor:
                 self.remove_if_empty(path)
 
 
-def evict_table(spark: SparkSession, fs: common.HadoopFs, options: Options, outcome: Outcome) -> None:
+def evict_table(spark: SparkSession, fs: HadoopFs, options: Options, outcome: Outcome) -> None:
     """Falcon ``CatalogStorage#evict``: drop the partitions that are instances of the feed whose every instance is
     older than the cut-off (:func:`falcon_airflow.core.eviction.judge_partition`), deleting their files only
     inside the table's own folder (:meth:`partition_data_problem`)."""
     table = options.table
     assert table is not None
-    external = (common.table_detail(spark, table, "Type") or "").upper() == "EXTERNAL"
-    table_location = common.table_detail(spark, table, "Location")
-    for partition in sorted(common.list_partitions(spark, table), key=lambda spec: sorted(spec.items())):
+    external = (table_detail(spark, table, "Type") or "").upper() == "EXTERNAL"
+    table_location = table_detail(spark, table, "Location")
+    for partition in sorted(list_partitions(spark, table), key=lambda spec: sorted(spec.items())):
         name = "/".join(f"{key}={value}" for key, value in partition.items())
         verdict = judge_partition(table, partition, options.grid, options.cutoff)
         if verdict.reason is not None:
@@ -463,7 +477,7 @@ def evict_table(spark: SparkSession, fs: common.HadoopFs, options: Options, outc
         if not verdict.evict:
             outcome.kept += 1
             continue
-        details = common.partition_detail(spark, table, partition, check=False) or {}
+        details = partition_detail(spark, table, partition, check=False) or {}
         location = details.get("Location")
         try:
             problem = partition_data_problem(fs, table_location, location)
@@ -483,7 +497,7 @@ def evict_table(spark: SparkSession, fs: common.HadoopFs, options: Options, outc
                 data = location if problem is None and location and fs.exists(location) else None
                 if options.action == "archive" and data is not None:
                     record["archived_to"] = _archive_partition(fs, options, data)
-                spark.sql(f"ALTER TABLE {common.qualified(table)} DROP IF EXISTS {common.spec_sql(table, partition)}")
+                spark.sql(f"ALTER TABLE {qualified(table)} DROP IF EXISTS {spec_sql(table, partition)}")
                 if external and options.action == "delete" and data is not None:
                     fs.delete(data, True)  # Falcon deleted the data of external tables too
             except Exception as error:
@@ -497,7 +511,7 @@ def evict_table(spark: SparkSession, fs: common.HadoopFs, options: Options, outc
             outcome.moments.append(verdict.moment)
 
 
-def partition_data_problem(fs: common.HadoopFs, table_location: str | None, location: str | None) -> str | None:
+def partition_data_problem(fs: HadoopFs, table_location: str | None, location: str | None) -> str | None:
     """Why a partition's files must not be deleted, or ``None``: its location must lie strictly inside the table's
     folder (:func:`falcon_airflow.core.eviction.location_outside`: same file system, default ports, ``..`` and
     percent-encoding read both ways), and no folder from the table's down to it (itself included) is a symlink."""
@@ -508,12 +522,12 @@ def partition_data_problem(fs: common.HadoopFs, table_location: str | None, loca
     outside = location_outside(table_location, location)
     if outside is not None:
         return outside
-    found = common.split_uri(location)
+    found = split_uri(location)
     try:  # inside once resolved, but the folders to check for links are the ones named, without . or ..
-        table_path, path = common.checked_path(common.split_uri(table_location).path), common.checked_path(found.path)
+        table_path, path = checked_path(split_uri(table_location).path), checked_path(found.path)
     except ValueError as error:
         return str(error)
-    if not common.is_under(path, table_path):
+    if not is_under(path, table_path):
         return f"{location} is not inside the table's folder {table_location}"
     current = table_path
     for part in path[len(table_path):].strip("/").split("/"):
@@ -524,30 +538,30 @@ def partition_data_problem(fs: common.HadoopFs, table_location: str | None, loca
     return None
 
 
-def _archive_partition(fs: common.HadoopFs, options: Options, location: str) -> str:
+def _archive_partition(fs: HadoopFs, options: Options, location: str) -> str:
     assert options.archive_root is not None
-    source = common.split_uri(location)
+    source = split_uri(location)
     root = options.archive_root if options.archive_root.scheme else source
-    target = common.checked_path(options.archive_root.path + common.checked_path(source.path))
+    target = checked_path(options.archive_root.path + checked_path(source.path))
     candidate, suffix = target, 0
     while fs.exists(root.with_path(candidate)):
         suffix += 1
         candidate = f"{target}.{suffix}"
-    fs.mkdirs(root.with_path(common.parent_of(candidate)))
+    fs.mkdirs(root.with_path(parent_of(candidate)))
     if not fs.rename(location, root.with_path(candidate)):
-        raise common.JobError(f"rename to {root.with_path(candidate)} returned false")
+        raise JobError(f"rename to {root.with_path(candidate)} returned false")
     return root.with_path(candidate)
 
 
 def _reason(error: BaseException) -> str:
-    java = common.java_exception_class(error)
+    java = java_exception_class(error)
     text = str(getattr(error, "java_exception", None) or error).strip().splitlines()
     return (f"{java}: " if java and not (text and text[0].startswith(java)) else "") + (text[0] if text else "")
 
 
 def evict(spark: SparkSession, options: Options) -> Outcome:
     """Run the eviction for every location (or the table) and return what happened."""
-    fs = common.HadoopFs(spark)
+    fs = HadoopFs(spark)
     outcome = Outcome()
     if options.table is not None:
         evict_table(spark, fs, options, outcome)
@@ -565,9 +579,9 @@ def instances_line(outcome: Outcome, zone: tzinfo) -> str:
 def main(argv: Sequence[str] | None = None, spark: SparkSession | None = None) -> int:
     """Run the retention job on ``argv`` (``spark`` defaults to the running session, or a new one)."""
 
-    def body(args: argparse.Namespace) -> common.JobResult:
+    def body(args: argparse.Namespace) -> JobResult:
         options = parse_options(args)
-        with common.spark_session(f"falcon-retention-{options.feed}", spark, hive=options.table is not None) as session:
+        with spark_session(f"falcon-retention-{options.feed}", spark, hive=options.table is not None) as session:
             outcome = evict(session, options)
         line = instances_line(outcome, options.zone)
         report = {
@@ -581,10 +595,7 @@ def main(argv: Sequence[str] | None = None, spark: SparkSession | None = None) -
         summary = {key: report[key] for key in ("job", "feed", "cluster", "cutoff", "action", "dry_run", "kept",
                                                 "removed_folders")}
         summary.update(evicted=len(outcome.evicted), skipped=len(outcome.skipped), failed=len(outcome.failed))
-        return common.JobResult(summary, report, [line], code=1 if outcome.failed else 0)
+        return JobResult(summary, report, [line], code=1 if outcome.failed else 0)
 
-    return common.run_job("retention", build_parser(), argv, body)
+    return run_job("retention", build_parser(), argv, body)
 
-
-if __name__ == "__main__":
-    common.script_main(main)

@@ -166,7 +166,7 @@ def test_process_instances_report_column_lineage_through_the_driver(
     entities("totals.xml", SALES.format(name="totals", owner="finance", schema="/none", provider="parquet"))
     entities("process.xml", TOTALS_PROCESS)
     process = spec("falcon.process.totals.local")
-    assert process.job.application.endswith("jobs/lineage_driver.py") and process.job.lineage_events
+    assert process.job.application.endswith("jobs/entry/lineage_driver.py") and process.job.lineage_events
     first, second = pendulum.datetime(2026, 3, 1, 5, tz="UTC"), pendulum.datetime(2026, 3, 1, 6, tz="UTC")
     land_sales(storage, first, [("ann", "fr", 3), ("bob", "de", 4), ("ann", "fr", 5)])
     land_sales(storage, second, [("cy", "us", 7)])

@@ -9,9 +9,10 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from falcon_airflow.compiler.common import job_file
+from falcon_airflow.compiler.common import job_file, job_py_files
 from falcon_airflow.core.databases.credentials import ROOTS_ENV
 from falcon_airflow.core.databases.jars import driver_jar
+from falcon_airflow.provider.hooks.archives import ship_packages
 from falcon_airflow.provider.hooks.spark import SPARK_CONF_DEFAULTS
 
 SPARK_SUBMIT = Path(sys.executable).parent / "spark-submit"
@@ -27,7 +28,7 @@ def command(job: str, driver: str, arguments: Sequence[str]) -> list[str]:
         argv += ["--conf", f"{key}={value}"]
     if jar is not None:
         argv += ["--jars", str(jar), "--driver-class-path", str(jar)]
-    argv += ["--py-files", f"{job_file('common.py')},{job_file('jdbc.py')}", job_file(job), *arguments]
+    argv += ["--py-files", ship_packages(job_py_files()) or "", job_file(job), *arguments]
     return argv
 
 

@@ -31,7 +31,8 @@ TASK = {"AIRFLOW_CTX_DAG_ID": "falcon.feed.orders.import.local",
 CHILD = r'''
 import json, os, sys, uuid
 from pyspark.sql import SparkSession
-from falcon_airflow.jobs import common, db_export, db_import, jdbc
+from falcon_airflow.jobs.filesystem import HadoopFs
+from falcon_airflow.jobs import db_export, db_import, jdbc
 
 config = json.loads(sys.argv[1])
 builder = (SparkSession.builder.master("local[2]").appName("concurrent-runs")
@@ -113,7 +114,7 @@ for name in os.environ.copy():
         del os.environ[name]
 
 # 4. another import publishes the instance right before this run renames its staging folder in
-real_copy, real_exists = db_import.spark_copy, common.HadoopFs.exists
+real_copy, real_exists = db_import.spark_copy, HadoopFs.exists
 armed = []
 def copied(*args, **kwargs):
     done = real_copy(*args, **kwargs)
@@ -126,10 +127,10 @@ def exists(self, uri):
         os.makedirs(uri.split("file://", 1)[-1])
         open(uri.split("file://", 1)[-1] + "/part-theirs", "w").write("theirs")
     return found
-db_import.spark_copy, common.HadoopFs.exists = copied, exists
+db_import.spark_copy, HadoopFs.exists = copied, exists
 appeared = ["--location", f"file://{root}/appeared/${{YEAR}}-${{MONTH}}-${{DAY}}", "--table", "small_orders"]
 results["appeared"] = outcome(db_import, [*base, *appeared])
-db_import.spark_copy, common.HadoopFs.exists = real_copy, real_exists
+db_import.spark_copy, HadoopFs.exists = real_copy, real_exists
 folder = f"{root}/appeared/2026-02-01"
 results["appeared_files"] = sorted(os.listdir(folder))
 results["appeared_siblings"] = sorted(name for name in os.listdir(os.path.dirname(folder)) if ".falcon-" in name)

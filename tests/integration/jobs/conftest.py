@@ -21,7 +21,7 @@ import pytest
 from tests.integration.spark_session import local_session
 
 import falcon_airflow.jobs
-from falcon_airflow.compiler.common import job_py_files
+from falcon_airflow.compiler.common import job_file, job_py_files
 from falcon_airflow.provider.hooks.archives import ship_packages
 
 JOBS = Path(falcon_airflow.jobs.__file__).resolve().parent
@@ -70,12 +70,12 @@ def empty_dirs(root: Path) -> list[str]:
 
 
 def submit_command(job: str, *args: str) -> list[str]:
-    """``spark-submit`` of a job file as the Airflow side runs it: the compiler's ``--py-files`` (``common.py`` and
-    the core package, shipped as a zip by the Spark hook's rule), local[2]."""
+    """``spark-submit`` of a job as the Airflow side runs it: its entry script and the compiler's ``--py-files`` (the
+    jobs and core packages, shipped as one zip by the Spark hook's rule), local[2]."""
     return [str(SPARK_SUBMIT), "--master", "local[2]", "--conf", "spark.ui.enabled=false",
             "--conf", "spark.ui.showConsoleProgress=false", "--conf", f"spark.pyspark.python={sys.executable}",
             "--driver-memory", "1g", "--driver-java-options", QUICK_JVM,
-            "--py-files", ship_packages(job_py_files("common.py")), str(JOBS / f"{job}.py"), *args]
+            "--py-files", ship_packages(job_py_files()), job_file(f"{job}.py"), *args]
 
 
 def submit_env() -> dict[str, str]:

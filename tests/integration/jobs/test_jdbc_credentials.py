@@ -11,7 +11,8 @@ from typing import Any
 import pytest
 
 from falcon_airflow.core.databases.credentials import ROOTS_ENV
-from falcon_airflow.jobs import common, jdbc
+from falcon_airflow.jobs import jdbc
+from falcon_airflow.jobs.frame import JobError
 
 pytestmark = pytest.mark.xdist_group("spark-jobs")
 
@@ -34,7 +35,7 @@ def test_a_password_file_under_the_roots_is_read_in_any_form(spark: Any, vault: 
 
 @pytest.mark.parametrize("form", ["{path}", "file://{path}"])
 def test_a_link_out_of_the_roots_is_refused(spark: Any, vault: Path, form: str) -> None:
-    with pytest.raises(common.JobError, match="is not under the credential roots"):
+    with pytest.raises(JobError, match="is not under the credential roots"):
         jdbc._read_password_file(spark, form.format(path=vault / "link-out"))
 
 
@@ -63,7 +64,7 @@ def test_an_alias_never_reads_a_hadoop_setting(spark: Any, vault: Path) -> None:
     hadoop = spark.sparkContext._jsc.hadoopConfiguration()
     hadoop.set("fs.s3a.secret.key", "ClusterSecret")
     try:
-        with pytest.raises(common.JobError, match=r"has no alias 'fs\.s3a\.secret\.key'"):
+        with pytest.raises(JobError, match=r"has no alias 'fs\.s3a\.secret\.key'"):
             jdbc._read_alias(spark, "fs.s3a.secret.key", provider)
     finally:
         hadoop.unset("fs.s3a.secret.key")

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from falcon_airflow.jobs import replication
+from falcon_airflow.jobs.replication import copier, replicator
 
 pytestmark = pytest.mark.xdist_group("spark-jobs")
 
@@ -21,7 +21,7 @@ COMMON = ["--feed", "clicks", "--source-cluster", "east", "--target-cluster", "w
 def run(spark: Any, tmp_path: Path, *argv: str) -> tuple[int, dict[str, Any]]:
     report = tmp_path / "report.json"
     report.unlink(missing_ok=True)
-    code = replication.main([*COMMON, *argv, "--report", str(report)], spark=spark)
+    code = replicator.main([*COMMON, *argv, "--report", str(report)], spark=spark)
     return code, json.loads(report.read_text())
 
 
@@ -282,7 +282,7 @@ def test_killed_mid_copy_never_leaves_a_partial_instance(spark: Any, tmp_path: P
     assert files(target) == old  # the complete old version, untouched
     assert any(".falcon-staging-" in name for name in os.listdir(target.parent))  # a half-filled staging folder
     monkeypatch.setenv("AIRFLOW_CTX_TRY_NUMBER", "2")  # the retry: the killed try is over
-    code = replication.main(arguments, spark=spark)
+    code = replicator.main(arguments, spark=spark)
     assert code == 0
     assert files(target) == {**files(source), "_SUCCESS": "00000000"}
     assert leftovers(target.parent) == []
@@ -294,7 +294,7 @@ def test_awkward_names_empty_files_and_many_batches(spark: Any, tmp_path: Path, 
     names = ["a b/c d", "p%20q", "hash#1", "ünï/çødé", "empty", "sub/empty"]
     for name in names:
         kit.write(source / name, b"" if name.endswith("empty") else name.encode() * 3)
-    for index in range(3 * replication.BATCH_FILES):
+    for index in range(3 * copier.BATCH_FILES):
         kit.write(source / "many" / f"f{index:04d}", os.urandom(index % 7))
     target = tmp_path / "west" / "2015-01-01"
 
@@ -302,7 +302,7 @@ def test_awkward_names_empty_files_and_many_batches(spark: Any, tmp_path: Path, 
 
     assert code == 0, report
     assert files(target) == {**files(source), "_SUCCESS": "00000000"}
-    assert report["copied"] == len(names) + 3 * replication.BATCH_FILES
+    assert report["copied"] == len(names) + 3 * copier.BATCH_FILES
     assert {item["path"]: item["crc32"] for item in report["manifest"]}["empty"] == "00000000"
     assert not [path for path in target.rglob(".*")]  # no temporary file left beside a copy
 
@@ -343,9 +343,9 @@ def test_preserve_permissions_and_times(spark: Any, tmp_path: Path, kit: Any) ->
 
 def patch_copier(monkeypatch: pytest.MonkeyPatch, old: str, new: str) -> None:
     """Run the job with ``old`` replaced by ``new`` in the copier's Java source (the text must occur)."""
-    patched = replication._COPIER_SOURCE.replace(old, new)
-    assert patched != replication._COPIER_SOURCE
-    monkeypatch.setattr(replication, "_COPIER_SOURCE", patched)
+    patched = copier._COPIER_SOURCE.replace(old, new)
+    assert patched != copier._COPIER_SOURCE
+    monkeypatch.setattr(copier, "_COPIER_SOURCE", patched)
 
 
 @pytest.mark.parametrize("fault", [
@@ -374,10 +374,10 @@ def test_a_faulty_write_fails_verification_and_publishes_nothing(spark: Any, tmp
 
 def test_batches_bound_files_and_bytes() -> None:
     items = [{"length": length} for length in (20 << 20, 1, 2, 3 << 20, 6 << 20, *[5] * 70)]
-    batches = replication._batches(items)
+    batches = copier._batches(items)
     assert [len(batch) for batch in batches] == [1, 3, 64, 7]  # 20 MiB alone; 8 MiB; 64 files
     assert [item for batch in batches for item in batch] == items
-    assert replication._batches([]) == []
+    assert copier._batches([]) == []
 
 
 @pytest.mark.parametrize("executor_jvm", ["driver", "launch"])

@@ -15,7 +15,9 @@ from typing import Any
 
 import pytest
 
-from falcon_airflow.jobs import common, replication
+from falcon_airflow.jobs.filesystem import HadoopFs
+from falcon_airflow.jobs.replication import replicator
+from falcon_airflow.jobs.staging import RunOwner, sibling_name
 
 pytestmark = pytest.mark.xdist_group("spark-jobs")
 
@@ -26,10 +28,10 @@ TASK = ("falcon.feed.clicks.replication.east.west", "scheduled__2015-01-01T00:00
 def run(spark: Any, tmp_path: Path, source: Path, target: Path) -> tuple[int, dict[str, Any]]:
     report = tmp_path / "report.json"
     report.unlink(missing_ok=True)
-    code = replication.main(["--feed", "clicks", "--source-cluster", "east", "--target-cluster", "west",
-                             "--instance", "2015-01-01T00:00Z", "--max-maps", "2", "--source-path",
-                             f"file://{source}", "--target-path", f"file://{target}", "--report", str(report)],
-                            spark=spark)
+    code = replicator.main(["--feed", "clicks", "--source-cluster", "east", "--target-cluster", "west",
+                            "--instance", "2015-01-01T00:00Z", "--max-maps", "2", "--source-path",
+                            f"file://{source}", "--target-path", f"file://{target}", "--report", str(report)],
+                           spark=spark)
     return code, json.loads(report.read_text())
 
 
@@ -64,12 +66,12 @@ def other_run(kit: Any, parent: Path, *, kinds: tuple[str, ...] = ("staging",), 
     token = uuid.uuid4().hex
     made = {}
     for kind in kinds:
-        folder = parent / common.sibling_name(INSTANCE, kind, token)
+        folder = parent / sibling_name(INSTANCE, kind, token)
         kit.write(folder / "part-0", f"{kind} of another run")
         made[kind] = folder
     if lease_age is not None:
-        owner = common.RunOwner(token, lease_seconds, "/".join(task) if task else None, try_number, "elsewhere", 1)
-        lease = parent / common.sibling_name(INSTANCE, "lease", token)
+        owner = RunOwner(token, lease_seconds, "/".join(task) if task else None, try_number, "elsewhere", 1)
+        lease = parent / sibling_name(INSTANCE, "lease", token)
         lease.write_text(owner.to_text())
         when = time.time() - lease_age
         os.utime(lease, (when, when))
@@ -134,7 +136,7 @@ def test_a_target_that_appears_before_the_rename_is_never_nested_into_nor_flagge
         spark: Any, tmp_path: Path, source: Path, kit: Any, monkeypatch: pytest.MonkeyPatch, appeared: str) -> None:
     target = tmp_path / "west" / INSTANCE
     armed: list[bool] = []
-    real_verify, real_exists = replication.Replicator.verify, common.HadoopFs.exists
+    real_verify, real_exists = replicator.Replicator.verify, HadoopFs.exists
 
     def verify(self: Any, *args: Any) -> None:
         real_verify(self, *args)
@@ -152,8 +154,8 @@ def test_a_target_that_appears_before_the_rename_is_never_nested_into_nor_flagge
                 kit.write(target / "part-9", "theirs")
         return bool(found)
 
-    monkeypatch.setattr(replication.Replicator, "verify", verify)
-    monkeypatch.setattr(common.HadoopFs, "exists", exists)
+    monkeypatch.setattr(replicator.Replicator, "verify", verify)
+    monkeypatch.setattr(HadoopFs, "exists", exists)
 
     code, report = run(spark, tmp_path, source, target)
 

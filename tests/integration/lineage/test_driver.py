@@ -20,12 +20,11 @@ from typing import Any
 
 import pytest
 
-from falcon_airflow.compiler.common import job_py_files
-from falcon_airflow.jobs import lineage_driver, lineage_plan
+from falcon_airflow.compiler.common import job_file, job_py_files
+from falcon_airflow.jobs import lineage_driver
 from falcon_airflow.provider.hooks.archives import ship_packages
 
 SPARK_SUBMIT = Path(sys.executable).parent / "spark-submit"
-JOBS = Path(lineage_driver.__file__).resolve().parent
 VALIDATOR = Path(__file__).resolve().parents[3].parent / "shared" / "tools" / "validate-openlineage"
 PARENT_RUN = "01890a5d-ac97-7b4e-9a2e-0d5f4b7c9e10"
 ROOT_RUN = "01890a5d-ac97-7b4e-9a2e-0d5f4b7c9e11"
@@ -75,9 +74,7 @@ BROKEN_WALKER_SCRIPT = """
     def broken(*args, **kwargs):
         raise RuntimeError("the plan walker exploded")
 
-    for name in ("lineage_plan", "falcon_airflow.jobs.lineage_plan"):
-        if name in sys.modules:
-            sys.modules[name].column_lineage = broken
+    sys.modules["falcon_airflow.jobs.lineage_driver"].column_lineage = broken
 
     spark = SparkSession.builder.appName("walker-broken").getOrCreate()
     users = spark.read.option("header", True).csv(sys.argv[1] + "/users.csv")
@@ -111,7 +108,7 @@ def submit(tmp_path: Path, script: str, *args: str, conf: dict[str, str] | None 
                "--conf", f"spark.pyspark.python={sys.executable}", "--conf", "spark.sql.shuffle.partitions=2"]
     for key, value in (conf or {}).items():
         command += ["--conf", f"{key}={value}"]
-    command += ["--py-files", ship_packages(job_py_files("lineage_plan.py")), str(JOBS / "lineage_driver.py"),
+    command += ["--py-files", ship_packages(job_py_files()), job_file("lineage_driver.py"),
                 "--falcon-script", str(user_script)]
     if out is not None:
         command += ["--falcon-lineage-out", str(out)]
@@ -333,7 +330,7 @@ def test_walker_failure_in_process_is_only_a_warning(spark: Any, tmp_path: Path,
     def broken(*args: Any, **kwargs: Any) -> Any:
         raise RuntimeError("walker down")
 
-    monkeypatch.setattr(lineage_plan, "column_lineage", broken)
+    monkeypatch.setattr(lineage_driver, "column_lineage", broken)
     script = """
         import sys
         from pyspark.sql import SparkSession

@@ -23,7 +23,7 @@ from typing import Any
 import pytest
 from tests.integration.lineage.perturbation import column_names, perturb_value
 
-from falcon_airflow.jobs.lineage_plan import column_lineage
+from falcon_airflow.jobs.lineage_plan.lineage import column_lineage
 
 pytestmark = pytest.mark.xdist_group("spark-lineage")
 

@@ -18,8 +18,18 @@ from typing import Any
 
 import pytest
 
-from falcon_airflow.jobs import lineage_plan
-from falcon_airflow.jobs.lineage_plan import ColumnLineage, column_lineage
+from falcon_airflow.core.lineage import COLUMN_LINEAGE_SCHEMA_URL, PRODUCER
+from falcon_airflow.core.naming import TABLE_NAMESPACE_CONF
+from falcon_airflow.jobs.lineage_plan import lineage, walker
+from falcon_airflow.jobs.lineage_plan.dump import dump_plan, prepare
+from falcon_airflow.jobs.lineage_plan.lineage import column_lineage, input_datasets
+from falcon_airflow.jobs.lineage_plan.model import (
+    ColumnLineage,
+    InputField,
+    LineageUnavailable,
+    Transformation,
+    schema_facet,
+)
 
 DIRECT_SUBTYPES = {"IDENTITY", "TRANSFORMATION", "AGGREGATION"}
 VALIDATOR = Path(__file__).resolve().parents[3].parent / "shared" / "tools" / "validate-openlineage"
@@ -345,7 +355,7 @@ def test_cached_data_is_walked_through_its_cached_plan(read: Callable[[str], Any
             assert lineage_of(derived, plan=plan) == expected, plan
         cached_plan = derived._jdf.queryExecution().withCachedData()
         classes = {item.get("class", "").rsplit(".", 1)[-1]
-                   for item in lineage_plan.dump_plan(cached_plan, derived.sparkSession._jvm)}
+                   for item in dump_plan(cached_plan, derived.sparkSession._jvm)}
         assert "InMemoryRelation" in classes and "LogicalRelation" not in classes
     finally:
         base.unpersist()
@@ -437,11 +447,11 @@ def test_catalog_tables_csv_files_and_several_paths(sql: Callable[[str], Any], s
         assert (item.namespace, item.name, item.field) == ("hive://default", "default.lineage_walker_table", "d")
         (dataset,) = result.inputs
         assert dataset.kind == "table" and dataset.symlinks[0][0] == "file" and dataset.symlinks[0][2] == "LOCATION"
-        spark.conf.set(lineage_plan.TABLE_NAMESPACE_CONF, "hive://metastore.example:9083")
+        spark.conf.set(TABLE_NAMESPACE_CONF, "hive://metastore.example:9083")
         query = sql("SELECT d FROM default.lineage_walker_table")
         assert column_lineage(query).fields["d"][0].namespace == "hive://metastore.example:9083"
     finally:
-        spark.conf.unset(lineage_plan.TABLE_NAMESPACE_CONF)
+        spark.conf.unset(TABLE_NAMESPACE_CONF)
         sql("DROP TABLE IF EXISTS lineage_walker_table")
     people = read("people_csv").select("name", (F().col("age") + 1).alias("next_age"))
     result = column_lineage(people)
@@ -456,12 +466,12 @@ def test_catalog_tables_csv_files_and_several_paths(sql: Callable[[str], Any], s
 def test_input_datasets_and_facet(read: Callable[[str], Any]) -> None:
     t2 = read("t2")
     df = read("t1").join(t2, "a").select("a", "s", t2["d"])
-    datasets = lineage_plan.input_datasets(df)
+    datasets = input_datasets(df)
     assert [short(item.name) for item in datasets] == ["t1", "t2"]
     assert all(item.namespace == "file" and item.name.startswith("/") for item in datasets)
     assert [column.name for column in datasets[0].fields] == ["a", "b", "c", "d", "e", "s"]
     facet = column_lineage(df).to_facet()
-    assert facet["_schemaURL"] == lineage_plan.COLUMN_LINEAGE_SCHEMA_URL
+    assert facet["_schemaURL"] == COLUMN_LINEAGE_SCHEMA_URL
     assert set(facet["fields"]) == {"a", "s", "d"}
     assert facet["fields"]["a"]["inputFields"][0]["transformations"][0] == {
         "type": "DIRECT", "subtype": "IDENTITY", "masking": False}
@@ -491,7 +501,7 @@ BACKEND_QUERIES = [case.sql for case in OPENLINEAGE_CASES] + [
 @pytest.mark.xdist_group("spark-lineage")
 def test_both_plan_readers_agree(sql: Callable[[str], Any], spark: Any) -> None:
     """The compiled dumper and ``LogicalPlan.toJSON`` give the same lineage."""
-    assert lineage_plan.prepare(spark._jvm), "the plan dumper should compile with the Janino Spark ships"
+    assert prepare(spark._jvm), "the plan dumper should compile with the Janino Spark ships"
     for query in BACKEND_QUERIES:
         df = sql(query)
         fast, slow = column_lineage(df, backend="dumper"), column_lineage(df, backend="json")
@@ -505,8 +515,8 @@ def test_facets_pass_the_openlineage_validator(sql: Callable[[str], Any], tmp_pa
     events = []
     for number, query in enumerate(BACKEND_QUERIES):
         result = column_lineage(sql(query), descriptions=True)
-        facets = {"columnLineage": result.to_facet(), "schema": lineage_plan.schema_facet(result.schema)}
-        events.append({"eventTime": "2026-03-01T05:00:00Z", "producer": lineage_plan.PRODUCER,
+        facets = {"columnLineage": result.to_facet(), "schema": schema_facet(result.schema)}
+        events.append({"eventTime": "2026-03-01T05:00:00Z", "producer": PRODUCER,
                        "schemaURL": "https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/DatasetEvent",
                        "dataset": {"namespace": "file", "name": f"/out/{number}", "facets": facets}})
     path = tmp_path / "facets.jsonl"
@@ -520,7 +530,7 @@ def test_facets_pass_the_openlineage_validator(sql: Callable[[str], Any], tmp_pa
 
 
 def test_merge_follows_openlineage() -> None:
-    merge = lineage_plan.merge
+    merge = walker.merge
     identity = ("DIRECT", "IDENTITY", False, (), None)
     transform = ("DIRECT", "TRANSFORMATION", False, (), None)
     aggregate = ("DIRECT", "AGGREGATION", True, (), None)
@@ -541,19 +551,19 @@ def test_a_dataframe_without_a_jvm_plan_is_refused() -> None:
     class ConnectDataFrame:
         sparkSession = None
 
-    with pytest.raises(lineage_plan.LineageUnavailable):
-        lineage_plan._jvm_plan(ConnectDataFrame(), "analyzed")
+    with pytest.raises(LineageUnavailable):
+        lineage._jvm_plan(ConnectDataFrame(), "analyzed")
     with pytest.raises(ValueError, match="plan must be one of"):
-        lineage_plan._jvm_plan(ConnectDataFrame(), "physical")
+        lineage._jvm_plan(ConnectDataFrame(), "physical")
 
 
 def test_merged_lineage_unites_fields() -> None:
-    direct = lineage_plan.Transformation("DIRECT", "IDENTITY")
-    indirect = lineage_plan.Transformation("INDIRECT", "FILTER")
-    first = ColumnLineage({"a": (lineage_plan.InputField("file", "/x", "a", (direct,)),)}, columns=("a",))
-    second = ColumnLineage({"a": (lineage_plan.InputField("file", "/x", "a", (indirect,)),)},
-                           (lineage_plan.InputField("file", "/y", "k", (indirect,)),), columns=("a",))
+    direct = Transformation("DIRECT", "IDENTITY")
+    indirect = Transformation("INDIRECT", "FILTER")
+    first = ColumnLineage({"a": (InputField("file", "/x", "a", (direct,)),)}, columns=("a",))
+    second = ColumnLineage({"a": (InputField("file", "/x", "a", (indirect,)),)},
+                           (InputField("file", "/y", "k", (indirect,)),), columns=("a",))
     both = first.merged(second)
-    assert both.fields["a"] == (lineage_plan.InputField("file", "/x", "a", (direct, indirect)),)
+    assert both.fields["a"] == (InputField("file", "/x", "a", (direct, indirect)),)
     assert both.dataset_edges() == {("file", "/y", "k", "INDIRECT", "FILTER", False)}
     assert both.sources("a") == {("/x", "a"), ("/y", "k")}

@@ -10,10 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from falcon_airflow.compiler.common import CORE_FOLDER
+from falcon_airflow.compiler.common import CORE_FOLDER, JOBS_FOLDER, job_file, job_py_files
 from falcon_airflow.core.times import format_instant, parse_instant, parse_zone
-from falcon_airflow.jobs import fingerprint, replication, retention
-from falcon_airflow.provider.hooks.archives import package_archive
+from falcon_airflow.jobs import fingerprint, retention
+from falcon_airflow.jobs.replication import listing, replicator
+from falcon_airflow.provider.hooks.archives import package_archive, ship_packages
 
 RETENTION = ["--feed", "clicks", "--cluster", "primary", "--frequency", "hours(1)", "--limit", "days(10)"]
 REPLICATION = ["--feed", "clicks", "--source-cluster", "a", "--target-cluster", "b", "--instance", "2015-01-01T00:00Z"]
@@ -72,7 +73,7 @@ def test_retention_rejects(argv: list[str], message: str, capsys: pytest.Capture
     ([*REPLICATION[:-1], "yesterday", "--source-path", "/s", "--target-path", "/t"], "yyyy-MM-ddTHH:mmZ"),
 ])
 def test_replication_rejects(argv: list[str], message: str, capsys: pytest.CaptureFixture[str]) -> None:
-    assert replication.main(argv) == 2
+    assert replicator.main(argv) == 2
     captured = capsys.readouterr()
     assert message in captured.err
     assert "Traceback" not in captured.err
@@ -115,22 +116,35 @@ def test_instances_line() -> None:
 
 def test_balance_spreads_bytes() -> None:
     items = [{"rel": str(index), "length": size} for index, size in enumerate([100 << 20, 60 << 20, 50 << 20, 10, 10])]
-    slices = replication.balance(items, 2)
+    slices = listing.balance(items, 2)
     loads = sorted(sum(item["length"] for item in part) for part in slices)
     assert len(slices) == 2 and loads[1] - loads[0] < 20 << 20
-    assert len(replication.balance(items[:1], 5)) == 1
+    assert len(listing.balance(items[:1], 5)) == 1
 
 
 @pytest.mark.parametrize("job", ["retention", "replication", "fingerprint"])
-def test_job_file_runs_as_a_script(job: str, tmp_path: Path) -> None:
-    """As spark-submit runs it: the file alone, ``common`` imported from beside it and the core from the archive the
-    Spark hook ships (no installed falcon_airflow: ``-S`` leaves site-packages out)."""
-    script = Path(retention.__file__).with_name(f"{job}.py")
-    archive = package_archive(CORE_FOLDER, tmp_path)
-    assert sorted(zipfile.ZipFile(archive).namelist())[:2] == ["falcon_airflow/__init__.py",
-                                                             "falcon_airflow/core/__init__.py"]
-    completed = subprocess.run([sys.executable, "-S", str(script), "--bogus"], capture_output=True, text=True,
-                               timeout=60, check=False, env={**os.environ, "PYTHONPATH": str(archive)})
+def test_entry_script_runs_the_job_from_the_shipped_zip(job: str, tmp_path: Path) -> None:
+    """As spark-submit runs it: the entry script alone, the job and the core imported from the one archive the Spark
+    hook ships (no installed falcon_airflow: ``-S`` leaves site-packages out), the Java sources inside it."""
+    archive = Path(ship_packages(job_py_files()) or "")
+    names = zipfile.ZipFile(archive).namelist()
+    assert {"falcon_airflow/__init__.py", "falcon_airflow/core/__init__.py", "falcon_airflow/jobs/frame.py",
+            "falcon_airflow/jobs/replication/FalconReplicationCopier.java",
+            "falcon_airflow/jobs/lineage_plan/FalconAirflowPlanDump.java"} <= set(names)
+    completed = subprocess.run([sys.executable, "-S", job_file(f"{job}.py"), "--bogus"], capture_output=True,
+                               text=True, timeout=60, check=False, env={**os.environ, "PYTHONPATH": str(archive)})
     assert completed.returncode == 2, completed.stderr
     assert f"{job}: error: " in completed.stderr
     assert "Traceback" not in completed.stderr
+
+
+def test_the_java_sources_are_read_from_the_zip(tmp_path: Path) -> None:
+    """``importlib.resources`` finds the Java sources inside the archive, as the jobs read them under spark-submit."""
+    archive = package_archive([JOBS_FOLDER, CORE_FOLDER], tmp_path)
+    code = ("import falcon_airflow.jobs.replication.copier as c, falcon_airflow.jobs.lineage_plan.dump as d; "
+            "print(c.__file__, len(c._COPIER_SOURCE), len(d._DUMPER_SOURCE))")
+    completed = subprocess.run([sys.executable, "-S", "-c", code], capture_output=True, text=True, timeout=60,
+                               check=False, env={**os.environ, "PYTHONPATH": str(archive)})
+    assert completed.returncode == 0, completed.stderr
+    where, copier, dumper = completed.stdout.split()
+    assert where.startswith(str(archive)) and int(copier) > 1000 and int(dumper) > 1000

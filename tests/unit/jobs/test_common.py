@@ -5,43 +5,53 @@ from __future__ import annotations
 
 import pytest
 
-from falcon_airflow.jobs import common
+from falcon_airflow.jobs import filesystem
+from falcon_airflow.jobs.catalog import parse_partition_name, parse_table_uri, qualified, spec_sql
+from falcon_airflow.jobs.frame import UsageError
+from falcon_airflow.jobs.uris import (
+    Uri,
+    checked_path,
+    include_pattern,
+    include_prefix,
+    is_under,
+    parse_location,
+    split_paths,
+    split_uri,
+)
 
 LA = "America/Los_Angeles"
 
 
-
-
 def test_safe_paths() -> None:
-    assert common.checked_path("//data//in/2015/") == "/data/in/2015"
-    assert common.checked_path("/") == "/"
+    assert checked_path("//data//in/2015/") == "/data/in/2015"
+    assert checked_path("/") == "/"
     for bad in ("/data/../etc", "/data/./x", "data/x"):
         with pytest.raises(ValueError):
-            common.checked_path(bad)
-    assert common.is_under("/a/b", "/a") and not common.is_under("/a", "/a") and not common.is_under("/ab", "/a")
-    assert common.is_under("/a", "/") and not common.is_under("/", "/")
-    with pytest.raises(common.UsageError, match=r"\.\."):
-        common.parse_location("file:///data/../x", "--target-path")
+            checked_path(bad)
+    assert is_under("/a/b", "/a") and not is_under("/a", "/a") and not is_under("/ab", "/a")
+    assert is_under("/a", "/") and not is_under("/", "/")
+    with pytest.raises(UsageError, match=r"\.\."):
+        parse_location("file:///data/../x", "--target-path")
 
 
 def test_uris() -> None:
-    uri = common.split_uri("file:///tmp/x")
+    uri = split_uri("file:///tmp/x")
     assert (uri.scheme, uri.authority, uri.path, uri.root) == ("file", "", "/tmp/x", "file://")
-    hadoop = common.split_uri("file:/tmp/x/y")
+    hadoop = split_uri("file:/tmp/x/y")
     assert (hadoop.scheme, hadoop.authority, hadoop.path) == ("file", None, "/tmp/x/y")
     assert uri.same_filesystem(hadoop)
-    hdfs = common.split_uri("hdfs://nn:8020/data")
-    assert hdfs.root == "hdfs://nn:8020" and hdfs.same_filesystem(common.split_uri("hdfs://nn/x"))
-    assert not hdfs.same_filesystem(common.split_uri("hdfs://other:8020/data"))
+    hdfs = split_uri("hdfs://nn:8020/data")
+    assert hdfs.root == "hdfs://nn:8020" and hdfs.same_filesystem(split_uri("hdfs://nn/x"))
+    assert not hdfs.same_filesystem(split_uri("hdfs://other:8020/data"))
     # two namenodes of one host (the sandbox, a federated test estate) are two file systems
-    assert not hdfs.same_filesystem(common.split_uri("hdfs://nn:9000/data"))
+    assert not hdfs.same_filesystem(split_uri("hdfs://nn:9000/data"))
     assert not hdfs.same_filesystem(uri)
-    assert common.split_uri("/bare/path") == common.Uri(None, None, "/bare/path")
+    assert split_uri("/bare/path") == Uri(None, None, "/bare/path")
 
 
 # CatalogStorageTest: table URI grammar
 def test_table_uri() -> None:
-    table = common.parse_table_uri("catalog:clicksdb:clicks#ds=${YEAR}-${MONTH}-${DAY};region=us")
+    table = parse_table_uri("catalog:clicksdb:clicks#ds=${YEAR}-${MONTH}-${DAY};region=us")
     assert (table.database, table.table) == ("clicksdb", "clicks")
     assert table.partitions == (("ds", "${YEAR}-${MONTH}-${DAY}"), ("region", "us"))
     assert table.dated_keys == ("ds",)
@@ -61,17 +71,17 @@ def test_table_uri() -> None:
     ("catalog:db;drop:t#ds=1", "plain identifier"),
 ])
 def test_invalid_table_uris(text: str, message: str) -> None:
-    with pytest.raises(common.UsageError, match=message):
-        common.parse_table_uri(text)
+    with pytest.raises(UsageError, match=message):
+        parse_table_uri(text)
 
 
 def test_table_sql() -> None:
-    table = common.parse_table_uri("catalog:db:t#ds=${YEAR}${MONTH}${DAY};hr=?{HOUR};region=us")
+    table = parse_table_uri("catalog:db:t#ds=${YEAR}${MONTH}${DAY};hr=?{HOUR};region=us")
     assert table.partitions[1] == ("hr", "${HOUR}")  # Falcon's Oozie spelling, read as the variable
-    assert common.qualified(table) == "`db`.`t`"
-    assert common.spec_sql(table, {"ds": "2015", "region": "o'k"}) == "PARTITION (`ds`='2015', `region`='o\\'k')"
-    assert common.parse_partition_name("ds=2015-01-01 00%3A00/region=us") == {"ds": "2015-01-01 00:00",
-                                                                              "region": "us"}
+    assert qualified(table) == "`db`.`t`"
+    assert spec_sql(table, {"ds": "2015", "region": "o'k"}) == "PARTITION (`ds`='2015', `region`='o\\'k')"
+    assert parse_partition_name("ds=2015-01-01 00%3A00/region=us") == {"ds": "2015-01-01 00:00",
+                                                                       "region": "us"}
 
 
 # FilteredCopyListingTest-like include patterns over relative file paths
@@ -88,26 +98,26 @@ TREE = ["1/1", "1/3/4", "1/3/7", "1/3/40", "2/3/4", "2/3/5/a", "2/3/47", "3/2/4"
     ("2/3/[!4]*", ["2/3/5/a"]),
 ])
 def test_include_patterns(glob: str, expected: list[str]) -> None:
-    pattern = common.include_pattern(glob)
+    pattern = include_pattern(glob)
     assert sorted(path for path in TREE if pattern.match(path)) == sorted(expected)
 
 
 @pytest.mark.parametrize("glob", ["/abs/*", "a/../b", "a/{b", "a/[b", ""])
 def test_bad_include_patterns(glob: str) -> None:
-    with pytest.raises(common.UsageError):
-        common.include_pattern(glob)
+    with pytest.raises(UsageError):
+        include_pattern(glob)
 
 
 @pytest.mark.parametrize(("glob", "prefix"), [
     ("US/*", "US"), ("*/3/*", ""), ("a/b/c", "a/b/c"), ("a/b*/c", "a"), ("colo/{x,y}/*", "colo"), ("IN", "IN"),
 ])
 def test_include_prefix(glob: str, prefix: str) -> None:
-    assert common.include_prefix(glob) == prefix
+    assert include_prefix(glob) == prefix
 
 
 def test_split_paths_keeps_brace_commas() -> None:
-    assert common.split_paths("file:///a/{x,y}/*, file:///b") == ["file:///a/{x,y}/*", "file:///b"]
-    assert common.split_paths("") == []
+    assert split_paths("file:///a/{x,y}/*, file:///b") == ["file:///a/{x,y}/*", "file:///b"]
+    assert split_paths("") == []
 
 
 @pytest.mark.parametrize(("text", "expected"), [
@@ -125,7 +135,7 @@ def test_split_paths_keeps_brace_commas() -> None:
 ])
 def test_bulk_status_text(text: str, expected: tuple[str, bool, int, int, bool]) -> None:
     """The statuses' toString, read in bulk by HadoopFs (one py4j call for a whole listing)."""
-    match = common._STATUS_TEXT.match(text)
+    match = filesystem._STATUS_TEXT.match(text)
     assert match is not None
     assert (match["path"], match["dir"] == "true", int(match["length"] or 0), int(match["mtime"]),
             match["link"] == "true") == expected

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from falcon_airflow.jobs import common, db_export
+from falcon_airflow.jobs import db_export
+from falcon_airflow.jobs.staging import RunOwner
 
 INSTANCE = "2026-02-01T00:00Z"
 NOW = 1_800_000_000_000
@@ -34,13 +35,13 @@ def test_each_run_of_an_instance_stages_into_a_table_of_its_own(table: str) -> N
     assert db_export.legacy_staging_name(table, "orders", "local", INSTANCE) not in (one, two)
 
 
-def me(task: str | None = TASK, try_number: int | None = 2) -> common.RunOwner:
-    return common.RunOwner(token("0"), 600.0, task, try_number, "here", 1)
+def me(task: str | None = TASK, try_number: int | None = 2) -> RunOwner:
+    return RunOwner(token("0"), 600.0, task, try_number, "here", 1)
 
 
 def claim(name: str, *, age: int, seconds: float = 600.0, task: str | None = None, try_number: int | None = None,
           owner: str | None = None) -> list[str | None]:
-    text = owner if owner is not None else common.RunOwner(token(name[-1]), seconds, task, try_number, "there",
+    text = owner if owner is not None else RunOwner(token(name[-1]), seconds, task, try_number, "there",
                                                             2).to_text()
     return [name, text, str(NOW - age)]
 

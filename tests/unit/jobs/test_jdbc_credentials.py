@@ -12,7 +12,8 @@ from typing import Any
 import pytest
 
 from falcon_airflow.core.databases.credentials import ROOTS_ENV
-from falcon_airflow.jobs import common, jdbc
+from falcon_airflow.jobs import jdbc
+from falcon_airflow.jobs.frame import JobError
 
 
 @pytest.fixture
@@ -53,7 +54,7 @@ def test_a_file_under_the_roots_is_read(local: None, vault: Path) -> None:
     pytest.param("big", "larger than", id="not-a-password-file"),
 ])
 def test_an_escape_is_refused(local: None, vault: Path, relative: str, reason: str) -> None:
-    with pytest.raises(common.JobError, match=reason) as refused:
+    with pytest.raises(JobError, match=reason) as refused:
         jdbc._read_password_file(None, f"{vault}/{relative}")  # type: ignore[arg-type]
     assert "fernet" not in str(refused.value)
 
@@ -64,7 +65,7 @@ def test_no_roots_no_file(local: None, vault: Path, monkeypatch: pytest.MonkeyPa
         monkeypatch.delenv(ROOTS_ENV)
     else:
         monkeypatch.setenv(ROOTS_ENV, roots)
-    with pytest.raises(common.JobError, match=f"rule FA041.*{ROOTS_ENV}"):
+    with pytest.raises(JobError, match=f"rule FA041.*{ROOTS_ENV}"):
         jdbc._read_password_file(None, str(vault / "shop.password"))  # type: ignore[arg-type]
 
 
@@ -75,7 +76,7 @@ def test_no_roots_no_file(local: None, vault: Path, monkeypatch: pytest.MonkeyPa
 ])
 def test_a_keystore_outside_the_roots_is_refused(local: None, vault: Path, provider: str) -> None:
     text = provider.format(outside=str(vault.parent / "airflow.cfg"), vault=str(vault))
-    with pytest.raises(common.JobError, match="rule FA040"):
+    with pytest.raises(JobError, match="rule FA040"):
         jdbc._read_alias(_NoJvm(), "falcon.admin", text)  # type: ignore[arg-type]
 
 

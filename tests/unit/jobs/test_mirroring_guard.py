@@ -15,6 +15,8 @@ from falcon_airflow.compiler.extension import compile_extension
 from falcon_airflow.entities import Cluster, Feed
 from falcon_airflow.entities.extension import read_job
 from falcon_airflow.jobs import mirroring
+from falcon_airflow.jobs.frame import JobError
+from falcon_airflow.jobs.uris import parse_location
 from falcon_airflow.parsing import parse_bytes
 
 
@@ -140,10 +142,10 @@ def test_a_table_mirror_checks_every_folder_before_it_replaces_any(tables: dict[
     hive = object.__new__(mirroring.HiveMirror)
     hive.args = args
     hive.spark = Untouchable()  # type: ignore[assignment]
-    hive.storage = mirroring.common.parse_location("hdfs://west:8020", "--target-storage")
+    hive.storage = parse_location("hdfs://west:8020", "--target-storage")
     hive.source = type("Metastore", (), {"client": FakeSource(tables), "uri": "thrift://a:9083"})()
     hive.target = Untouchable()  # type: ignore[assignment]  # nothing is created on the target either
-    with pytest.raises(mirroring.common.JobError, match=why):
+    with pytest.raises(JobError, match=why):
         hive.run()
 
 

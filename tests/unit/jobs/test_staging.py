@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from falcon_airflow.jobs import common
+from falcon_airflow.jobs.filesystem import Entry
+from falcon_airflow.jobs.staging import Cleanup, RunOwner, parse_sibling, plan_cleanup, sibling_name
 
 NOW = 1_800_000_000_000  # the file system's clock, in milliseconds
 MINUTE = 60_000
@@ -14,21 +15,21 @@ TASK = "falcon.feed.clicks.replication.east.west/scheduled__2026-03-01T05:00:00+
 PARENT = "file:/data/clicks"
 
 
-def me(task: str | None = TASK, try_number: int | None = 2) -> common.RunOwner:
-    return common.RunOwner("0" * 32, 600.0, task, try_number, "here", 1)
+def me(task: str | None = TASK, try_number: int | None = 2) -> RunOwner:
+    return RunOwner("0" * 32, 600.0, task, try_number, "here", 1)
 
 
-def entry(name: str, mtime: int = NOW) -> common.Entry:
-    return common.Entry(f"{PARENT}/{name}", not name.startswith(".05.falcon-lease-"), 0, mtime)
+def entry(name: str, mtime: int = NOW) -> Entry:
+    return Entry(f"{PARENT}/{name}", not name.startswith(".05.falcon-lease-"), 0, mtime)
 
 
 @pytest.mark.parametrize(("name", "kind"), [("05", "staging"), ("2026-03-01", "old"), ("part.v2", "lease"),
                                             ("a-b_c", "staging"), (".hidden", "old")])
 def test_a_sibling_name_reads_back_as_its_kind_and_token(name: str, kind: str) -> None:
-    token = common.RunOwner.current().token
-    child = common.sibling_name(name, kind, token)
+    token = RunOwner.current().token
+    child = sibling_name(name, kind, token)
     assert child.startswith(f".{name}.falcon-{kind}-")
-    assert common.parse_sibling(name, child) == (kind, token)
+    assert parse_sibling(name, child) == (kind, token)
 
 
 @pytest.mark.parametrize(("name", "child"), [
@@ -40,33 +41,33 @@ def test_a_sibling_name_reads_back_as_its_kind_and_token(name: str, kind: str) -
     ("05", ".05.falcon-staging-"),  # no token
 ])
 def test_what_is_not_a_sibling_of_the_folder_is_never_read_as_one(name: str, child: str) -> None:
-    assert common.parse_sibling(name, child) is None
+    assert parse_sibling(name, child) is None
 
 
 def test_a_run_is_named_by_a_fresh_token_and_the_task_try_airflow_gives_it() -> None:
     environ = {"AIRFLOW_CTX_DAG_ID": "d", "AIRFLOW_CTX_DAG_RUN_ID": "r", "AIRFLOW_CTX_TASK_ID": "t",
                "AIRFLOW_CTX_TRY_NUMBER": "3"}
-    one, two = common.RunOwner.current(30.0, environ), common.RunOwner.current(30.0, environ)
+    one, two = RunOwner.current(30.0, environ), RunOwner.current(30.0, environ)
     assert one.token != two.token and len(one.token) == 32
     assert (one.task, one.try_number, one.lease_seconds) == ("d/r/t", 3, 30.0)
-    assert common.RunOwner.from_text(one.to_text()) == one
-    outside = common.RunOwner.current(environ={"AIRFLOW_CTX_TRY_NUMBER": "3", "AIRFLOW_CTX_DAG_ID": "d"})
+    assert RunOwner.from_text(one.to_text()) == one
+    outside = RunOwner.current(environ={"AIRFLOW_CTX_TRY_NUMBER": "3", "AIRFLOW_CTX_DAG_ID": "d"})
     assert (outside.task, outside.try_number) == (None, None)  # no task: no try to compare
 
 
 @pytest.mark.parametrize("text", ["", "{", "[]", '{"token": "x"}', '{"token": "x", "lease_seconds": "soon"}'])
 def test_a_lease_that_does_not_read_names_no_owner(text: str) -> None:
-    assert common.RunOwner.from_text(text) is None
+    assert RunOwner.from_text(text) is None
 
 
 def other(token: str = "f" * 32, *, lease_age: int | None = 0, seconds: float = 600.0, task: str | None = None,
           try_number: int | None = None, kinds: tuple[str, ...] = ("staging",)
-          ) -> tuple[list[common.Entry], dict[str, common.RunOwner | None]]:
-    children = [entry(common.sibling_name("05", kind, token), NOW - 30 * MINUTE) for kind in kinds]
-    owners: dict[str, common.RunOwner | None] = {}
+          ) -> tuple[list[Entry], dict[str, RunOwner | None]]:
+    children = [entry(sibling_name("05", kind, token), NOW - 30 * MINUTE) for kind in kinds]
+    owners: dict[str, RunOwner | None] = {}
     if lease_age is not None:
-        children.append(entry(common.sibling_name("05", "lease", token), NOW - lease_age))
-        owners[token] = common.RunOwner(token, seconds, task, try_number, "there", 2)
+        children.append(entry(sibling_name("05", "lease", token), NOW - lease_age))
+        owners[token] = RunOwner(token, seconds, task, try_number, "there", 2)
     return children, owners
 
 
@@ -85,7 +86,7 @@ def other(token: str = "f" * 32, *, lease_age: int | None = 0, seconds: float = 
 ])
 def test_only_the_siblings_of_runs_that_are_over_are_removed(kwargs: dict[str, object], over: bool) -> None:
     children, owners = other(**kwargs)  # type: ignore[arg-type]
-    plan = common.plan_cleanup("05", me(), children, owners, NOW, target_exists=True)
+    plan = plan_cleanup("05", me(), children, owners, NOW, target_exists=True)
     assert sorted(plan.remove) == (sorted(item.path for item in children) if over else [])
     assert plan.live == (() if over else ("f" * 32,))
     assert plan.restore is None
@@ -93,27 +94,27 @@ def test_only_the_siblings_of_runs_that_are_over_are_removed(kwargs: dict[str, o
 
 def test_without_a_task_try_only_the_lease_decides() -> None:
     children, owners = other(lease_age=0, task=TASK, try_number=1)
-    assert common.plan_cleanup("05", me(task=None, try_number=None), children, owners, NOW, True).remove == ()
+    assert plan_cleanup("05", me(task=None, try_number=None), children, owners, NOW, True).remove == ()
 
 
 def test_an_unreadable_lease_is_judged_by_its_age_with_the_default_lease() -> None:
     for age, over in ((5 * MINUTE, False), (11 * MINUTE, True)):
         children, _ = other(lease_age=age)
-        plan = common.plan_cleanup("05", me(), children, {"f" * 32: None}, NOW, True)
+        plan = plan_cleanup("05", me(), children, {"f" * 32: None}, NOW, True)
         assert bool(plan.remove) is over
 
 
 def test_a_run_never_removes_its_own_siblings() -> None:
     mine = me()
-    children = [entry(common.sibling_name("05", kind, mine.token), 0) for kind in ("staging", "old", "lease")]
-    plan = common.plan_cleanup("05", mine, children, {}, NOW, False)
-    assert plan == common.Cleanup(None, (), ())
+    children = [entry(sibling_name("05", kind, mine.token), 0) for kind in ("staging", "old", "lease")]
+    plan = plan_cleanup("05", mine, children, {}, NOW, False)
+    assert plan == Cleanup(None, (), ())
 
 
 def test_leases_are_removed_after_the_folders_they_guard() -> None:
     children, owners = other(lease_age=20 * MINUTE, kinds=("staging", "old"))
-    plan = common.plan_cleanup("05", me(), children, owners, NOW, target_exists=True)
-    assert [common.parse_sibling("05", path.rsplit("/", 1)[1])[0] for path in plan.remove] == [  # type: ignore[index]
+    plan = plan_cleanup("05", me(), children, owners, NOW, target_exists=True)
+    assert [parse_sibling("05", path.rsplit("/", 1)[1])[0] for path in plan.remove] == [  # type: ignore[index]
         "staging", "old", "lease"]
 
 
@@ -126,7 +127,7 @@ def test_leases_are_removed_after_the_folders_they_guard() -> None:
 def test_a_set_aside_version_is_put_back_only_when_its_run_is_over_and_the_instance_missing(
         lease_age: int | None, target_exists: bool, restored: bool) -> None:
     children, owners = other(lease_age=lease_age, kinds=("old",))
-    plan = common.plan_cleanup("05", me(), children, owners, NOW, target_exists)
+    plan = plan_cleanup("05", me(), children, owners, NOW, target_exists)
     assert (plan.restore is not None) is restored
     assert (plan.restore in plan.remove) is False
 
@@ -134,13 +135,13 @@ def test_a_set_aside_version_is_put_back_only_when_its_run_is_over_and_the_insta
 def test_of_several_set_aside_versions_the_newest_goes_back_and_the_others_go() -> None:
     first, owners_one = other("a" * 32, lease_age=None, kinds=("old",))
     second, _ = other("b" * 32, lease_age=None, kinds=("old",))
-    newer = [common.Entry(item.path, item.is_dir, 0, NOW - MINUTE) for item in second]
-    plan = common.plan_cleanup("05", me(), [*first, *newer], owners_one, NOW, target_exists=False)
+    newer = [Entry(item.path, item.is_dir, 0, NOW - MINUTE) for item in second]
+    plan = plan_cleanup("05", me(), [*first, *newer], owners_one, NOW, target_exists=False)
     assert plan.restore == newer[0].path
     assert plan.remove == (first[0].path,)
 
 
 def test_other_folders_siblings_are_not_this_runs_business() -> None:
     token = "e" * 32
-    children = [entry(common.sibling_name("06", "staging", token), 0), entry("05", 0), entry("_SUCCESS", 0)]
-    assert common.plan_cleanup("05", me(), children, {}, NOW, True) == common.Cleanup(None, (), ())
+    children = [entry(sibling_name("06", "staging", token), 0), entry("05", 0), entry("_SUCCESS", 0)]
+    assert plan_cleanup("05", me(), children, {}, NOW, True) == Cleanup(None, (), ())

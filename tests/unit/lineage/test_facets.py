@@ -148,12 +148,12 @@ def test_compiled_lineage_facts(specs: dict[str, Any], tmp_path: Path) -> None:
     assert facts.schema_location == str((tmp_path / "schemas" / "in.avsc").resolve())
     assert specs["falcon.feed.in.replication.east.west"].lineage.catalogs == {"west": "thrift://meta:9083"}
     # the Python workflow runs under the lineage driver
-    assert process.job.application.endswith("jobs/lineage_driver.py")
+    assert process.job.application.endswith("jobs/entry/lineage_driver.py")
     assert process.job.arguments[:2] == ("--falcon-script", str((tmp_path / "apps" / "agg.py").resolve()))
     assert process.job.lineage_events == "{{ macros.falcon.lineage_path(dag_run, task.task_id) }}"
     shipped = (process.job.py_files or "").split(",")
     assert [Path(item).relative_to(Path(item).parents[1]).as_posix() for item in shipped] == [
-        "jobs/lineage_plan.py", "falcon_airflow/core"]
+        "falcon_airflow/jobs", "falcon_airflow/core"]
     assert process.job.conf["spark.falcon.lineage.tableNamespace"] == "hive://east"  # no registry: the default
 
 

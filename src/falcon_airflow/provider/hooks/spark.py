@@ -135,7 +135,7 @@ class FalconSparkSubmitHook(SparkSubmitHook):
                              jars=kwargs.get("jars"), packages=kwargs.get("packages"), spark_home=spark_home)
         if added:
             kwargs["jars"] = ",".join([*filter(None, [kwargs.get("jars")]), *(str(jar) for jar in added)])
-        kwargs["py_files"] = ship_packages(kwargs.get("py_files"))  # the core package folder, as a zip
+        kwargs["py_files"] = ship_packages(kwargs.get("py_files"))  # the jobs and core package folders, as one zip
         self._falcon_properties_files: list[str] = []
         super().__init__(**kwargs)
 

@@ -37,10 +37,10 @@ if TYPE_CHECKING:
     from falcon_airflow.provider.operators.oozie import OozieNodeOperator
     from falcon_airflow.provider.operators.oozie_runtime import WorkflowRun
 
-def _job_py_files(*names: str) -> str:
+def _job_py_files() -> str:
     from falcon_airflow.compiler.common import job_py_files
 
-    return job_py_files(*names)  # the job modules and the core package they import
+    return job_py_files()  # the jobs package and the core package it imports
 
 
 def _job(name: str) -> str:
@@ -168,7 +168,7 @@ def _submission(operator: OozieNodeOperator, action: str, body: dict[str, Any], 
                     operation[key] = name_node + value  # Oozie resolves scheme-less paths on the name-node
             operations.append(operation)
         _local_checked(_fs_paths(operations), roots, "fs path")
-        submit.update(application=_job("oozie_fs.py"), py_files=_job_py_files("common.py"),
+        submit.update(application=_job("oozie_fs.py"), py_files=_job_py_files(),
                       application_args=["--operations", json.dumps(operations), "--report", report])
     elif action == "distcp":
         flags, sources, target = _distcp_arguments([evaluate(item) for item in body.get("args", [])])
@@ -178,7 +178,7 @@ def _submission(operator: OozieNodeOperator, action: str, body: dict[str, Any], 
         for source in sources:
             arguments += ["--source-path", source]
         arguments += ["--target-path", target, "--availability-flag", "NA", *flags, "--report", report]
-        submit.update(application=_job("replication.py"), py_files=_job_py_files("common.py"),
+        submit.update(application=_job("replication.py"), py_files=_job_py_files(),
                       application_args=arguments)
     else:
         raise ActionFailed("E0405", f"action type {action} does not run here")

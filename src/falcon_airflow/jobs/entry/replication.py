@@ -1,0 +1,8 @@
+"""spark-submit's main file of the replication job: :mod:`falcon_airflow.jobs.replication.replicator`, from the zip of
+the jobs package that ``--py-files`` ships."""
+
+from falcon_airflow.jobs.frame import script_main
+from falcon_airflow.jobs.replication.replicator import main
+
+if __name__ == "__main__":
+    script_main(main)
