@@ -41,7 +41,10 @@ MIN_DEPTH_PROPERTY = "falcon.mirror.min.depth"
 DEFAULT_MIN_DEPTH = 2
 
 _DEFAULT_PORTS = {"hdfs": 8020, "webhdfs": 9870, "swebhdfs": 9871, "http": 80, "https": 443}
+"""A URI without a port names the scheme's default one (Hadoop 3's namenode RPC and HTTP ports): ``hdfs://nn`` and
+``hdfs://nn:8020`` are one file system. Object stores (``s3a://bucket``) have no port."""
 _SCHEME_ALIASES = {"s3a": "s3", "s3n": "s3"}
+"""Connectors to one store: ``s3a://b/x`` and ``s3://b/x`` are the same objects."""
 _LOCAL_HOSTS = ("", "localhost", "127.0.0.1")
 _URI = re.compile(r"^(?P<scheme>[A-Za-z][A-Za-z0-9+.\-]*):(?://(?P<authority>[^/]*))?(?P<path>.*)$", re.S)
 _HAS_SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.\-]*:")

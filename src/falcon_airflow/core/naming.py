@@ -32,6 +32,7 @@ import re
 from dataclasses import dataclass
 from urllib.parse import unquote, urlsplit
 
+from falcon_airflow.core.paths import resolve_dots
 from falcon_airflow.core.secrets import redact_url
 
 FALCON_SCHEME = "falcon"
@@ -70,16 +71,7 @@ class DatasetId:
 def normalize_path(path: str) -> str:
     """``/a//b/./c/`` to ``/a/b/c`` (``..`` resolved lexically, never above the root)."""
     absolute = path.startswith("/")
-    parts: list[str] = []
-    for part in path.split("/"):
-        if part in ("", "."):
-            continue
-        if part == "..":
-            if parts:
-                parts.pop()
-            continue
-        parts.append(part)
-    text = "/".join(parts)
+    text = "/".join(resolve_dots(path.split("/")))
     return f"/{text}" if absolute else text
 
 

@@ -21,6 +21,7 @@ wherever something is deleted, and rule FA010 refuses them in a feed's location.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta, tzinfo
 from functools import cached_property
@@ -119,15 +120,10 @@ def read_path(text: str) -> PathReading:
     return PathReading(components, problem, dotted)
 
 
-def lexical_components(text: str) -> tuple[str, ...]:
-    """The folders a path can reach under any reading: fully percent-decoded, ``\\`` as a separator, ``.`` dropped
-    and ``..`` resolved lexically (never above the root). For comparing locations, never for deleting."""
-    try:
-        fullest = decodings(text)[-1]
-    except UnsafePathError:
-        fullest = text
+def resolve_dots(segments: Iterable[str]) -> list[str]:
+    """Path segments with empty ones and ``.`` dropped and ``..`` resolved lexically, never above the root."""
     parts: list[str] = []
-    for part in _parts(fullest, backslash=True):
+    for part in segments:
         if part in ("", "."):
             continue
         if part == "..":
@@ -135,7 +131,17 @@ def lexical_components(text: str) -> tuple[str, ...]:
                 parts.pop()
             continue
         parts.append(part)
-    return tuple(parts)
+    return parts
+
+
+def lexical_components(text: str) -> tuple[str, ...]:
+    """The folders a path can reach under any reading: fully percent-decoded, ``\\`` as a separator, ``.`` dropped
+    and ``..`` resolved lexically (never above the root). For comparing locations, never for deleting."""
+    try:
+        fullest = decodings(text)[-1]
+    except UnsafePathError:
+        fullest = text
+    return tuple(resolve_dots(_parts(fullest, backslash=True)))
 
 
 def glob_escape(text: str) -> str:

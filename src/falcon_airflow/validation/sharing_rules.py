@@ -26,6 +26,7 @@ from datetime import datetime, timedelta
 from urllib.parse import urlsplit
 
 from falcon_airflow.core.errors import RuleError
+from falcon_airflow.core.mirror_targets import file_system
 from falcon_airflow.core.paths import lexical_components, read_path
 from falcon_airflow.core.tables import TableUri
 from falcon_airflow.el import reference_time
@@ -179,12 +180,6 @@ def _standing(context: RuleContext, mine: Feed | Process, other: Feed | Process)
 
 # -- FA009: feeds sharing a folder ----------------------------------------------------------------------------------
 
-_DEFAULT_PORTS = {"hdfs": 8020, "webhdfs": 9870, "swebhdfs": 9871, "http": 80, "https": 443}
-"""A URI without a port names the scheme's default one (Hadoop 3's namenode RPC and HTTP ports): ``hdfs://nn`` and
-``hdfs://nn:8020`` are one file system. Object stores (``s3a://bucket``) have no port."""
-_SCHEME_ALIASES = {"s3a": "s3", "s3n": "s3"}
-"""Connectors to one store: ``s3a://b/x`` and ``s3://b/x`` are the same objects."""
-_LOCAL_HOSTS = ("", "localhost", "127.0.0.1")
 _URI = re.compile(r"^(?P<scheme>[A-Za-z][A-Za-z0-9+.\-]*)://(?P<authority>[^/]*)(?P<path>.*)$", re.S)
 _OOZIE_SPELLING = re.compile(r"\?\{(YEAR|MONTH|DAY|HOUR|MINUTE)\}")
 
@@ -238,29 +233,13 @@ def _keeping(feed: Feed, cluster: FeedCluster) -> tuple[str, ...]:
             feed.property_map.get("retention.action", ""), *staged)
 
 
-def file_system_of(scheme: str, authority: str) -> tuple[str, str]:
-    """One spelling per file system: scheme and host in lower case, no user, the scheme's default port written
-    out, ``file://localhost`` as ``file://``, ``s3a``/``s3n`` as ``s3``."""
-    scheme = scheme.lower()
-    scheme = _SCHEME_ALIASES.get(scheme, scheme)
-    host_port = authority.rpartition("@")[2]
-    host, colon, port = host_port.rpartition(":") if not host_port.endswith("]") else (host_port, "", "")
-    if not colon or not port.isdigit():
-        host, port = host_port, ""
-    host = host.lower()
-    if scheme == "file" and host in _LOCAL_HOSTS:
-        return scheme, ""
-    number = int(port) if port else _DEFAULT_PORTS.get(scheme)
-    return scheme, f"{host}:{number}" if number is not None else host
-
-
 def _file_place(feed: Feed, cluster: FeedCluster, location: FeedLocation, storage: str | None) -> _Place | None:
     text = location.path.strip()
     if not text:
         return None
     joined = _on_storage(storage, _OOZIE_SPELLING.sub(lambda match: "${" + match[1] + "}", text))
     match = _URI.match(joined)
-    root, path = (file_system_of(match["scheme"], match["authority"]), match["path"]) if match else (("", ""), joined)
+    root, path = (file_system(match["scheme"], match["authority"]), match["path"]) if match else (("", ""), joined)
     return _Place(feed, cluster.name, location.type.value, location.path, location.line, root,
                   lexical_components(path), cluster)
 
