@@ -46,7 +46,7 @@ from falcon_airflow.store.database import (
 )
 from falcon_airflow.validation.extensions import extension_files
 from falcon_airflow.validation.incumbents import Incumbents
-from falcon_airflow.workspace import Workspace, collect_files
+from falcon_airflow.workspace import EntityFile, Workspace, collect_files
 
 SCHEME = "store:"
 _LOCATION = re.compile(r"^store:(?P<kind>[a-z]+)/(?:(?P<variant>[a-z-]+)/)?(?P<name>[^/@]+)(?:@(?P<revision>\d+))?$")
@@ -63,8 +63,9 @@ class _Revision:
     """What one revision of one store holds, as read once: its definitions in force, and the workspace they make
     with the entities folder's files (made when first asked for)."""
 
-    def __init__(self, definitions: Definitions) -> None:
+    def __init__(self, definitions: Definitions, folder_files: list[EntityFile]) -> None:
         self.definitions = definitions
+        self.folder_files = folder_files
         self.workspace: Workspace | None = None
 
 
@@ -114,27 +115,29 @@ class TableStore:
 
     # -- definitions ----------------------------------------------------------------------------------------------
 
-    def _folder_files(self) -> tuple[tuple[str, int, int], ...]:
-        """The entities folder's files with their modification time and size: a change there makes another
+    def _folder_files(self) -> tuple[list[EntityFile], tuple[tuple[str, int, int], ...]]:
+        """The entities folder's files, and each with its modification time and size: a change there makes another
         workspace even when the store's revision stays."""
         if self.entities_folder is None:
-            return ()
-        found = []
-        for item in collect_files([str(self.entities_folder)]):
+            return [], ()
+        files = collect_files([str(self.entities_folder)])
+        stamps = []
+        for item in files:
             status = item.path.stat()
-            found.append((str(item.path), status.st_mtime_ns, status.st_size))
-        return tuple(found)
+            stamps.append((str(item.path), status.st_mtime_ns, status.st_size))
+        return files, tuple(stamps)
 
     def _read(self) -> _Revision:
         """The store's newest revision, read once per process and revision (and entities folder): requests that
         change nothing cost one query of the revision, not a read of every definition."""
         if self._revision is None:
-            key = (str(self.database.engine.url), self.database.store_id(), self.database.revision(),
-                   self._folder_files())
+            folder_files, stamps = self._folder_files()
+            key = (str(self.database.engine.url), self.database.store_id(), self.database.revision(), stamps)
             with _cache_lock:
                 known = _revisions.get(key)
             if known is None:
-                known = _Revision({(item.kind, item.name): item for item in self.database.definitions()})
+                known = _Revision({(item.kind, item.name): item for item in self.database.definitions()},
+                                  folder_files)
                 # kept only if no change landed while the definitions were read: the revision names what they hold
                 if self.database.revision() == key[2]:
                     with _cache_lock:
@@ -154,8 +157,7 @@ class TableStore:
         with _cache_lock:
             made = revision.workspace
         if made is None:
-            files = [parse_read_file(item.path.read_bytes(), item.display)
-                     for item in (collect_files([str(self.entities_folder)]) if self.entities_folder else [])]
+            files = [parse_read_file(item.path.read_bytes(), item.display) for item in revision.folder_files]
             stored = [_parsed(item) for (kind, _), item in sorted(revision.definitions.items())
                       if kind != EXTENSION_KIND]
             made = Workspace.from_parsed([*files, *stored])

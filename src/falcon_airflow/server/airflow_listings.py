@@ -33,15 +33,19 @@ def _json_value(value: Any) -> Any:
     return value
 
 
-def _documents(result: Any) -> list[dict[str, Any]]:
-    """The rows of ``result`` as dicts of JSON values. Only the columns that can hold a time or an enum are looked
-    at value by value (a listing has thousands of rows)."""
+def _rows(result: Any) -> list[dict[str, Any]]:
+    """The rows of ``result`` as dicts of the columns' values."""
     keys = list(result.keys())
-    rows = [dict(zip(keys, row, strict=True)) for row in result]
+    return [dict(zip(keys, row, strict=True)) for row in result]
+
+
+def _as_json(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """``rows`` with their values as JSON values. Only the columns that hold a time or an enum are looked at value by
+    value (a listing has thousands of rows)."""
     if not rows:
         return rows
     plain = {str, int, float, bool, dict, list, type(None)}  # exact types: a str enum is not plain
-    special = [key for key in keys if any(type(row[key]) not in plain for row in rows)]
+    special = [key for key in rows[0] if any(type(row[key]) not in plain for row in rows)]
     for row in rows:
         for key in special:
             row[key] = _json_value(row[key])
@@ -76,18 +80,11 @@ def dag_runs(dag_id: str, *, first: datetime | None, last: datetime | None,
     if states:
         query = query.where(DagRun.__table__.c.state.in_(list(states)))
     with _session() as session:
-        documents = _documents(session.execute(query))
-    for document in documents:
-        start, end = document.get("start_date"), document.get("end_date")
-        document["duration"] = _seconds_between(start, end)
-    return documents
-
-
-def _seconds_between(start: str | None, end: str | None) -> float | None:
-    if not start or not end:
-        return None
-    return (datetime.fromisoformat(end.replace("Z", "+00:00"))
-            - datetime.fromisoformat(start.replace("Z", "+00:00"))).total_seconds()
+        rows = _rows(session.execute(query))
+    for row in rows:
+        start, end = row["start_date"], row["end_date"]
+        row["duration"] = (end - start).total_seconds() if start is not None and end is not None else None
+    return _as_json(rows)
 
 
 def runs_task_instances(dag_id: str, *, first: datetime, last: datetime) -> list[dict[str, Any]]:
@@ -105,4 +102,4 @@ def runs_task_instances(dag_id: str, *, first: datetime, last: datetime) -> list
              .where(TaskInstance.dag_id == dag_id, DagRun.logical_date >= first, DagRun.logical_date <= last)
              .order_by(TaskInstance.id))
     with _session() as session:
-        return _documents(session.execute(query))
+        return _as_json(_rows(session.execute(query)))
