@@ -174,3 +174,61 @@ def ops_process(name: str = "count", feed: str = "logs", output: str = "counts",
     """An hourly Spark process on ``east`` reading the current instance of ``feed`` and writing ``output``."""
     return OPS_PROCESS.format(name=name, feed=feed, output=output, order=order,
                               timeout=f"\n  <timeout>{timeout}</timeout>" if timeout else "")
+
+
+OPS_DATASOURCE = """<datasource name="{name}" colo="here" type="postgres" xmlns="uri:falcon:datasource:0.1">
+  <interfaces>
+    <interface type="readonly" endpoint="jdbc:postgresql://db.example:5432/shop">
+      <credential type="password-text"><userName>reader</userName><passwordText>secret</passwordText></credential>
+    </interface>
+    <interface type="write" endpoint="jdbc:postgresql://db.example:5432/shop">
+      <credential type="password-text"><userName>writer</userName><passwordText>secret</passwordText></credential>
+    </interface>
+  </interfaces>
+  <driver><clazz>org.postgresql.Driver</clazz><jar>/lib/postgresql.jar</jar></driver>
+</datasource>
+"""
+
+OPS_EXPORT = """
+      <export>
+        <target name="{datasource}" tableName="{name}_copy"><load type="allowinsert"/></target>
+        <arguments><argument name="--num-mappers" value="1"/></arguments>
+      </export>"""
+
+OPS_TRANSFER_FEED = """<feed name="{name}" xmlns="uri:falcon:feed:0.1">
+  <availabilityFlag>_DONE</availabilityFlag>
+  <frequency>hours(1)</frequency>
+  <clusters>
+    <cluster name="east" type="source">
+      <validity start="2026-01-01T00:00Z" end="2099-01-01T00:00Z"/>
+      <retention limit="days(2)" action="delete"/>
+      <import>
+        <source name="{datasource}" tableName="{name}">
+          <extract type="full"><mergepolicy>snapshot</mergepolicy></extract>
+          <fields><includes><field>id</field><field>amount</field></includes></fields>
+        </source>
+        <arguments><argument name="--num-mappers" value="1"/></arguments>
+      </import>{export}
+    </cluster>
+    <cluster name="west" type="target">
+      <validity start="2026-01-01T00:00Z" end="2099-01-01T00:00Z"/>
+      <retention limit="days(30)" action="delete"/>{export}
+    </cluster>
+  </clusters>
+  <locations><location type="data" path="/{name}/${{YEAR}}/${{MONTH}}/${{DAY}}/${{HOUR}}"/></locations>
+  <ACL owner="ops" group="users" permission="*"/>
+  <schema location="/none" provider="parquet"/>
+</feed>
+"""
+
+
+def ops_datasource(name: str = "shop") -> str:
+    """A PostgreSQL datasource in colo ``here`` with a readonly and a write interface (password-text users)."""
+    return OPS_DATASOURCE.format(name=name)
+
+
+def ops_transfer_feed(name: str = "orders", *, datasource: str = "shop") -> str:
+    """An hourly feed imported from ``datasource`` on ``east`` (source), exported to it on ``east`` and ``west``
+    (target, replicated from east): DAGs ``falcon.feed.<name>.import.east``, ``.export.east``, ``.export.west``."""
+    return OPS_TRANSFER_FEED.format(name=name, datasource=datasource,
+                                    export=OPS_EXPORT.format(name=name, datasource=datasource))

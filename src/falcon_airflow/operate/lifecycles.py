@@ -6,13 +6,16 @@ lifecycle      Falcon                                      DAG
 EXECUTION      a process's coordinator                     ``falcon.process.<name>.<cluster>``
 EVICTION       a feed's retention coordinator              ``falcon.feed.<name>.retention.<cluster>``
 REPLICATION    a feed's replication coordinator            ``falcon.feed.<name>.replication.<source>.<target>``
-IMPORT/EXPORT  a feed's import/export from a datasource    none: not run on Airflow
+IMPORT         a feed's import coordinator                 ``falcon.feed.<name>.import.<cluster>``
+EXPORT         a feed's export coordinator                 ``falcon.feed.<name>.export.<cluster>``
 =============  ==========================================  ================================================
 
-The ids are the compiler's (:mod:`falcon_airflow.compiler.common`); they are computed from the definition, so
-they are known before Airflow has parsed the entity. Entity names cannot contain dots (Falcon's name pattern),
-so ``falcon.process.<name>.`` is an exact prefix for the DAGs an entity ever had, including those of clusters a
-later update removed.
+A feed has an IMPORT or EXPORT DAG only on the clusters that declare ``<import>`` or ``<export>``.
+
+The ids are the compiler's (:mod:`falcon_airflow.compiler.common`, :mod:`falcon_airflow.compiler.transfer`); they
+are computed from the definition, so they are known before Airflow has parsed the entity. Entity names cannot
+contain dots (Falcon's name pattern), so ``falcon.process.<name>.`` is an exact prefix for the DAGs an entity ever
+had, including those of clusters a later update removed (for a feed, one prefix per kind of DAG).
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from falcon_airflow.compiler.common import process_dag_id, replication_dag_id, retention_dag_id, sla_dag_id
+from falcon_airflow.compiler.transfer import export_dag_id, import_dag_id
 from falcon_airflow.entities import Entity, EntityType, Feed, Process
 
 
@@ -64,6 +68,12 @@ def entity_dags(entity: Entity, lifecycles: frozenset[Lifecycle] | None = None) 
             found += [DagRef(replication_dag_id(entity.name, source.name, target.name), Lifecycle.REPLICATION,
                              target.name, source.name)
                       for target in entity.targets for source in entity.sources]
+        if Lifecycle.IMPORT in wanted:
+            found += [DagRef(import_dag_id(entity.name, item.name), Lifecycle.IMPORT, item.name)
+                      for item in entity.clusters if item.import_policy is not None]
+        if Lifecycle.EXPORT in wanted:
+            found += [DagRef(export_dag_id(entity.name, item.name), Lifecycle.EXPORT, item.name)
+                      for item in entity.clusters if item.export_policy is not None]
     if lifecycles is None:  # the whole entity (schedule, suspend, delete ...): its SLA monitors too
         found += _sla_dags(entity)
     return found
@@ -84,7 +94,7 @@ def dag_prefixes(entity_type: EntityType, name: str) -> list[str]:
     if entity_type is EntityType.PROCESS:
         return [f"falcon.process.{name}."]
     if entity_type is EntityType.FEED:
-        return [f"falcon.feed.{name}.retention.", f"falcon.feed.{name}.replication.", f"falcon.feed.{name}.sla."]
+        return [f"falcon.feed.{name}.{kind}." for kind in ("retention", "replication", "import", "export", "sla")]
     return []
 
 
@@ -95,6 +105,8 @@ def describe_dag(dag_id: str) -> DagRef | None:
         return DagRef(dag_id, Lifecycle.EXECUTION, parts[3])
     if len(parts) == 5 and parts[:2] == ["falcon", "feed"] and parts[3] == "retention":
         return DagRef(dag_id, Lifecycle.EVICTION, parts[4])
+    if len(parts) == 5 and parts[:2] == ["falcon", "feed"] and parts[3] in ("import", "export"):
+        return DagRef(dag_id, Lifecycle(parts[3].upper()), parts[4])
     if len(parts) == 6 and parts[:2] == ["falcon", "feed"] and parts[3] == "replication":
         return DagRef(dag_id, Lifecycle.REPLICATION, parts[5], parts[4])
     return None

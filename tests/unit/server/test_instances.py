@@ -10,6 +10,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
+from tests.builders import ops_datasource, ops_transfer_feed
 
 from .served import JSON, XML, Served, denied, refused, serve
 
@@ -117,6 +118,29 @@ def test_lifecycles_come_as_repeated_parameters(served: Served) -> None:
     found = {(item["cluster"], item.get("sourceCluster"), item["status"]) for item in answer.json()["instances"]}
     assert found == {("west", None, "SUCCEEDED"), ("west", "east", "WAITING")}  # retention, then replication
 
+
+
+def test_import_and_export_lifecycles_choose_a_feeds_import_and_export_dags(served: Served) -> None:
+    served.kit.write("datasources/shop.xml", ops_datasource("shop"))
+    served.kit.write("feeds/orders.xml", ops_transfer_feed("orders", datasource="shop"))
+    served.airflow.add_dag("falcon.feed.orders.import.east", ("import",))
+    served.airflow.add_dag("falcon.feed.orders.export.west", ("wait_for_instance", "export"))
+    imported = served.airflow.add_run("falcon.feed.orders.import.east", T3, state="running")
+    served.airflow.set_tis(imported, **{"import": "running"})
+    served.airflow.add_run("falcon.feed.orders.export.west", T4)
+    one = {"start": "2026-05-01T03:00Z", "end": "2026-05-01T04:00Z"}
+    answer = served.call("GET", "/api/instance/status/feed/orders", params={**one, "lifecycle": "import"})
+    assert answer.status_code == 200, answer.text
+    assert [(item["cluster"], item["status"]) for item in answer.json()["instances"]] == [("east", "RUNNING")]
+    both = served.call("GET", "/api/instance/status/feed/orders",
+                       params=[*one.items(), ("lifecycle", "IMPORT"), ("lifecycle", "EXPORT")]).json()
+    assert {(item["cluster"], item["instance"]) for item in both["instances"]} == {
+        ("east", "2026-05-01T03:00Z"), ("west", "2026-05-01T04:00Z")}
+
+    killed = served.call("POST", "/api/instance/kill/feed/orders", params={**one, "lifecycle": "IMPORT"})
+    assert killed.status_code == 200, killed.text
+    assert [(item["cluster"], item["status"]) for item in killed.json()["instances"]] == [("east", "KILLED")]
+    assert served.airflow.runs("falcon.feed.orders.export.west")[0]["state"] == "queued"  # EXPORT not chosen
 
 def test_kill_reads_the_clusters_from_the_properties_body(served: Served) -> None:
     one = {"start": "2026-05-01T04:00Z", "end": "2026-05-01T04:00Z"}
