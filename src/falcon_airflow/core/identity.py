@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import re
 import shlex
+from functools import lru_cache
 
 IDENTITY_OPTIONS = frozenset({"--proxy-user", "--principal", "--keytab"})
 """spark-submit options that choose who the job runs as."""
@@ -153,6 +154,11 @@ def spark_opts_identity_problems(text: str | None) -> list[str]:
     rule's)."""
     if not text or not text.strip():
         return []
+    return list(_spark_opts_problems(text))
+
+
+@lru_cache(maxsize=4096)  # a large estate repeats a few spark-opts texts; the answer depends on the text alone
+def _spark_opts_problems(text: str) -> tuple[str, ...]:
     try:
         tokens = shlex.split(text)
     except ValueError:
@@ -171,4 +177,4 @@ def spark_opts_identity_problems(text: str | None) -> list[str]:
                 problems.append(reason)
         elif name == "--driver-java-options" and (reason := identity_java_options(value)) is not None:
             problems.append(f"{name} holds {reason.removeprefix('JVM option ')}")
-    return problems
+    return tuple(problems)

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 from dataclasses import dataclass
 from typing import cast
 
@@ -62,7 +63,7 @@ def read_limited(path: str | os.PathLike[str], display: str) -> tuple[bytes | No
         return None, _xml_issue(display, "file does not exist")
     except OSError as error:
         return None, _xml_issue(display, f"cannot read file: {error.strerror}")
-    if not os.path.isfile(path):
+    if not stat.S_ISREG(status.st_mode):  # what os.path.isfile asks, from the status already read
         return None, _xml_issue(display, "not a regular file")
     if status.st_size > MAX_ENTITY_FILE_BYTES:
         return None, _xml_issue(
@@ -71,7 +72,11 @@ def read_limited(path: str | os.PathLike[str], display: str) -> tuple[bytes | No
         )
     try:
         with open(path, "rb") as handle:
-            data = handle.read(MAX_ENTITY_FILE_BYTES + 1)
+            # Asked for the size just read (and one byte more, to see growth): asking for the limit allocated a
+            # 4 MiB buffer per file, which slowed reading a large estate by half.
+            data = handle.read(status.st_size + 1)
+            if len(data) > status.st_size:  # it grew since: read on as far as the limit allows
+                data += handle.read(MAX_ENTITY_FILE_BYTES + 1 - len(data))
     except OSError as error:
         return None, _xml_issue(display, f"cannot read file: {error.strerror}")
     if len(data) > MAX_ENTITY_FILE_BYTES:  # grew while we looked

@@ -50,6 +50,10 @@ def _count(text: str, digits: str) -> int:
     return int(digits)
 
 
+_PARSED: dict[str, Frequency] = {}
+_PARSED_LIMIT = 4096
+
+
 class Frequency(BaseModel):
     """A Falcon frequency; serialises to and from its text form (``hours(1)``)."""
 
@@ -60,12 +64,19 @@ class Frequency(BaseModel):
 
     @classmethod
     def parse(cls, text: str) -> Frequency:
+        shared = cls is Frequency and isinstance(text, str)
+        known = _PARSED.get(text) if shared else None
+        if known is not None:  # frozen, so one instance serves every entity that spells it the same way
+            return known
         match = _FREQUENCY.fullmatch(text.strip()) if isinstance(text, str) else None
         if match is None:
             raise FrequencyError(
                 f"'{text}' is not a frequency; expected minutes(N), hours(N), days(N) or months(N) with N >= 1"
             )
-        return cls(unit=TimeUnit(match[1]), count=_count(text, match[2]))
+        parsed = cls(unit=TimeUnit(match[1]), count=_count(text, match[2]))
+        if shared and len(_PARSED) < _PARSED_LIMIT:
+            _PARSED[text] = parsed
+        return parsed
 
     @model_validator(mode="before")
     @classmethod

@@ -7,13 +7,14 @@ problem; a rule that crashes becomes an issue of its own rather than a traceback
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from functools import cached_property
 from pathlib import Path
 
 from falcon_airflow.bulk import collector_paused
+from falcon_airflow.entities import Entity
 from falcon_airflow.issues import Issue, Level
 from falcon_airflow.oozie import parse_workflow_file
 from falcon_airflow.parsing import ParsedFile
@@ -82,8 +83,9 @@ def validate_workspace(workspace: Workspace, *, now: datetime | None = None, che
             by_type.setdefault(rule.entity_type, []).append(rule)
     with collector_paused():
         for entity in workspace.entities():
-            for rule in by_type.get(entity.entity_type, ()):
-                issues.extend(_run_rule(rule, context, entity))
+            rules = by_type.get(entity.entity_type)
+            if rules:
+                issues.extend(_entity_issues(rules, context, entity))
     issues.extend(workflow_issues(context, workspace.files))
     return Report(workspace.files, tuple(sorted(issues, key=Issue.sort_key)))
 
@@ -109,14 +111,18 @@ def validate_paths(paths: Sequence[str], *, schema_only: bool = False, now: date
     return Report(report.files, tuple(sorted((*report.issues, *extra), key=Issue.sort_key)))
 
 
-def _run_rule(rule: Rule, context: RuleContext, entity: object) -> list[Issue]:
-    source = entity.source  # type: ignore[attr-defined]
-    name = entity.name  # type: ignore[attr-defined]
-    kind = entity.entity_type.value  # type: ignore[attr-defined]
-    try:
-        findings = list(rule.check(context, entity))  # type: ignore[arg-type]
-    except Exception as crash:  # a rule must never hide the others; report the crash where it happened
-        return [Issue(Level.ERROR, rule.id, f"rule {rule.id} ({rule.summary}) could not be checked: "
-                      f"{type(crash).__name__}: {crash}", source.file, source.line, name, kind)]
-    return [Issue(finding.level, rule.id, finding.message, source.file, finding.line or source.line, name, kind)
-            for finding in findings]
+def _entity_issues(rules: list[Rule], context: RuleContext, entity: Entity) -> Iterator[Issue]:
+    """What each rule, in order, finds in one entity (its file, line and names read once for all its rules)."""
+    source = entity.source
+    name = entity.name
+    kind = entity.entity_type.value
+    for rule in rules:
+        try:
+            findings = list(rule.check(context, entity))
+        except Exception as crash:  # a rule must never hide the others; report the crash where it happened
+            yield Issue(Level.ERROR, rule.id, f"rule {rule.id} ({rule.summary}) could not be checked: "
+                        f"{type(crash).__name__}: {crash}", source.file, source.line, name, kind)
+            continue
+        for finding in findings:
+            yield Issue(finding.level, rule.id, finding.message, source.file, finding.line or source.line, name,
+                        kind)

@@ -73,6 +73,7 @@ class _Writer:
         return self.first < other.end and other.first < self.end
 
 
+@functools.lru_cache(maxsize=8192)  # processes share their output expressions and validity bounds
 def _instance(expression: str, moment: datetime) -> datetime | None:
     try:
         return reference_time(expression, moment)
