@@ -24,7 +24,7 @@ def run(args: argparse.Namespace) -> int:
     with collector_paused():  # the command is short-lived and its objects live to the end: nothing to collect
         try:
             report = validate_paths(args.paths or ["entities"], schema_only=args.schema_only, now=now,
-                                    check_environment=args.check_environment)
+                                    check_environment=args.check_environment, workers=None)
         except UsageError as problem:
             print(f"falcon-airflow validate: {problem.message}", file=sys.stderr)
             return EXIT_USAGE

@@ -8,12 +8,15 @@ carries its own ``line`` so that an issue points at the element, not just the fi
 from __future__ import annotations
 
 import re
-from datetime import datetime
+from datetime import UTC, datetime, timedelta
 from enum import StrEnum
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic_core import TzInfo
 
 from falcon_airflow.timekeeping import ResolvedZone, resolve_zone
+
+_NO_OFFSET = timedelta(0)
 
 
 class FalconModel(BaseModel):
@@ -66,6 +69,15 @@ class Validity(Located):
 
     start: datetime
     end: datetime
+
+    @field_validator("start", "end")
+    @classmethod
+    def _builders_utc(cls, value: datetime) -> datetime:
+        # Read back from JSON (an entity handed over by a parsing worker), pydantic gives UTC as its own TzInfo(0);
+        # the builders' datetime.UTC is kept instead, so an entity read either way is the same to the last detail.
+        if isinstance(value.tzinfo, TzInfo) and value.utcoffset() == _NO_OFFSET:
+            return value.replace(tzinfo=UTC)
+        return value
 
 
 class NotificationLevel(StrEnum):

@@ -91,12 +91,13 @@ def validate_workspace(workspace: Workspace, *, now: datetime | None = None, che
 
 
 def validate_paths(paths: Sequence[str], *, schema_only: bool = False, now: datetime | None = None,
-                   check_environment: bool = False) -> Report:
+                   check_environment: bool = False, workers: int | None = 1) -> Report:
     """Validate files and folders as one workspace; ``schema_only`` judges each file alone (reading and XSD).
+    ``workers`` as for :meth:`Workspace.load` (``None``: read on as many cores as pay; the report is the same).
 
     Raises :class:`falcon_airflow.errors.UsageError` when a path does not exist.
     """
-    workspace = with_workflow_files(Workspace.load(paths))
+    workspace = with_workflow_files(Workspace.load(paths, workers=workers))
     if schema_only:
         issues = [issue for parsed in workspace.files for issue in parsed.issues]
         issues += [issue for parsed in workspace.files if parsed.oozie_workflow
