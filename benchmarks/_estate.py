@@ -4,7 +4,7 @@ datasource XSDs allow a real entity to have, in proportions like those of large 
 :mod:`tests.estate` writes the thin estate the loader and scheduler benchmarks share (one input per process, one
 property); this one is what ``validate`` meets in a real repository, so each rule has something to read:
 
-* 3 clusters (``primary``, ``backup``, ``archive``) with every interface type, staging/working/temp locations,
+* 3 clusters (``primary``, ``backup``, ``archive``) with every interface type, staging and working locations,
   tags, ACL and properties; 10 datasources (PostgreSQL, MySQL, generic) with interface credentials, drivers and
   properties;
 * ``count`` feeds in groups of 25 that share a frequency (70 % hourly, 20 % daily, 10 % every 30 minutes), every one
@@ -69,7 +69,6 @@ def cluster_xml(name: str, index: int) -> str:
     </interfaces>
     <locations>
         <location name="staging" path="/apps/falcon/{name}/staging"/>
-        <location name="temp" path="/tmp"/>
         <location name="working" path="/apps/falcon/{name}/working"/>
     </locations>
     <ACL owner="falcon" group="hadoop" permission="0755"/>
