@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import UTC, datetime
-from typing import TypeVar
+from typing import TypeVar, cast
 
 from lxml import etree
 
@@ -75,42 +75,49 @@ from falcon_airflow.entities import (
 )
 from falcon_airflow.errors import DateFormatError
 from falcon_airflow.issues import Issue, Level
-from falcon_airflow.parsing.secure import source_line
 from falcon_airflow.timekeeping import Frequency, parse_falcon_date, resolve_zone
 
 T = TypeVar("T")
+_NONE: list[etree._Element] = []  # what _named gives for a missing child (never appended to)
 _PLACEHOLDER_DATE = datetime(1970, 1, 1, tzinfo=UTC)
 
 
 class _Node:
     """An element of one entity namespace, with short accessors for children, text and attributes."""
 
-    __slots__ = ("_by_tag", "element", "namespace")
+    __slots__ = ("_by_tag", "element", "prefix")
 
-    def __init__(self, element: etree._Element, namespace: str) -> None:
+    def __init__(self, element: etree._Element, prefix: str) -> None:
         self.element = element
-        self.namespace = namespace
+        self.prefix = prefix  # "{namespace}", which every child's tag starts with
         self._by_tag: dict[object, list[etree._Element]] | None = None
 
     @property
     def line(self) -> int | None:
-        return source_line(self.element)
+        return cast("int | None", self.element.sourceline)  # as source_line() reads it, one call fewer
 
     def _named(self, name: str) -> list[etree._Element]:
         # The children are indexed by tag once per element: the builders ask for most children of every entity by
         # name, and a find() per name (ElementPath, a new proxy per call) was the largest cost of reading a file.
-        if self._by_tag is None:
-            self._by_tag = {}
+        by_tag = self._by_tag
+        if by_tag is None:
+            by_tag = self._by_tag = {}
             for item in self.element:
-                self._by_tag.setdefault(item.tag, []).append(item)
-        return self._by_tag.get(f"{{{self.namespace}}}{name}", [])
+                tag = item.tag
+                found = by_tag.get(tag)
+                if found is None:
+                    by_tag[tag] = [item]
+                else:
+                    found.append(item)
+        return by_tag.get(self.prefix + name, _NONE)
 
     def child(self, name: str) -> _Node | None:
         found = self._named(name)
-        return _Node(found[0], self.namespace) if found else None
+        return _Node(found[0], self.prefix) if found else None
 
     def children(self, name: str) -> list[_Node]:
-        return [_Node(item, self.namespace) for item in self._named(name)]
+        prefix = self.prefix
+        return [_Node(item, prefix) for item in self._named(name)]
 
     def grandchildren(self, holder: str, name: str) -> list[_Node]:
         parent = self.child(holder)
@@ -120,8 +127,8 @@ class _Node:
         return self.element.text or ""
 
     def child_text(self, name: str) -> str | None:
-        found = self.child(name)
-        return found.text() if found is not None else None
+        found = self._named(name)
+        return (found[0].text or "") if found else None
 
     def attr(self, name: str) -> str | None:
         value = self.element.get(name)
@@ -136,7 +143,7 @@ class _Builder:
     """Builds one entity; collects the issues found on the way instead of stopping at the first."""
 
     def __init__(self, root: etree._Element, entity_type: EntityType, display: str) -> None:
-        self.root = _Node(root, entity_type.namespace)
+        self.root = _Node(root, f"{{{entity_type.namespace}}}")
         self.entity_type = entity_type
         self.display = display
         self.name = root.get("name")
