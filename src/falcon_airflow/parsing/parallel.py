@@ -26,7 +26,7 @@ from falcon_airflow.parsing import ParsedFile, parse_file
 PARALLEL_MIN_FILES = 2000
 # Helpers also hand their results over, which this process reads back while they work: it keeps a little less than
 # an equal share of the files for itself.
-_OWN_SHARE = 0.9
+_OWN_SHARE = 1.0
 _CHUNKS_PER_HELPER = 4
 
 _MODELS: dict[EntityType, type[Entity]] = {

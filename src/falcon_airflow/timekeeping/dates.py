@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from datetime import UTC, datetime, timedelta
+from functools import lru_cache
 
 from falcon_airflow.core.times import format_instant
 from falcon_airflow.errors import DateFormatError
@@ -25,6 +26,7 @@ _MONTH_NAMES = (
 )
 
 
+@lru_cache(maxsize=4096)  # an estate repeats a few validity dates; a datetime is immutable, so one serves all
 def parse_falcon_date(text: str) -> datetime:
     """Parse a Falcon date into an aware UTC :class:`datetime`, or raise :class:`DateFormatError` saying why."""
     match = _FALCON_DATE.fullmatch(text.strip() if text else "")
