@@ -24,8 +24,8 @@ from falcon_airflow.parsing import ParsedFile, parse_file
 # Below this many files a helper's start (a fork, its first XSD compilation is inherited) and the hand-over cost
 # about what they save; measured on 2 cores with rich entities (benchmarks/validate_estate.py).
 PARALLEL_MIN_FILES = 2000
-# Helpers also hand their results over, which this process reads back while they work: it keeps a little less than
-# an equal share of the files for itself.
+# This process's share of the files, against an equal share: a helper's writing its results out costs about what
+# reading them back here does, so equal shares finish together (measured on 2 cores).
 _OWN_SHARE = 1.0
 _CHUNKS_PER_HELPER = 4
 
