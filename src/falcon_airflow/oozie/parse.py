@@ -324,7 +324,9 @@ def _email(element: _Element) -> ActionConfig:
     return EmailAction(**_base(element),
                        to=_child_text(element, "to") or "", cc=_child_text(element, "cc"),
                        bcc=_child_text(element, "bcc"), subject=_child_text(element, "subject") or "",
-                       body=_child_text(element, "body") or "", content_type=_child_text(element, "content_type"),
+                       # workflow 0.1's embedded <email> calls its body <message>
+                       body=_child_text(element, "body") or _child_text(element, "message") or "",
+                       content_type=_child_text(element, "content_type"),
                        attachment=_child_text(element, "attachment"))
 
 

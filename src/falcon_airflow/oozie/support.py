@@ -10,9 +10,20 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from falcon_airflow.issues import Issue, Level
-from falcon_airflow.oozie.model import ActionNode, FsAction, FsOperationKind, Workflow
+from falcon_airflow.oozie.model import (
+    ActionNode,
+    DistcpAction,
+    FsAction,
+    FsOperationKind,
+    Hive2Action,
+    HiveAction,
+    JavaAction,
+    SparkAction,
+    Workflow,
+)
 
 UNSUPPORTED_RULE = "FA020"
+NOT_APPLIED_RULE = "FA025"
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,3 +103,97 @@ def support_issues(workflow: Workflow, *, in_process: str | None = None) -> list
                             f"{support.reason}", file=workflow.file,
                             line=action.config.line or action.line, entity=workflow.name, entity_type="workflow"))
     return issues
+
+
+# -- FA025: what a workflow may say that the node-by-node runtime does not apply -------------------------------------
+
+_JOB_XML = "<job-xml> is not applied: no Hadoop job configuration file is read; put the settings in <configuration>"
+_LAUNCHER = ("<launcher> is not applied: there is no Oozie launcher job; actions run on the Airflow worker or as "
+             "Spark applications of the cluster's Spark master")
+_CREDENTIALS = ("<credentials> are not applied: no delegation tokens are fetched; actions run as the process's "
+                "identity with the deployment's own Hadoop and metastore credentials")
+_CRED = ("attribute 'cred' is not applied: no delegation tokens are fetched; the action runs as the process's "
+         "identity")
+_RETRY_POLICY = ("attribute 'retry-policy' is not applied: a failed action is retried every retry-interval "
+                 "minutes (Airflow's fixed retry delay), never with an exponential back-off")
+_SLA = ("<sla:info> is not applied: Oozie's SLA events are not emitted; give the Falcon process an <sla> "
+        "(shouldStartIn, shouldEndIn), which falcon-airflow monitors")
+_HIVE_FILES = ("<{kind}> of a {action} action is not applied: the script runs on Spark SQL in the worker's "
+               "Spark application, which ships no files or archives")
+_HIVE_ARGUMENT = ("<argument> of a {action} action is not applied: the script runs on Spark SQL, which takes no "
+                  "Hive command-line options; use <param> for variables")
+_JDBC_URL = ("<jdbc-url> of a hive2 action is not applied: the script runs on Spark SQL with the cluster's "
+             "metastore, not through HiveServer2")
+_PASSWORD = "<password> of a hive2 action is not applied: no HiveServer2 connection is opened"
+_SPARK_ARCHIVE = ("<archive> of a spark action is not applied: only <file>s are shipped (spark-submit --files); "
+                  "unpack the archive in the application or list its files")
+_JAVA_FILES = ("<{kind}> of a java action is not applied: the main class runs on Spark's driver with the "
+               "application's lib/ jars only")
+_JAVA_CAPTURE = ("<capture-output/> of a java action is not applied: the main class's output is not read for "
+                 "wf:actionData")
+_DISTCP_OPTS = ("<java-opts> of a distcp action is not applied: the copy runs as the project's replication job, "
+                "which takes no JVM options from the workflow")
+
+
+def not_applied_issues(workflow: Workflow) -> list[Issue]:
+    """``FA025`` (warnings): every element of the workflow that this runtime accepts but does not apply, naming
+    the element and why, so nobody relies on it unknowingly (the table in
+    :mod:`falcon_airflow.validation.coverage` lists them)."""
+    found: list[tuple[str, int | None]] = []
+    if workflow.credentials:
+        found.append((_CREDENTIALS, workflow.credentials[0].line))
+    if workflow.sla is not None:
+        found.append((_SLA, workflow.sla.line))
+    settings = workflow.global_settings
+    if settings is not None:
+        if settings.job_xml:
+            found.append(("<global>: " + _JOB_XML, settings.line))
+        if settings.launcher:
+            found.append(("<global>: " + _LAUNCHER, settings.line))
+    for action in workflow.actions:
+        if not support_of(action).runs:
+            continue  # FA020 refuses the whole action
+        found.extend((f"action '{action.name}': {message}", line) for message, line in _action_findings(action))
+    return [Issue(Level.WARNING, NOT_APPLIED_RULE, message, file=workflow.file, line=line or workflow.line,
+                  entity=workflow.name, entity_type="workflow") for message, line in found]
+
+
+def _action_findings(action: ActionNode) -> list[tuple[str, int | None]]:
+    config = action.config
+    line = config.line or action.line
+    found: list[tuple[str, int | None]] = []
+    if action.cred:
+        found.append((_CRED, action.line))
+    if action.retry_policy:
+        found.append((_RETRY_POLICY, action.line))
+    if action.sla is not None:
+        found.append((_SLA, action.sla.line or action.line))
+    if getattr(config, "job_xml", ()):
+        found.append((_JOB_XML, line))
+    if getattr(config, "launcher", ()):
+        found.append((_LAUNCHER, line))
+    if isinstance(config, (HiveAction, Hive2Action)):
+        kind = config.TYPE
+        if config.files:
+            found.append((_HIVE_FILES.format(kind="file", action=kind), line))
+        if config.archives:
+            found.append((_HIVE_FILES.format(kind="archive", action=kind), line))
+        if config.arguments:
+            found.append((_HIVE_ARGUMENT.format(action=kind), line))
+    if isinstance(config, Hive2Action):
+        if config.jdbc_url.strip():
+            found.append((_JDBC_URL, line))
+        if config.password is not None:
+            found.append((_PASSWORD, line))
+    if isinstance(config, SparkAction) and config.archives:
+        found.append((_SPARK_ARCHIVE, line))
+    if isinstance(config, JavaAction):
+        if config.files:
+            found.append((_JAVA_FILES.format(kind="file"), line))
+        if config.archives:
+            found.append((_JAVA_FILES.format(kind="archive"), line))
+        if config.capture_output:
+            found.append((_JAVA_CAPTURE, line))
+    if isinstance(config, DistcpAction) and config.java_opts:
+        found.append((_DISTCP_OPTS, line))
+    return found

@@ -19,7 +19,7 @@ from falcon_airflow.oozie.identity import file_issues, identity_issues
 from falcon_airflow.oozie.model import Workflow
 from falcon_airflow.oozie.parse import ParsedWorkflow, from_loaded
 from falcon_airflow.oozie.rules import check_workflow
-from falcon_airflow.oozie.support import support_issues
+from falcon_airflow.oozie.support import not_applied_issues, support_issues
 from falcon_airflow.parsing.secure import load_xml_file
 
 
@@ -70,6 +70,7 @@ def validate_workflow_file(path: str | os.PathLike[str], display: str | None = N
         issues.extend(expression_issues(loaded.root, shown, parsed.workflow.name))
         issues.extend(check_workflow(parsed.workflow, supplied))
         issues.extend(support_issues(parsed.workflow, in_process=in_process))
+        issues.extend(not_applied_issues(parsed.workflow))
         issues.extend(identity_issues(parsed.workflow))
         issues.extend(file_issues(parsed.workflow))
     return WorkflowReport(parsed, tuple(sorted(issues, key=Issue.sort_key)))

@@ -6,8 +6,9 @@ import re
 from collections.abc import Iterator
 
 from falcon_airflow.entities import Cluster, ClusterLocationName, EntityType, InterfaceType
+from falcon_airflow.validation.coverage import UNUSED_RULE
 from falcon_airflow.validation.helpers import has_uri_scheme, property_findings
-from falcon_airflow.validation.registry import Finding, RuleContext, error, rule
+from falcon_airflow.validation.registry import Finding, RuleContext, error, rule, warning
 
 # Spark masters falcon-airflow can submit to (C15, adapted: Falcon accepted only yarn-cluster/yarn-client/local).
 SPARK_MASTER = re.compile(
@@ -69,3 +70,11 @@ def spark_interface(context: RuleContext, cluster: Cluster) -> Iterator[Finding]
     if spark is not None and not is_supported_spark_master(spark.endpoint):
         yield error(f"spark interface endpoint '{spark.endpoint}' of cluster '{cluster.name}' is not a Spark "
                     f"master falcon-airflow can submit to; use {SPARK_MASTER_HELP}", spark.line)
+
+
+@rule(UNUSED_RULE, EntityType.CLUSTER, "an element falcon-airflow accepts but does not apply is named (warning)")
+def cluster_elements_not_applied(context: RuleContext, cluster: Cluster) -> Iterator[Finding]:
+    for location in cluster.locations:
+        if location.name is ClusterLocationName.TEMP:
+            yield warning("<location name=\"temp\"> is not applied: no falcon-airflow job reads or writes that "
+                          "folder", location.line)

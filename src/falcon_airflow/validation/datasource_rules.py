@@ -4,12 +4,15 @@ secrets a datasource may name (FA040-FA042, see :mod:`falcon_airflow.core.databa
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import PurePosixPath
 
 from falcon_airflow.core.databases.credentials import ALIAS_RULE, ENDPOINT_RULE, FILE_RULE, configured_policy
+from falcon_airflow.core.databases.drivers import DRIVERS
 from falcon_airflow.core.secrets import redact_url, url_secrets
-from falcon_airflow.entities import Credential, CredentialType, Datasource, EntityType
+from falcon_airflow.entities import Credential, CredentialType, Datasource, Driver, EntityType
+from falcon_airflow.validation.coverage import UNUSED_RULE
 from falcon_airflow.validation.helpers import property_findings
-from falcon_airflow.validation.registry import Finding, RuleContext, error, rule
+from falcon_airflow.validation.registry import Finding, RuleContext, error, rule, warning
 
 _NEEDS = {
     CredentialType.PASSWORD_TEXT: "userName and passwordText",
@@ -97,3 +100,29 @@ def endpoint_without_password(context: RuleContext, datasource: Datasource) -> I
                         f"('{redact_url(interface.endpoint.strip())}') carries {', '.join(secrets)}: the URL reaches "
                         "the job's command line, the DAG and lineage, so give the password in a <credential>",
                         interface.line)
+
+
+@rule(UNUSED_RULE, EntityType.DATASOURCE, "an element falcon-airflow accepts but does not apply is named (warning)")
+def datasource_elements_not_applied(context: RuleContext, datasource: Datasource) -> Iterator[Finding]:
+    drivers: list[tuple[str, Driver | None]] = [("<driver>", datasource.driver)]
+    drivers += [(f"<driver> of the {item.type.value} interface", item.driver) for item in datasource.interfaces]
+    for where, driver in drivers:
+        known = DRIVERS.get(driver.clazz.strip()) if driver is not None else None
+        if driver is None or known is None:
+            continue  # an unknown driver class is FA011's, where a feed uses the datasource
+        # the class is loaded from the artifact the deployment pins; a jar that names another build is not used
+        runs = known.artifact.file_name if known.artifact is not None else "Spark's own jars"
+        name = known.artifact.name if known.artifact is not None else "derby"
+        for jar in driver.jars:
+            if name not in PurePosixPath(jar.strip()).name.lower():
+                yield warning(f"<jar> '{jar.strip()}' of its {where} is not applied: {known.clazz} is loaded from "
+                              f"{runs}, the driver this deployment pins and ships (docs/import-export.md)",
+                              driver.line)
+    if datasource.properties:
+        yield warning("<properties> are not applied: imports and exports connect with the endpoint's JDBC URL and "
+                      "the credential only; put connection options in the URL", datasource.properties[0].line)
+    for item in datasource.interfaces:
+        if item.properties:
+            yield warning(f"<properties> of the {item.type.value} interface are not applied: imports and exports "
+                          "connect with the endpoint's JDBC URL and the credential only; put connection options in "
+                          "the URL", item.properties[0].line)

@@ -20,6 +20,7 @@ from falcon_airflow.entities import (
 from falcon_airflow.errors import CatalogUriError, FrequencyError
 from falcon_airflow.timekeeping import Frequency, TimeUnit, format_falcon_date
 from falcon_airflow.timekeeping.folders import folder_unit, unit_holds_several
+from falcon_airflow.validation.coverage import UNUSED_RULE
 from falcon_airflow.validation.helpers import (
     PATH_VARIABLE,
     date_pattern,
@@ -162,13 +163,18 @@ def import_source(context: RuleContext, feed: Feed) -> Iterator[Finding]:
                         "defined in the workspace", source.line)
         extract = source.extract
         if extract is None:
-            yield error(f"import source of {_where(feed, cluster)} must declare an <extract>", source.line)
+            given = " (it has a <load>, which only an export's target takes)" if source.load is not None else ""
+            yield error(f"import source of {_where(feed, cluster)} must declare an <extract>{given}", source.line)
         elif extract.type is ExtractType.INCREMENTAL:
             yield error(f"import of {_where(feed, cluster)} uses the incremental extract method, which is not "
                         "supported; use type=\"full\" with mergepolicy snapshot", extract.line)
         elif extract.merge_policy is not MergePolicy.SNAPSHOT or extract.delta_column is not None:
+            found = [f"deltacolumn '{extract.delta_column}'"] if extract.delta_column is not None else []
+            if extract.merge_policy is not MergePolicy.SNAPSHOT:
+                found.append(f"mergepolicy {extract.merge_policy.value}")
             yield error(f"import of {_where(feed, cluster)} uses the full extract method, which takes no "
-                        "deltacolumn and only the snapshot mergepolicy", extract.line)
+                        f"deltacolumn and only the snapshot mergepolicy (it has {' and '.join(found)})",
+                        extract.line)
 
 
 @rule("F11", EntityType.FEED, "an import with more than one mapper names a split-by column")
@@ -474,3 +480,28 @@ def instances_share_a_folder(context: RuleContext, feed: Feed) -> Iterator[Findi
                 f"them does not clear the folder first (Falcon's prepare-delete would clear the others with it), and "
                 f"retention keeps the folder until the last instance it holds is older than the retention limit; add "
                 f"{_VARIABLE_OF[feed.frequency.unit]} to give each instance its own", line)
+
+
+# -- elements accepted but not applied (FA080) ---------------------------------------------------------------------
+
+
+@rule(UNUSED_RULE, EntityType.FEED, "an element falcon-airflow accepts but does not apply is named (warning)")
+def feed_elements_not_applied(context: RuleContext, feed: Feed) -> Iterator[Finding]:
+    stages = [("the feed's retention-stage", feed.lifecycle.retention_stage if feed.lifecycle else None)]
+    stages += [(f"the retention-stage on cluster '{cluster.name}'",
+                cluster.lifecycle.retention_stage if cluster.lifecycle else None) for cluster in feed.clusters]
+    for where, stage in stages:
+        if stage is not None and stage.priority is not None:
+            yield warning(f"<priority> of {where} is not applied: retention runs as a task of the feed's retention "
+                          "DAG, which has no job priority (its <queue> is applied)", stage.line)
+    for cluster in feed.clusters:
+        sides = [("import <source>", cluster.import_policy.source if cluster.import_policy else None),
+                 ("export <target>", cluster.export_policy.target if cluster.export_policy else None)]
+        for side, ref in sides:
+            if ref is not None and ref.version is not None:
+                yield warning(f"attribute 'version' of the {side} on cluster '{cluster.name}' is not applied: the "
+                              f"transfer uses datasource '{ref.name}' as currently defined", ref.line)
+        target = cluster.export_policy.target if cluster.export_policy else None
+        if target is not None and target.extract is not None:
+            yield warning(f"<extract> of the export <target> on cluster '{cluster.name}' is not applied: an export "
+                          "writes with its <load> type (updateonly when it has none)", target.extract.line)
