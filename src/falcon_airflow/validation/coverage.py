@@ -99,8 +99,7 @@ _PASSWORD_TEXT = ("tests/unit/dags/test_store_layout.py::"
 _DRIVER_CLASS = ("tests/unit/compiler/test_transfer_specs.py::"
                  "test_an_unusable_datasource_compiles_no_transfer_and_says_why")
 _THROTTLE = "tests/unit/compiler/test_process_specs.py::test_explicit_timeout_parallel_order_retry"
-_SLOTS = "tests/unit/provider/scheduling/test_slots.py::test_a_run_waits_while_parallel_workflows_run"
-_LIFO = "tests/unit/provider/scheduling/test_slots.py::test_lifo_lets_the_newest_waiting_instance_in_first"
+_LIFO = "tests/unit/provider/scheduling/test_priority.py::test_fifo_prefers_older_and_lifo_newer_instances"
 _LAST_ONLY = "tests/unit/provider/operators/test_ordering.py::test_last_only_skips_an_instance_whose_successor_is_due"
 _TIMEOUT = "tests/unit/compiler/test_process_specs.py::test_default_timeout_has_a_30_minute_floor_and_sets_the_throttle"
 _RETRY = "tests/unit/compiler/test_policies_and_options.py::test_retry_waits_match_falcons_rerun_policy_tests"
@@ -326,7 +325,7 @@ PROCESS: dict[str, Coverage] = {
     "process/clusters/cluster/sla/@shouldStartIn": _applied(_PROCESS_SLA),
     "process/clusters/cluster/sla/@shouldEndIn": _applied(_PROCESS_SLA),
     # parallel, order, retry and late-process: the tests named show them on Spark processes
-    "process/parallel": _applied(_THROTTLE, _SLOTS),
+    "process/parallel": _applied(_THROTTLE),
     "process/order": _applied(_THROTTLE, _LIFO, _LAST_ONLY),
     "process/timeout": _applied(_TIMEOUT),
     "process/frequency": _applied(_TIMETABLE),
