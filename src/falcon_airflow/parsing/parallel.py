@@ -14,8 +14,10 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import sys
 from collections.abc import Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 
 from falcon_airflow.entities import Cluster, Datasource, Entity, EntityType, Feed, Process
 from falcon_airflow.issues import Issue
@@ -67,13 +69,25 @@ def parse_files(items: Sequence[tuple[str | os.PathLike[str], str]], *, workers:
     rest = [(os.fspath(path), display) for path, display in items[own:]]
     size = max(1, -(-len(rest) // (helpers * _CHUNKS_PER_HELPER)))
     chunks = [rest[start:start + size] for start in range(0, len(rest), size)]
-    # fork: a helper starts with this process's modules and compiled schemas, and nothing is imported again
-    with ProcessPoolExecutor(helpers, mp_context=multiprocessing.get_context("fork")) as pool:
-        handed: list[Future[list[_Handed]]] = [pool.submit(_parse_and_hand, chunk) for chunk in chunks]
-        parsed = [parse_file(path, display) for path, display in items[:own]]
-        for future in handed:
-            parsed.extend(_taken(item) for item in future.result())
+    parsed: list[ParsedFile] = []
+    try:
+        with forked_pool(helpers) as pool:
+            handed: list[Future[list[_Handed]]] = [pool.submit(_parse_and_hand, chunk) for chunk in chunks]
+            parsed = [parse_file(path, display) for path, display in items[:own]]
+            for future in handed:
+                parsed.extend(_taken(item) for item in future.result())
+    except (BrokenProcessPool, OSError):  # a helper could not start or died (memory): read the rest here
+        parsed.extend(parse_file(path, display) for path, display in items[len(parsed):])
     return parsed
+
+
+def forked_pool(helpers: int) -> ProcessPoolExecutor:
+    """Helper processes forked from this one: each starts with its modules, compiled schemas and data, and
+    nothing is imported again. Output still buffered is written first, so that no helper writes it a second time
+    when it ends."""
+    sys.stdout.flush()
+    sys.stderr.flush()
+    return ProcessPoolExecutor(helpers, mp_context=multiprocessing.get_context("fork"))
 
 
 def _parse_and_hand(chunk: list[tuple[str, str]]) -> list[_Handed]:

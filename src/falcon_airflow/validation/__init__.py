@@ -7,9 +7,8 @@ problem; a rule that crashes becomes an issue of its own rather than a traceback
 
 from __future__ import annotations
 
-import multiprocessing
 from collections.abc import Iterator, Sequence
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from functools import cached_property
@@ -20,7 +19,7 @@ from falcon_airflow.entities import Entity, EntityType
 from falcon_airflow.issues import Issue, Level
 from falcon_airflow.oozie import parse_workflow_file
 from falcon_airflow.parsing import ParsedFile
-from falcon_airflow.parsing.parallel import helper_count
+from falcon_airflow.parsing.parallel import forked_pool, helper_count
 from falcon_airflow.validation import (  # noqa: F401  (importing a rule module registers its rules)
     calendar_rules,
     cluster_rules,
@@ -129,11 +128,17 @@ def _rule_issues(context: RuleContext, by_type: dict[object, list[Rule]], entiti
         if helpers == 0:
             return _issues_between(0, len(entities))
         bounds = _runs(entities, helpers + 1)
-        with ProcessPoolExecutor(helpers, mp_context=multiprocessing.get_context("fork")) as pool:
-            handed = [pool.submit(_issues_between, start, end) for start, end in bounds[1:]]
-            found = _issues_between(*bounds[0])
-            for future in handed:
-                found.extend(future.result())
+        found: list[Issue] = []
+        done = 0
+        try:
+            with forked_pool(helpers) as pool:
+                handed = [pool.submit(_issues_between, start, end) for start, end in bounds[1:]]
+                found, done = _issues_between(*bounds[0]), bounds[0][1]
+                for future, (_, end) in zip(handed, bounds[1:], strict=True):
+                    found.extend(future.result())
+                    done = end
+        except (BrokenProcessPool, OSError):  # a helper could not start or died (memory): the rest runs here
+            found.extend(_issues_between(done, len(entities)))
         return found
     finally:
         _SHARED = None

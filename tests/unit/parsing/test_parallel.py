@@ -86,3 +86,16 @@ def test_small_or_single_core_reads_stay_in_this_process(monkeypatch: pytest.Mon
     assert helper_count(parallel.PARALLEL_MIN_FILES, 1) == 0
     monkeypatch.setattr(parallel, "available_cores", lambda: 1)
     assert helper_count(100_000, None) == 0
+
+
+@pytest.mark.usefixtures("every_file_parallel")
+def test_without_a_helper_the_files_are_read_here(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    rich_estate().write_rich_estate(tmp_path, 5)
+    items = [(item.path, item.display) for item in collect_files([str(tmp_path)])]
+    serial = parse_files(items, workers=1)
+
+    def no_fork(helpers: int) -> None:
+        raise OSError("fork: Cannot allocate memory")
+
+    monkeypatch.setattr(parallel, "forked_pool", no_fork)
+    same_files(serial, parse_files(items, workers=2))
