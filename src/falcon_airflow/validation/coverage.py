@@ -75,6 +75,7 @@ _MAIL = "tests/integration/airflow/test_instance_mail.py::test_a_successful_inst
 _LATE = "tests/unit/compiler/test_policies_and_options.py::test_late_checks_match_falcons_rerun_policy_tests"
 _LATE_RUN = ("tests/integration/airflow/test_process_dag.py::"
              "test_late_file_inside_the_cut_off_triggers_exactly_one_rerun")
+_LATE_RERUN = "tests/unit/compiler/test_job_identity.py::test_a_process_and_its_late_rerun_run_as_its_owner"
 _FLAG = "tests/unit/instances/test_storage.py::test_flags_sizes_and_existence"
 _ASSETS = ("tests/unit/notifications/test_assets.py::"
            "test_a_feed_is_named_and_identified_by_its_logical_dataset_and_located_by_its_template")
@@ -149,8 +150,14 @@ _O_SPARK = ("tests/unit/provider/operators/test_oozie_runtime_identity.py::"
             "test_every_action_on_spark_runs_as_the_process_identity")
 _O_PARAMETERS = "tests/unit/oozie/test_rules.py::test_required_parameters"
 _O_GLOBAL = "tests/unit/oozie/test_rules.py::test_global_supplies_name_node_and_job_tracker_of_an_early_action_schema"
-_O_RETRY = "tests/unit/compiler/test_oozie.py::test_nodes_transitions_files_and_joins"
-_O_DISTCP = "tests/unit/compiler/test_oozie.py::test_nodes_transitions_files_and_joins"
+_O_DISTCP = ("tests/unit/provider/operators/test_oozie_runtime_identity.py::"
+             "test_every_action_on_spark_runs_as_the_process_identity")
+_APPLIED_ELEMENTS = "tests/unit/compiler/test_applied_elements.py::"
+_O_RETRY = (_APPLIED_ELEMENTS
+            + "test_an_oozie_action_retries_by_its_retry_max_and_interval_and_hive_texts_reach_the_job")
+_O_HIVE = _O_RETRY
+_FEED_MAIL = _APPLIED_ELEMENTS + "test_a_feeds_notification_mails_its_dags_and_a_spark_class_reaches_spark_submit"
+_SPARK_CLASS = _FEED_MAIL
 _O_REFUSED = "tests/unit/compiler/test_oozie.py::test_refused_actions_name_what_to_port_them_to"
 
 
@@ -296,15 +303,16 @@ FEED: dict[str, Coverage] = {
     **_feed_locations("feed/clusters/cluster"),
     **_retention_stage("feed/clusters/cluster"),
     **_feed_locations("feed"),
-    "feed/notification": _applied(_MAIL),
-    "feed/notification/@type": _applied(_MAIL),
-    "feed/notification/@level": _applied(_MAIL),
-    "feed/notification/@to": _applied(_MAIL),
+    "feed/notification": _applied(_FEED_MAIL, _FEED_SLA),
+    "feed/notification/@type": _applied(_FEED_MAIL),
+    "feed/notification/@level": _applied(_FEED_MAIL),
+    "feed/notification/@level=attempt": Reported(UNUSED_RULE, "a feed's runs mail once per instance"),
+    "feed/notification/@to": _applied(_FEED_MAIL, _FEED_SLA),
     **_acl("feed", _ACCESS),
     "feed/schema": _applied(_STORAGE_FORMAT),
     "feed/schema/@location": _applied(_STORAGE_FORMAT),
     "feed/schema/@provider": _applied(_STORAGE_FORMAT),
-    **_properties("feed/properties", _applied(_RETENTION)),
+    **_properties("feed/properties", _applied(_REPLICATION)),
     **_retention_stage("feed"),
 }
 
@@ -358,7 +366,7 @@ PROCESS: dict[str, Coverage] = {
     "process/spark-attributes/master": _applied(_MASTER),
     "process/spark-attributes/mode": _applied(_YARN_MODE),
     "process/spark-attributes/name": _applied(_RUN),
-    "process/spark-attributes/class": _applied(_PROPERTIES),
+    "process/spark-attributes/class": _applied(_SPARK_CLASS),
     "process/spark-attributes/jar": _applied(_APPLICATION),
     "process/spark-attributes/spark-opts": _applied(_SPARK_OPTS),
     "process/spark-attributes/arg": _applied(_PROPERTIES),
@@ -372,7 +380,7 @@ PROCESS: dict[str, Coverage] = {
     "process/late-process/@delay": _applied(_LATE),
     "process/late-process/late-input": _applied(_LATE_RUN),
     "process/late-process/late-input/@input": _applied(_LATE_RUN),
-    "process/late-process/late-input/@workflow-path": _applied(_LATE_RUN),
+    "process/late-process/late-input/@workflow-path": _applied(_LATE_RERUN),
     "process/notification": _applied(_MAIL),
     "process/notification/@type": _applied(_MAIL),
     "process/notification/@level": _applied(_MAIL),
@@ -437,13 +445,16 @@ def _configuration(root: str) -> dict[str, Coverage]:
             f"{root}/configuration/property/description": _applied(_O_MODEL)}
 
 
+_O_ROOTS = {"hive2": _O_HIVE, "java": _O_JAVA, "distcp": _O_DISTCP}
+
+
 def _hadoop(action: str, *, files: Coverage | None = None, archives: Coverage | None = None,
             shipped: bool = True) -> dict[str, Coverage]:
     """What every launcher-based action of type ``action`` shares (``shipped``: it has <job-xml>, <file> and
     <archive>, as every one but distcp has)."""
     root = f"workflow-app/action/{action}"
     entries: dict[str, Coverage] = {
-        root: _applied(_O_RUN),
+        root: _applied(_O_ROOTS.get(action, _O_RUN)),
         f"{root}/job-tracker": _CLUSTER,
         f"{root}/resource-manager": _CLUSTER,
         f"{root}/name-node": _CLUSTER,
@@ -540,15 +551,15 @@ OOZIE: dict[str, Coverage] = {
     # hive and hive2: the script on Spark SQL
     **_hadoop("hive", files=_HIVE_FILES, archives=_HIVE_FILES),
     "workflow-app/action/hive/script": _applied(_HIVE_RUN),
-    "workflow-app/action/hive/query": _applied(_O_CONF),
+    "workflow-app/action/hive/query": _applied(_O_HIVE),
     "workflow-app/action/hive/param": _applied(_HIVE_RUN),
     "workflow-app/action/hive/argument": _HIVE_ARGUMENT,
     **_hadoop("hive2", files=_HIVE_FILES, archives=_HIVE_FILES),
     "workflow-app/action/hive2/jdbc-url": Reported(OOZIE_UNUSED_RULE, "the script runs on Spark SQL, not HiveServer2"),
     "workflow-app/action/hive2/password": Reported(OOZIE_UNUSED_RULE, "no HiveServer2 connection is opened"),
-    "workflow-app/action/hive2/script": _applied(_O_PARSE_MORE),
-    "workflow-app/action/hive2/query": _applied(_O_PARSE_MORE),
-    "workflow-app/action/hive2/param": _applied(_O_PARSE_MORE),
+    "workflow-app/action/hive2/script": _applied(_O_HIVE),
+    "workflow-app/action/hive2/query": _applied(_O_HIVE),
+    "workflow-app/action/hive2/param": _applied(_O_HIVE),
     "workflow-app/action/hive2/argument": _HIVE_ARGUMENT,
     # java: the main class on Spark's driver
     **_hadoop("java", files=_JAVA_FILES, archives=_JAVA_FILES),

@@ -15,6 +15,7 @@ from falcon_airflow.entities import (
     InterfaceType,
     LocationType,
     MergePolicy,
+    NotificationLevel,
     StorageKind,
 )
 from falcon_airflow.errors import CatalogUriError, FrequencyError
@@ -494,6 +495,10 @@ def feed_elements_not_applied(context: RuleContext, feed: Feed) -> Iterator[Find
         if stage is not None and stage.priority is not None:
             yield warning(f"<priority> of {where} is not applied: retention runs as a task of the feed's retention "
                           "DAG, which has no job priority (its <queue> is applied)", stage.line)
+    if feed.notification is not None and feed.notification.level is NotificationLevel.ATTEMPT:
+        yield warning("level=\"attempt\" of the <notification> is not applied: a feed's retention, replication, "
+                      "import and export runs mail once per instance, when it ends; mails per attempt are for "
+                      "processes", feed.notification.line)
     for cluster in feed.clusters:
         sides = [("import <source>", cluster.import_policy.source if cluster.import_policy else None),
                  ("export <target>", cluster.export_policy.target if cluster.export_policy else None)]

@@ -244,6 +244,9 @@ def _falcon_documents(key: str) -> list[str]:
         case "feed/lifecycle/retention-stage/priority":
             text = builders.feed().replace("</feed>", _STAGE.format(extra="<priority>HIGH</priority>") + "</feed>")
             return [*base, text]
+        case "feed/notification/@level=attempt":
+            text = builders.feed().replace("<ACL ", '<notification type="email" level="attempt" to="a@b.c"/>\n  <ACL ')
+            return [*base, text]
         case "process/workflow/@engine=pig":
             process = builders.process().replace('engine="spark"', 'engine="pig"')
         case "datasource/driver/jar":
