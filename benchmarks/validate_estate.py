@@ -145,13 +145,14 @@ def main() -> int:
         stages = split(folder)
         uptime_after = uptime()
     measured = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
+    errors = sum(1 for issue in report["issues"] if issue["level"] == "error")
     one_core = sum(seconds for stage, seconds in stages.items() if not stage.startswith("all cores"))
     lines = [
         f"validate {files} entities: {json_seconds:.2f} s json, {text_seconds:.2f} s text "
         f"(goal < {GOAL_SECONDS:.0f} s); lxml parse only: {lxml_seconds:.2f} s; "
         f"ratio {json_seconds / lxml_seconds:.1f}",
-        f"  estate valid: {'yes' if report['valid'] else 'NO'} ({len(report['issues'])} issue(s)); best of "
-        f"{REPEAT}; {os.cpu_count()} CPU(s); {measured}",
+        f"  estate valid: {'yes' if report['valid'] else 'NO'} ({errors} error(s), {len(report['issues']) - errors} "
+        f"warning(s)); best of {REPEAT}; {os.cpu_count()} CPU(s); {measured}",
         f"  in process, one core: {one_core:.2f} s = "
         + ", ".join(f"{stage} {seconds:.2f} s" for stage, seconds in stages.items()
                     if not stage.startswith("all cores")),

@@ -7,7 +7,7 @@ pickling or building the model again) together with the file's issues, and this 
 from it: the same values, the same fields set, the same ``datetime.UTC`` (see ``Validity``).
 
 Only worth it when there are enough files to pay for starting a helper (:data:`PARALLEL_MIN_FILES`), more than one
-core to run it on, and a platform that forks; otherwise, and for ``workers=1``, files are read one after another.
+core to run it on, and Linux to fork them; otherwise, and for ``workers=1``, files are read one after another.
 """
 
 from __future__ import annotations
@@ -30,6 +30,8 @@ PARALLEL_MIN_FILES = 2000
 # reading them back here does, so equal shares finish together (measured on 2 cores).
 _OWN_SHARE = 1.0
 _CHUNKS_PER_HELPER = 4
+# Forking a process that has loaded system frameworks is unsafe on macOS, and Windows cannot fork: Linux only.
+_FORK_IS_SAFE = sys.platform.startswith("linux") and "fork" in multiprocessing.get_all_start_methods()
 
 _MODELS: dict[EntityType, type[Entity]] = {
     EntityType.CLUSTER: Cluster,
@@ -53,7 +55,7 @@ def available_cores() -> int:
 def helper_count(files: int, workers: int | None) -> int:
     """How many helper processes to start for ``files`` files: ``workers`` is the number of processes wanted in
     all (this one included), ``None`` for as many as there are cores; 0 when reading in this process pays best."""
-    if workers == 1 or files < PARALLEL_MIN_FILES or "fork" not in multiprocessing.get_all_start_methods():
+    if workers == 1 or files < PARALLEL_MIN_FILES or not _FORK_IS_SAFE:
         return 0
     wanted = available_cores() if workers is None else workers
     return max(0, min(wanted, available_cores()) - 1)
