@@ -35,7 +35,7 @@ def with_identity(spec: DagSpec, user: str | None) -> DagSpec:
     if job is not None:
         update["job"] = _job_as(job, user)
     late = getattr(spec, "late", None)
-    if late is not None:
+    if late is not None and late.rerun is not None:  # an Oozie workflow's re-run is its node tasks'
         update["late"] = late.model_copy(update={"rerun": _job_as(late.rerun, user)})
     return spec.model_copy(update=update)
 

@@ -253,10 +253,13 @@ def _late_spec(runner: ProcessOnCluster, entities_dir: Path | None,
         cut_offs.append(seconds(feed.late_arrival.cut_off))
     if not late_bindings:
         return None
-    # The late workflow: the late-input's workflow-path when it names another application, else the main one.
-    path = late.late_inputs[0].workflow_path
-    rerun_application = resolve_application(path, entities_dir, runner.cluster) if path else None
-    _, job = _spark_job(runner, entities_dir, bindings, application=rerun_application)
+    job = None
+    if runner.process.workflow.engine is not WorkflowEngine.OOZIE:
+        # The late workflow: the late-input's workflow-path when it names another application, else the main one.
+        # An Oozie process runs its own workflow again (rule FA070 reports a workflow-path there).
+        path = late.late_inputs[0].workflow_path
+        rerun_application = resolve_application(path, entities_dir, runner.cluster) if path else None
+        _, job = _spark_job(runner, entities_dir, bindings, application=rerun_application)
     return LateDataSpec(policy=late.policy.value, delay_seconds=seconds(late.delay), inputs=tuple(late_bindings),
                         cut_off_seconds=tuple(cut_offs), rerun=job)
 
@@ -300,12 +303,12 @@ def compile_process(workspace: Workspace, process: Process, placement: ProcessCl
     if process.workflow.engine is WorkflowEngine.OOZIE:
         from falcon_airflow.compiler.oozie_process import compile_process_workflow, static_workflow_conf
 
-        engine, job, late = "oozie", None, None
+        engine, job = "oozie", None
         oozie = compile_process_workflow(process, runner.cluster, entities_dir)
         workflow_conf, cluster_conf = static_workflow_conf(process, placement.name, runner.cluster)
     else:
         engine, job = _spark_job(runner, entities_dir, bindings)
-        late = _late_spec(runner, entities_dir, bindings)
+    late = _late_spec(runner, entities_dir, bindings)
     # Waiting instances hold no worker slot (deferrable sensors), so as many may be materialised as Falcon's
     # throttle allows; `parallel` bounds the running workflows. Late-data watches keep a run open until the cut-off.
     late_window = math.ceil(max(late.cut_off_seconds) / seconds(process.frequency)) if late else 0

@@ -128,7 +128,9 @@ class LateDataSpec(Spec):
     inputs: tuple[InputBinding, ...]
     cut_off_seconds: tuple[int, ...]
     """Per late input: the input feed's late-arrival cut-off, added to the input's end instance."""
-    rerun: SparkJob
+    rerun: SparkJob | None = None
+    """The late workflow of a Spark, PySpark or Hive process; ``None`` for an Oozie workflow, which runs again as the
+    whole instance (see :mod:`falcon_airflow.provider.operators.rerun`)."""
 
 
 class MessagingSpec(Spec):

@@ -1,6 +1,7 @@
 """DagSpec to Airflow DAG: mechanical, every decision is already in the spec.
 
-Process DAG:   wait_for_<input>... -> [last_only] -> clear_outputs -> workflow -> mark_outputs_available -> [late_data]
+Process DAG:   wait_for_<input>... -> [last_only] -> [workflow_slot] -> clear_outputs -> workflow
+               -> mark_outputs_available -> [late_data]   (workflow_slot: before an Oozie workflow's task group)
 Retention DAG: retention
 Replication DAG: wait_for_source -> replicate
 Import DAG: import; export DAG: wait_for_instance -> export (see dags/transfer.py)
@@ -34,7 +35,9 @@ from falcon_airflow.provider.instance_end import announce_instance_ends
 from falcon_airflow.provider.operators.late_data import LateDataOperator
 from falcon_airflow.provider.operators.ordering import LastOnlyOperator
 from falcon_airflow.provider.operators.outputs import ClearOutputsOperator, MarkOutputsAvailableOperator
+from falcon_airflow.provider.operators.rerun import WorkflowRetryOperator
 from falcon_airflow.provider.operators.spark import FalconSparkSubmitOperator
+from falcon_airflow.provider.operators.workflow_slot import WorkflowSlotOperator
 from falcon_airflow.provider.scheduling.priority import NewestInstanceFirst
 from falcon_airflow.provider.scheduling.retry import FalconRetryPolicy
 from falcon_airflow.provider.scheduling.timetables import FalconFrequencyTimetable
@@ -71,6 +74,8 @@ class DeploymentSettings:
     default_job_user: str | None = None
     """``[falcon] default_job_user``: who the jobs of an entity with neither a recorded ``-doAs`` user nor an ACL
     owner run as (unset: the deployment's own identity)."""
+    workflow_slot_poke_seconds: int = 10
+    """``[falcon] workflow_slot_poke_seconds``: how often a waiting Oozie process instance asks for a slot."""
 
     @classmethod
     def from_config(cls) -> DeploymentSettings:
@@ -80,7 +85,9 @@ class DeploymentSettings:
                    max_active_tasks=conf.getint("core", "max_active_tasks_per_dag"),
                    max_consecutive_failed_dag_runs=conf.getint("core", "max_consecutive_failed_dag_runs_per_dag"),
                    disable_bundle_versioning=conf.getboolean("dag_processor", "disable_bundle_versioning"),
-                   default_job_user=default_job_user())
+                   default_job_user=default_job_user(),
+                   workflow_slot_poke_seconds=max(1, conf.getint("falcon", "workflow_slot_poke_seconds",
+                                                                 fallback=10)))
 
 
 def default_job_user() -> str | None:
@@ -143,6 +150,8 @@ def access_control(spec: DagSpec, *, enabled: bool | None = None) -> dict[str, d
 def _default_args(spec: DagSpec) -> dict[str, Any]:
     arguments: dict[str, Any] = {"owner": spec.owner, "retries": 0}
     retry = getattr(spec, "retry", None)  # an SLA monitor does not retry: a miss is a miss
+    if isinstance(spec, ProcessDagSpec) and spec.oozie is not None:
+        retry = None  # an Oozie workflow is retried as a whole (workflow_retry), its actions by their retry-max
     if retry is not None:
         arguments.update(retries=retry.attempts, retry_delay=timedelta(seconds=retry.delay_seconds),
                          retry_policy=FalconRetryPolicy(retry.policy, retry.delay_seconds))
@@ -170,7 +179,8 @@ def _late_data_task(late: LateDataSpec, outputs: list[dict[str, Any]], **extra: 
     return LateDataOperator(
         task_id="late_data", inputs=[item.model_dump(mode="json") for item in late.inputs],
         cut_off_seconds=list(late.cut_off_seconds), policy=late.policy, delay_seconds=late.delay_seconds,
-        rerun_job=plain(late.rerun.model_dump()), outputs=outputs, retries=0, **extra)
+        rerun_job=plain(late.rerun.model_dump()) if late.rerun is not None else None, outputs=outputs, retries=0,
+        **extra)
 
 
 def _instance_order(order: str | None) -> dict[str, Any]:
@@ -216,6 +226,14 @@ def build_process_dag(spec: ProcessDagSpec, settings: DeploymentSettings | None 
         if spec.order == "LAST_ONLY":
             chain.append(LastOnlyOperator(task_id="last_only", schedule=spec.schedule.model_dump(), retries=0))
         outputs = [item.model_dump(mode="json") for item in spec.outputs]
+        if spec.oozie is not None:  # at most `parallel` runs inside the workflow group, taken in the entity's order
+            from falcon_airflow.dags.oozie import end_task_id
+
+            chain.append(WorkflowSlotOperator(
+                task_id="workflow_slot", parallel=spec.parallel, order=spec.order, end_task_id=end_task_id(spec),
+                poke_seconds=settings.workflow_slot_poke_seconds, retries=0, **order,
+                doc_md=f"Waits until fewer than {spec.parallel} instance(s) run their workflow and no waiting "
+                       f"instance goes first ({spec.order})."))
         if outputs:
             chain.append(ClearOutputsOperator(task_id="clear_outputs", outputs=outputs, retries=0))
         if spec.oozie is not None:  # the Oozie workflow, node by node, in a task group
@@ -237,6 +255,15 @@ def build_process_dag(spec: ProcessDagSpec, settings: DeploymentSettings | None 
             _ends(upstream)[1] >> _ends(downstream)[0]
         for sensor in sensors:
             sensor >> _ends(chain[0])[0]
+        if spec.oozie is not None and spec.retry is not None:
+            from falcon_airflow.dags.oozie import exit_task_ids
+
+            retry = WorkflowRetryOperator(task_id="workflow_retry", policy=spec.retry.policy,
+                                          delay_seconds=spec.retry.delay_seconds, attempts=spec.retry.attempts,
+                                          doc_md=f"Runs the instance again when its workflow failed: Falcon's "
+                                                 f"{spec.retry.policy} retry, {spec.retry.attempts} time(s).")
+            for task_id in exit_task_ids(spec):
+                dag.get_task(task_id) >> retry
     announce_instance_ends(dag, spec, _ends(chain[-2] if spec.late is not None else chain[-1])[1])
     return dag
 

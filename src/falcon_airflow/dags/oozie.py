@@ -141,6 +141,25 @@ def file_roots(spec: ProcessDagSpec) -> list[str]:
     return list(dict.fromkeys(roots))
 
 
+def end_task_id(spec: ProcessDagSpec) -> str:
+    """The task of the workflow's end node: finished (succeeded, or skipped when the workflow was killed) once the
+    workflow is over."""
+    workflow = spec.oozie
+    assert workflow is not None
+    end = next(node for node in workflow.nodes if node.type == "end")
+    return f"{workflow.group_id}.{end.task_id}"
+
+
+def exit_task_ids(spec: ProcessDagSpec) -> list[str]:
+    """The tasks of the workflow's end node and of its own kill nodes: one of them fails (a kill node, or the end
+    upstream-failed when an action task broke) whenever the workflow failed (a sub-workflow's kill nodes continue in
+    the caller)."""
+    workflow = spec.oozie
+    assert workflow is not None
+    kills = [f"{workflow.group_id}.{node.task_id}" for node in workflow.nodes if node.type == "kill"]
+    return [end_task_id(spec), *kills]
+
+
 def build_workflow_group(spec: ProcessDagSpec) -> tuple[OozieNodeOperator, OozieNodeOperator]:
     """The ``workflow`` group inside the current DAG context; returns its first task and its end task."""
     workflow = spec.oozie
@@ -152,5 +171,4 @@ def build_workflow_group(spec: ProcessDagSpec) -> tuple[OozieNodeOperator, Oozie
         _build_level(build, workflow, [_level(workflow)], {})
     for upstream, downstream in build.edges:
         build.tasks[upstream] >> build.tasks[downstream]
-    end = next(node for node in workflow.nodes if node.type == "end")
-    return build.tasks[_entry(workflow, workflow.start)], build.tasks[f"{workflow.group_id}.{end.task_id}"]
+    return build.tasks[_entry(workflow, workflow.start)], build.tasks[end_task_id(spec)]

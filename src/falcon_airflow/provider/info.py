@@ -29,8 +29,10 @@ OPERATOR_MODULES = (
     "falcon_airflow.provider.operators.ordering",
     "falcon_airflow.provider.operators.outputs",
     "falcon_airflow.provider.operators.report",
+    "falcon_airflow.provider.operators.rerun",
     "falcon_airflow.provider.operators.sla",
     "falcon_airflow.provider.operators.spark",
+    "falcon_airflow.provider.operators.workflow_slot",
 )
 SENSOR_MODULES = (
     "falcon_airflow.provider.sensors.feed",
@@ -38,6 +40,7 @@ SENSOR_MODULES = (
 )
 TRIGGER_MODULES = (
     "falcon_airflow.provider.triggers.feed",
+    "falcon_airflow.provider.triggers.slots",
 )
 
 PLUGINS: tuple[dict[str, str], ...] = (
@@ -110,6 +113,10 @@ def get_provider_info() -> dict[str, Any]:
                         "owner (Spark's --proxy-user, each Oozie action's user). Empty: the deployment's own "
                         "identity. An entity never chooses its jobs' user (rule FA035).", "",
                         example="nobody"),
+                    "workflow_slot_poke_seconds": _option(
+                        "How often a waiting instance of an Oozie process asks whether it may start its "
+                        "workflow (the process's parallel and order, checked by its workflow_slot task).", "10",
+                        "integer"),
                     "open_impersonation": _option(
                         "With authorization_enabled off: let any user -doAs anybody. Off, -doAs follows the "
                         "proxyuser.<user>.hosts and .groups rules whether authorization is on or not.", "False",

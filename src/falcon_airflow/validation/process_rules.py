@@ -188,6 +188,20 @@ def late_inputs(context: RuleContext, process: Process) -> Iterator[Finding]:
                         late.line)
 
 
+@rule("FA070", EntityType.PROCESS, "an Oozie process's late re-run runs its own workflow: a late-input's "
+      "workflow-path naming another one is not used (warning)")
+def oozie_late_workflow(context: RuleContext, process: Process) -> Iterator[Finding]:
+    if process.late_process is None or process.workflow.engine is not WorkflowEngine.OOZIE:
+        return
+    own = process.workflow.path.strip().rstrip("/").removesuffix("/workflow.xml")
+    for late in process.late_process.late_inputs:
+        named = late.workflow_path.strip().rstrip("/").removesuffix("/workflow.xml")
+        if named and named != own:
+            yield warning(f"late-input '{late.input}' of Oozie process '{process.name}' names workflow-path "
+                          f"'{late.workflow_path.strip()}': when late data arrives the instance runs its own workflow "
+                          f"('{process.workflow.path.strip()}') again, as Falcon re-ran it, and this path is not used",
+                          late.line)
+
 # -- instances (FA006, P10, P11, P15) -------------------------------------------------------------------------------
 
 

@@ -190,3 +190,29 @@ class AirflowServer:
         folder = self.home / "logs" / f"dag_id={dag_id}" / f"run_id={run_id}" / f"task_id={task_id}"
         folder.mkdir(parents=True, exist_ok=True)
         (folder / f"attempt={try_number}.log").write_text("".join(json.dumps(entry) + "\n" for entry in entries))
+
+
+@contextlib.contextmanager
+def processes(node: AirflowServer, *commands: str) -> Iterator[dict[str, subprocess.Popen[bytes]]]:
+    """Airflow's own components (``scheduler``, ``dag-processor``, ``triggerer``) of ``node``, each logging to
+    ``<home>/<command>.log``, stopped (their whole process groups) when the block ends."""
+    started: dict[str, subprocess.Popen[bytes]] = {}
+    for command in commands:
+        with (node.home / f"{command}.log").open("wb") as log:
+            started[command] = subprocess.Popen([str(AIRFLOW), command], env=node.env, stdout=log,
+                                                stderr=subprocess.STDOUT, start_new_session=True)
+    try:
+        yield started
+    finally:
+        for process in started.values():
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(process.pid, signal.SIGCONT)
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(process.pid, signal.SIGTERM)
+        for process in started.values():
+            try:
+                process.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                with contextlib.suppress(ProcessLookupError):
+                    os.killpg(process.pid, signal.SIGKILL)
+                process.wait(timeout=10)

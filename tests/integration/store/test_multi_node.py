@@ -5,7 +5,6 @@ one Falcon server. The commands go through falcon-airflow's command line as a cl
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import signal
@@ -24,7 +23,7 @@ from sqlalchemy.engine import Engine
 from tests.builders import cluster, feed
 from tests.integration.airflow_database import airflow_database
 from tests.integration.databases.servers import Server
-from tests.integration.operate.harness import AIRFLOW, AirflowServer
+from tests.integration.operate.harness import AirflowServer, processes
 
 from falcon_airflow.store.database import DatabaseStore
 
@@ -56,30 +55,6 @@ def shared_settings(node: AirflowServer, root: Path, store_url: str) -> None:
         "AIRFLOW__DAG_PROCESSOR__PARSING_PROCESSES": "1",
         "FALCON_AIRFLOW_WAIT": "60",
     })
-
-
-@contextlib.contextmanager
-def processes(node: AirflowServer, *commands: str) -> Iterator[dict[str, subprocess.Popen[bytes]]]:
-    started: dict[str, subprocess.Popen[bytes]] = {}
-    for command in commands:
-        with (node.home / f"{command}.log").open("wb") as log:
-            started[command] = subprocess.Popen([str(AIRFLOW), command], env=node.env, stdout=log,
-                                                stderr=subprocess.STDOUT, start_new_session=True)
-    try:
-        yield started
-    finally:
-        for process in started.values():
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(process.pid, signal.SIGCONT)
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(process.pid, signal.SIGTERM)
-        for process in started.values():
-            try:
-                process.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                with contextlib.suppress(ProcessLookupError):
-                    os.killpg(process.pid, signal.SIGKILL)
-                process.wait(timeout=10)
 
 
 def falcon(server: AirflowServer, *argv: str, timeout: float = 300) -> subprocess.CompletedProcess[str]:

@@ -128,6 +128,7 @@ def test_config_section_falcon() -> None:
                             "invalid_entities_as_import_errors", "asset_partition_keys", "broker_stomp_port",
                             "retention_keep_instances_beyond_validity", "preload_task_modules",
                             "datasource_connections", "datasource_credential_roots", "default_job_user",
+                            "workflow_slot_poke_seconds",
                             "open_impersonation", "oozie_file_roots", "oozie_shell_environment",
                             "authentication", "authentication_secret", "authentication_token_validity",
                             "store", "store_url", "store_bundle_secret", "store_lease_seconds"}

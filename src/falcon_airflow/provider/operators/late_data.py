@@ -5,6 +5,8 @@ input's instance paths). It then sleeps in the triggerer until each check the po
 exp-backoff, final), up to the cut-off: the latest of each late input's end instance plus its feed's late-arrival
 cut-off. When a size changed, it clears the outputs, re-runs the late workflow with spark-submit, marks the outputs
 available again and keeps watching with the new sizes. All of it shows in the Airflow UI as part of the instance.
+An Oozie workflow (several tasks) is re-run as the whole instance instead (:mod:`.rerun`); this task is then cleared
+with the others and, in the new pass, records the sizes the re-run read and watches on until the same cut-off.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from falcon_airflow.instances.bindings import InputBinding
 from falcon_airflow.provider.hooks.spark import FalconSparkSubmitHook
 from falcon_airflow.provider.macros import instance
 from falcon_airflow.provider.operators.outputs import ClearOutputsOperator, MarkOutputsAvailableOperator
+from falcon_airflow.provider.operators.rerun import deferred_in, run_instance_again, stale_resume
 from falcon_airflow.provider.triggers.feed import LateDataTrigger, measure
 from falcon_airflow.timekeeping import format_falcon_date
 from falcon_airflow.timekeeping.policies import next_late_check
@@ -40,7 +43,7 @@ class LateDataOperator(BaseOperator):
     ui_color = "#fdf8e8"
 
     def __init__(self, *, inputs: list[dict[str, Any]], cut_off_seconds: list[int], policy: str,
-                 delay_seconds: int, rerun_job: dict[str, Any], outputs: list[dict[str, Any]],
+                 delay_seconds: int, rerun_job: dict[str, Any] | None, outputs: list[dict[str, Any]],
                  falcon_lineage: ProcessDagSpec | None = None, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.falcon_lineage = falcon_lineage
@@ -48,8 +51,10 @@ class LateDataOperator(BaseOperator):
         self.cut_off_seconds = cut_off_seconds
         self.policy = policy
         self.delay_seconds = delay_seconds
-        self.rerun_job = {key: value for key, value in rerun_job.items() if key in SPARK_JOB_TEMPLATED}
-        self.rerun_settings = {key: value for key, value in rerun_job.items() if key not in SPARK_JOB_TEMPLATED}
+        # No job: an Oozie workflow, which runs again as the whole instance (operators.rerun).
+        self.rerun_job = {key: value for key, value in (rerun_job or {}).items() if key in SPARK_JOB_TEMPLATED}
+        self.rerun_settings = {key: value for key, value in (rerun_job or {}).items()
+                               if key not in SPARK_JOB_TEMPLATED}
         self.outputs = outputs
 
     # -- what to watch -----------------------------------------------------------------------------------------
@@ -77,7 +82,7 @@ class LateDataOperator(BaseOperator):
         self.log.info("next late-data check at %s (cut-off %s), recorded %s", check_at.isoformat(),
                       format_falcon_date(cut_off), recorded)
         self.defer(trigger=LateDataTrigger(patterns, recorded, check_at.isoformat(), reruns),
-                   method_name="execute_complete")
+                   method_name="execute_complete", kwargs=deferred_in(context))
         raise AssertionError("unreachable: defer() raises")  # pragma: no cover
 
     def execute(self, context: Any) -> dict[str, Any]:
@@ -86,13 +91,18 @@ class LateDataOperator(BaseOperator):
         self.log.info("recorded late-data metrics after the run: %s", recorded)
         return self._wait_or_finish(context, recorded, 0)
 
-    def execute_complete(self, context: Any, event: dict[str, Any]) -> dict[str, Any]:
+    def execute_complete(self, context: Any, event: dict[str, Any], for_pass: int | None = None) -> dict[str, Any]:
+        if stale_resume(context, for_pass):  # the instance ran again since: watch afresh
+            return self.execute(context)
         status = event.get("status")
         reruns = int(event.get("reruns", 0))
         if status == "error":
             raise AirflowException(f"late-data check failed: {event.get('message')}")
         metrics = {name: int(value) for name, value in event.get("metrics", {}).items()}
         if status == "changed":
+            if not self.rerun_settings:
+                self.log.info("late data arrived (%s): running the instance again", metrics)
+                raise run_instance_again(context, "late data arrived before the cut-off")
             self.log.info("late data arrived (%s): re-running the late workflow", metrics)
             self._rerun(context)
             reruns += 1

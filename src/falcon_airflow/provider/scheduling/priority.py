@@ -21,7 +21,7 @@ _EPOCH = datetime(2000, 1, 1, tzinfo=UTC)
 _CEILING = 100_000_000  # minutes: keeps weights positive and inside a 32-bit column until the 2180s
 
 
-def _instance_minutes(run_id: str | None) -> int:
+def instance_minutes(run_id: str | None) -> int:
     """Minutes since 2000 of the Falcon instance named in a run id (0 when it names none)."""
     match = _INSTANCE_IN_RUN_ID.search(run_id or "")
     if match is None:
@@ -35,11 +35,11 @@ class NewestInstanceFirst(PriorityWeightStrategy):
     """LIFO: the later the instance, the higher the priority."""
 
     def get_weight(self, ti: Any) -> int:
-        return _instance_minutes(getattr(ti, "run_id", None)) + 1
+        return instance_minutes(getattr(ti, "run_id", None)) + 1
 
 
 class OldestInstanceFirst(PriorityWeightStrategy):
     """FIFO: the earlier the instance, the higher the priority."""
 
     def get_weight(self, ti: Any) -> int:
-        return _CEILING - _instance_minutes(getattr(ti, "run_id", None))
+        return _CEILING - instance_minutes(getattr(ti, "run_id", None))
