@@ -76,6 +76,10 @@ _LATE = "tests/unit/compiler/test_policies_and_options.py::test_late_checks_matc
 _LATE_RUN = ("tests/integration/airflow/test_process_dag.py::"
              "test_late_file_inside_the_cut_off_triggers_exactly_one_rerun")
 _LATE_RERUN = "tests/unit/compiler/test_job_identity.py::test_a_process_and_its_late_rerun_run_as_its_owner"
+_LISTED_BY_TAGS = ("tests/unit/operate/test_entity_tags.py::"
+                   "test_list_chooses_clusters_datasources_feeds_and_processes_by_their_tags")
+_SPARK_NAME = ("tests/unit/dags/test_builder_rendering.py::"
+               "test_an_instance_end_names_the_spark_application_as_written")
 _FLAG = "tests/unit/instances/test_storage.py::test_flags_sizes_and_existence"
 _ASSETS = ("tests/unit/notifications/test_assets.py::"
            "test_a_feed_is_named_and_identified_by_its_logical_dataset_and_located_by_its_template")
@@ -185,7 +189,7 @@ CLUSTER: dict[str, Coverage] = {
     "cluster/@description": _STORED,
     "cluster/@colo": _applied(_COLO),
     "cluster/@version": _applied(_CLUSTER_VERSION, _PROCESS_CLUSTER_VERSION),
-    "cluster/tags": _applied(_TAGS),
+    "cluster/tags": _applied(_LISTED_BY_TAGS),
     "cluster/interfaces": _applied(_ENDPOINTS),
     "cluster/interfaces/interface": _applied(_ENDPOINTS),
     "cluster/interfaces/interface/@type": _applied(_ENDPOINTS, _MASTER, _REGISTRY, _MESSAGING),
@@ -268,7 +272,7 @@ FEED: dict[str, Coverage] = {
     "feed/@name": _applied(_FEED_PATHS),
     "feed/@description": _STORED,
     "feed/@version": _STORED,
-    "feed/tags": _applied(_TAGS),
+    "feed/tags": _applied(_LISTED_BY_TAGS),
     "feed/partitions": _applied(_INPUT_PARTITION),
     "feed/partitions/partition": _applied(_INPUT_PARTITION),
     "feed/partitions/partition/@name": _applied(_INPUT_PARTITION),
@@ -320,7 +324,7 @@ PROCESS: dict[str, Coverage] = {
     "process": _applied(_RUN),
     "process/@name": _applied(_RUN),
     "process/@version": _STORED,
-    "process/tags": _applied(_TAGS),
+    "process/tags": _applied(_TAGS, _LISTED_BY_TAGS),
     "process/pipelines": _applied(_LINEAGE_GRAPH),
     "process/clusters": _applied(_RUN),
     "process/clusters/cluster": _applied(_RUN),
@@ -365,7 +369,7 @@ PROCESS: dict[str, Coverage] = {
     "process/spark-attributes": _applied(_MASTER),
     "process/spark-attributes/master": _applied(_MASTER),
     "process/spark-attributes/mode": _applied(_YARN_MODE),
-    "process/spark-attributes/name": _applied(_RUN),
+    "process/spark-attributes/name": _applied(_SPARK_NAME),
     "process/spark-attributes/class": _applied(_SPARK_CLASS),
     "process/spark-attributes/jar": _applied(_APPLICATION),
     "process/spark-attributes/spark-opts": _applied(_SPARK_OPTS),
@@ -412,7 +416,7 @@ DATASOURCE: dict[str, Coverage] = {
     "datasource/@description": _STORED,
     "datasource/@version": _STORED,
     "datasource/@type": _applied(_DRIVER_CLASS, _JDBC),
-    "datasource/tags": _applied(_TAGS),
+    "datasource/tags": _applied(_LISTED_BY_TAGS),
     "datasource/interfaces": _applied(_DATASOURCE_URL),
     "datasource/interfaces/interface": _applied(_DATASOURCE_URL),
     "datasource/interfaces/interface/@type": _applied(_DATASOURCE_URL),
@@ -564,8 +568,8 @@ OOZIE: dict[str, Coverage] = {
     # java: the main class on Spark's driver
     **_hadoop("java", files=_JAVA_FILES, archives=_JAVA_FILES),
     "workflow-app/action/java/main-class": _applied(_O_JAVA),
-    "workflow-app/action/java/java-opts": _applied(_O_JAVA_PARSE),
-    "workflow-app/action/java/java-opt": _applied(_O_JAVA_PARSE),
+    "workflow-app/action/java/java-opts": _applied(_O_JAVA),
+    "workflow-app/action/java/java-opt": _applied(_O_JAVA_PARSE, _O_SPARK),
     "workflow-app/action/java/arg": _applied(_O_JAVA),
     "workflow-app/action/java/capture-output": Reported(OOZIE_UNUSED_RULE, "its output is not read for "
                                                                             "wf:actionData"),
