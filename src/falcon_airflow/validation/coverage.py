@@ -80,6 +80,7 @@ _LISTED_BY_TAGS = ("tests/unit/operate/test_entity_tags.py::"
                    "test_list_chooses_clusters_datasources_feeds_and_processes_by_their_tags")
 _SPARK_NAME = ("tests/unit/dags/test_builder_rendering.py::"
                "test_an_instance_end_names_the_spark_application_as_written")
+_LINEAGE_FACTS = "tests/unit/lineage/test_facets.py::test_compiled_lineage_facts"
 _FLAG = "tests/unit/instances/test_storage.py::test_flags_sizes_and_existence"
 _ASSETS = ("tests/unit/notifications/test_assets.py::"
            "test_a_feed_is_named_and_identified_by_its_logical_dataset_and_located_by_its_template")
@@ -276,7 +277,7 @@ FEED: dict[str, Coverage] = {
     "feed/partitions": _applied(_INPUT_PARTITION),
     "feed/partitions/partition": _applied(_INPUT_PARTITION),
     "feed/partitions/partition/@name": _applied(_INPUT_PARTITION),
-    "feed/groups": _applied(_GROUPS),
+    "feed/groups": _applied(_GROUPS, _LINEAGE_FACTS),
     "feed/availabilityFlag": _applied(_FLAG),
     "feed/frequency": _applied(_TIMETABLE),
     "feed/sla": _applied(_FEED_SLA),
@@ -314,8 +315,8 @@ FEED: dict[str, Coverage] = {
     "feed/notification/@to": _applied(_FEED_MAIL, _FEED_SLA),
     **_acl("feed", _ACCESS),
     "feed/schema": _applied(_STORAGE_FORMAT),
-    "feed/schema/@location": _applied(_STORAGE_FORMAT),
-    "feed/schema/@provider": _applied(_STORAGE_FORMAT),
+    "feed/schema/@location": _applied(_LINEAGE_FACTS),
+    "feed/schema/@provider": _applied(_STORAGE_FORMAT, _LINEAGE_FACTS),
     **_properties("feed/properties", _applied(_REPLICATION)),
     **_retention_stage("feed"),
 }
