@@ -196,8 +196,10 @@ class _Builder:
     def properties(holder: _Node | None) -> tuple[Property, ...]:
         if holder is None:
             return ()
-        return tuple(Property(name=item.required("name"), value=item.required("value"), line=item.line)
-                     for item in holder.children("property"))
+        # read from the elements themselves: the most numerous element of an estate, so no node per property
+        return tuple(Property(name=item.get("name") or "", value=item.get("value") or "",
+                              line=cast("int | None", item.sourceline))
+                     for item in holder._named("property"))
 
     @staticmethod
     def acl(node: _Node | None) -> ACL | None:
