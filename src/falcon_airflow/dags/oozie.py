@@ -22,10 +22,12 @@ from falcon_airflow.core.paths import Template
 from falcon_airflow.provider.operators.oozie import OozieNodeOperator
 
 FALCON_CONF = "{{ macros.falcon.oozie_configuration(falcon, dag_run) }}"
+PROCESS_INSTANCE = "{{ macros.falcon.instance(dag_run).isoformat() }}"
 
 
 @dataclass
 class _Build:
+    spec: ProcessDagSpec
     spark: dict[str, Any]
     user: str
     run_as: str | None
@@ -95,6 +97,8 @@ def _build_level(build: _Build, workflow: OozieWorkflowSpec, levels: list[dict[s
             extra = {"retries": node.retry_max, "retry_delay": timedelta(minutes=node.retry_interval_minutes)}
         else:
             extra = {"retries": 0}
+        if node.type == "end" and len(levels) == 1:  # the workflow's own end: the instance's lineage
+            extra.update(falcon_lineage=build.spec, lineage_instance=PROCESS_INSTANCE)
         task = OozieNodeOperator(
             task_id=node.task_id, node=node.model_dump(mode="json", exclude={"sub_workflow"}), levels=levels,
             targets=targets, falcon_conf=FALCON_CONF, node_tasks=recorders, arrivals=node.arrivals,
@@ -164,7 +168,7 @@ def build_workflow_group(spec: ProcessDagSpec) -> tuple[OozieNodeOperator, Oozie
     """The ``workflow`` group inside the current DAG context; returns its first task and its end task."""
     workflow = spec.oozie
     assert workflow is not None
-    build = _Build(spark={"master": workflow.spark_master, "deploy_mode": workflow.spark_deploy_mode,
+    build = _Build(spec=spec, spark={"master": workflow.spark_master, "deploy_mode": workflow.spark_deploy_mode,
                           "connection": spec.cluster}, user=spec.run_as or spec.owner, run_as=spec.run_as,
                    roots=file_roots(spec))
     with TaskGroup(workflow.group_id, tooltip=f"Oozie workflow {workflow.name} ({workflow.app_path})"):

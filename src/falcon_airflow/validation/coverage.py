@@ -105,6 +105,13 @@ _PASSWORD_TEXT = ("tests/unit/dags/test_store_layout.py::"
 _DRIVER_CLASS = ("tests/unit/compiler/test_transfer_specs.py::"
                  "test_an_unusable_datasource_compiles_no_transfer_and_says_why")
 _THROTTLE = "tests/unit/compiler/test_process_specs.py::test_explicit_timeout_parallel_order_retry"
+_OOZIE_CONTROLS = ("tests/integration/scheduler/test_oozie_process_controls.py::"
+                   "test_parallel_lifo_retry_and_late_rerun_under_the_scheduler")
+_OOZIE_GATE = ("tests/unit/dags/test_builder_oozie_controls.py::"
+               "test_the_gate_bounds_the_workflow_group_in_the_entitys_order")
+_OOZIE_RETRY = ("tests/unit/dags/test_builder_oozie_controls.py::"
+                "test_a_failed_workflow_is_retried_as_a_whole_and_its_actions_by_their_own_retry_max")
+_OOZIE_LATE = "tests/unit/dags/test_builder_oozie_controls.py::test_late_data_runs_the_whole_instance_again"
 _LIFO = "tests/unit/provider/scheduling/test_priority.py::test_fifo_prefers_older_and_lifo_newer_instances"
 _LAST_ONLY = "tests/unit/provider/operators/test_ordering.py::test_last_only_skips_an_instance_whose_successor_is_due"
 _TIMEOUT = "tests/unit/compiler/test_process_specs.py::test_default_timeout_has_a_30_minute_floor_and_sets_the_throttle"
@@ -338,8 +345,8 @@ PROCESS: dict[str, Coverage] = {
     "process/clusters/cluster/sla/@shouldStartIn": _applied(_PROCESS_SLA),
     "process/clusters/cluster/sla/@shouldEndIn": _applied(_PROCESS_SLA),
     # parallel, order, retry and late-process: the tests named show them on Spark processes
-    "process/parallel": _applied(_THROTTLE),
-    "process/order": _applied(_THROTTLE, _LIFO, _LAST_ONLY),
+    "process/parallel": _applied(_THROTTLE, _OOZIE_GATE, _OOZIE_CONTROLS),
+    "process/order": _applied(_THROTTLE, _LIFO, _LAST_ONLY, _OOZIE_GATE, _OOZIE_CONTROLS),
     "process/timeout": _applied(_TIMEOUT),
     "process/frequency": _applied(_TIMETABLE),
     "process/sla": _applied(_PROCESS_SLA),
@@ -375,12 +382,12 @@ PROCESS: dict[str, Coverage] = {
     "process/spark-attributes/jar": _applied(_APPLICATION),
     "process/spark-attributes/spark-opts": _applied(_SPARK_OPTS),
     "process/spark-attributes/arg": _applied(_PROPERTIES),
-    "process/retry": _applied(_THROTTLE, _RETRY),
+    "process/retry": _applied(_THROTTLE, _RETRY, _OOZIE_RETRY, _OOZIE_CONTROLS),
     "process/retry/@policy": _applied(_RETRY),
     "process/retry/@delay": _applied(_RETRY),
     "process/retry/@attempts": _applied(_RETRY),
     "process/retry/@onTimeout": _applied(_THROTTLE),
-    "process/late-process": _applied(_LATE, _LATE_RUN),
+    "process/late-process": _applied(_LATE, _LATE_RUN, _OOZIE_LATE, _OOZIE_CONTROLS),
     "process/late-process/@policy": _applied(_LATE),
     "process/late-process/@delay": _applied(_LATE),
     "process/late-process/late-input": _applied(_LATE_RUN),

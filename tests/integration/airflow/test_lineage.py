@@ -60,6 +60,40 @@ TOTALS_PROCESS = """\
 </process>
 """
 
+# the same instance made by an Oozie workflow: one shell action copies the sales file into the totals folder
+OOZIE_TOTALS = TOTALS_PROCESS.replace('name="totals" xmlns', 'name="oozie-totals" xmlns').replace(
+    """<workflow engine="spark" path="apps"/>
+  <spark-attributes>
+    <name>sum-amounts</name>
+    <jar>apps/sum_amounts.py</jar>
+    <spark-opts>--driver-memory 512m --conf spark.ui.enabled=false --conf spark.sql.shuffle.partitions=2</spark-opts>
+  </spark-attributes>""", '<workflow engine="oozie" path="apps/copy"/>')
+
+COPY_WORKFLOW = """\
+<workflow-app name="copy-wf" xmlns="uri:oozie:workflow:0.5">
+  <global><job-tracker>${jobTracker}</job-tracker><name-node>${nameNode}</name-node></global>
+  <start to="copy"/>
+  <action name="copy">
+    <shell xmlns="uri:oozie:shell-action:0.3">
+      <exec>copy.sh</exec>
+      <argument>${sales}</argument>
+      <argument>${totals}</argument>
+      <file>copy.sh</file>
+    </shell>
+    <ok to="end"/>
+    <error to="fail"/>
+  </action>
+  <kill name="fail"><message>copy failed</message></kill>
+  <end name="end"/>
+</workflow-app>
+"""
+
+COPY_SCRIPT = """\
+#!/bin/sh
+source=$(echo "$1" | sed 's|^file://||'); target=$(echo "$2" | sed 's|^file://||')
+mkdir -p "$target" && cp "$source/part-0.csv" "$target/"
+"""
+
 AUDIT = """\
 <feed name="audit" xmlns="uri:falcon:feed:0.1">
   <tags>kind=audit</tags>
@@ -217,6 +251,40 @@ def test_process_instances_report_column_lineage_through_the_driver(
     instance = ask(capsys, "instance", "totals", "--at", "2026-03-01T05:00Z", "--events", str(event_log.path))
     (task,) = [item for item in instance["tasks"] if item["task"] == "workflow"]
     assert task["state"] == "COMPLETE" and task["spark"] and task["spark"][0]["columns"]
+
+
+def test_an_oozie_process_instance_reports_its_feed_instances(
+        entities: Callable[..., Path], tmp_path: Path, event_log: EventLog, shared: Path) -> None:
+    storage = tmp_path / "storage"
+    entities("cluster.xml", cluster("local", f"file://{storage}", colo="local"))
+    entities("sales.xml", SALES.format(name="sales", owner="shop", schema="/none", provider="csv"))
+    entities("totals.xml", SALES.format(name="totals", owner="finance", schema="/none", provider="csv"))
+    entities("process.xml", OOZIE_TOTALS)
+    app = entities_folder() / "apps" / "copy"
+    app.mkdir(parents=True)
+    (app / "workflow.xml").write_text(COPY_WORKFLOW, encoding="utf-8")
+    (app / "copy.sh").write_text(COPY_SCRIPT, encoding="utf-8")
+    (app / "copy.sh").chmod(0o755)
+    moment = pendulum.datetime(2026, 3, 1, 5, tz="UTC")
+    land_sales(storage, moment, [("ann", "fr", 3)])
+    dag = build_dag(spec("falcon.process.oozie-totals.local"))
+    run = dag.test(logical_date=moment)
+    assert str(run.state) == "success", {ti.task_id: str(ti.state) for ti in run.get_task_instances()}
+    assert (storage / "data" / "totals" / "2026/03/01/05" / "part-0.csv").exists()
+    event_log.dag_run_started(run, dag)
+
+    events = event_log.events()
+    event_log.validate(shared)
+    workflow = [event for event in events if event["job"]["name"] == "falcon.process.oozie-totals.local.workflow.end"]
+    assert sorted(event["eventType"] for event in workflow) == ["COMPLETE", "START"]
+    complete = next(event for event in workflow if event["eventType"] == "COMPLETE")
+    (read,) = complete["inputs"]
+    (written,) = complete["outputs"]
+    assert read["name"] == f"{storage}/data/sales/2026/03/01/05"
+    assert written["name"] == f"{storage}/data/totals/2026/03/01/05"
+    assert written["facets"]["symlinks"]["identifiers"] == [{"namespace": "falcon://local", "name": "totals",
+                                                             "type": "FEED"}]
+    assert complete["run"]["facets"]["nominalTime"]["nominalStartTime"].startswith("2026-03-01T05")
 
 
 def test_retention_drops_and_replication_copies_columns(

@@ -35,8 +35,26 @@ FS = """<action name="second"><fs><mkdir path="${clicksOutput}"/></fs>
 GLOBAL = "<global><job-tracker>${jobTracker}</job-tracker><name-node>${nameNode}</name-node></global>\n"
 
 
+LATE_INPUTS = """<late-input input="impression" workflow-path="/apps/sample/late"/>
+        <late-input input="clicks" workflow-path="/apps/sample/late"/>"""
+
+
 def oozie_process(ws: EntityWorkspace, path: str = "apps/sample-wf") -> EntityWorkspace:
-    return ws.edit("sample", SPARK_WORKFLOW, f'<workflow engine="oozie" path="{path}"/>')
+    """The base process on its Oozie workflow at ``path``, its late re-runs naming the same one (FA070)."""
+    ws.edit("sample", SPARK_WORKFLOW, f'<workflow engine="oozie" path="{path}"/>')
+    return ws.edit("sample", LATE_INPUTS, LATE_INPUTS.replace("/apps/sample/late", path))
+
+
+def test_a_late_workflow_path_an_oozie_process_does_not_run_is_a_warning(ws: EntityWorkspace) -> None:
+    ws.edit("sample", SPARK_WORKFLOW, '<workflow engine="oozie" path="apps/sample-wf"/>')
+    ws.put("wf", workflow_xml(SHELL + FS, head=GLOBAL), "apps/sample-wf/workflow.xml")
+    report = ws.validate()
+    found = of_rule(report, "FA070")
+    assert [issue.line for issue in found] == [ws.line("sample", 'input="impression" workflow-path'),
+                                               ws.line("sample", 'input="clicks" workflow-path')]
+    assert all(issue.level is Level.WARNING and "/apps/sample/late" in issue.message
+               and "runs its own workflow ('apps/sample-wf') again" in issue.message for issue in found)
+    assert report.valid
 
 
 def of_rule(report: Report, rule: str) -> list[Issue]:

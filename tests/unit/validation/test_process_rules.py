@@ -36,6 +36,10 @@ SPARK_ATTRIBUTES = """\
 
 
 IMP_LINE = '<input name="impression"'
+# an Oozie process re-runs its own workflow on late data: late-inputs naming it keep it clean of FA070
+LATE_PATHS = """<late-input input="impression" workflow-path="/apps/sample/late"/>
+        <late-input input="clicks" workflow-path="/apps/sample/late"/>"""
+OOZIE_LATE_PATHS = LATE_PATHS.replace("/apps/sample/late", "/apps/sample/workflow")
 
 
 def impression(start: str = "today(0,0)", end: str = "today(2,0)", partition: str = "*/US") -> str:
@@ -267,10 +271,10 @@ PASSING = [
                  id="P18-no-should-start"),
     pytest.param("FA002", [("sample", WORKFLOW, '<workflow engine="hive"'), ("sample", SPARK_ATTRIBUTES, "")],
                  id="FA002-hive"),
-    pytest.param("FA002", [("sample", WORKFLOW, '<workflow engine="oozie"'), ("sample", SPARK_ATTRIBUTES, "")],
-                 id="FA002-oozie"),
-    pytest.param("FA002", [("sample", WORKFLOW, "<workflow"), ("sample", SPARK_ATTRIBUTES, "")],
-                 id="FA002-default-engine-is-oozie"),
+    pytest.param("FA002", [("sample", WORKFLOW, '<workflow engine="oozie"'), ("sample", SPARK_ATTRIBUTES, ""),
+                           ("sample", LATE_PATHS, OOZIE_LATE_PATHS)], id="FA002-oozie"),
+    pytest.param("FA002", [("sample", WORKFLOW, "<workflow"), ("sample", SPARK_ATTRIBUTES, ""),
+                           ("sample", LATE_PATHS, OOZIE_LATE_PATHS)], id="FA002-default-engine-is-oozie"),
     pytest.param("P20", [("sample", MASTER, "")], id="P20-master-from-the-cluster"),
     pytest.param("P20", [("sample", MASTER, "<master>local[4]</master>")], id="P20-local-master"),
 ]

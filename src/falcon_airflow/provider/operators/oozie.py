@@ -26,6 +26,7 @@ from typing import Any
 from airflow.sdk.bases.branch import BaseBranchOperator
 from airflow.sdk.exceptions import AirflowFailException, AirflowSkipException
 
+from falcon_airflow.compiler.specs import ProcessDagSpec
 from falcon_airflow.provider.hooks.oozie import ActionFailed, OozieEmailHook, OozieShellHook
 from falcon_airflow.provider.operators.oozie_runtime import OozieFileSystem, WorkflowRun
 
@@ -60,14 +61,19 @@ class OozieNodeOperator(BaseBranchOperator):
     runs (:mod:`falcon_airflow.oozie.access`).
     """
 
-    template_fields: Sequence[str] = ("falcon_conf",)
+    template_fields: Sequence[str] = ("falcon_conf", "lineage_instance")
     ui_color = "#f0e4ec"
 
     def __init__(self, *, node: dict[str, Any], levels: list[dict[str, Any]], targets: dict[str, Any],
                  falcon_conf: str, node_tasks: dict[str, list[str]], arrivals: int = 0,
                  user: str = "falcon", spark_defaults: dict[str, Any] | None = None, run_as: str | None = None,
-                 file_roots: list[str] | None = None, **kwargs: Any) -> None:
+                 file_roots: list[str] | None = None, falcon_lineage: ProcessDagSpec | None = None,
+                 lineage_instance: str | None = None, **kwargs: Any) -> None:
         super().__init__(**kwargs)
+        self.falcon_lineage = falcon_lineage
+        """Set on the workflow's own end node: its OpenLineage events carry the process instance's input and output
+        feed instances, as a Spark process's workflow task does (``lineage_instance``, templated, is the instance)."""
+        self.lineage_instance = lineage_instance
         self.node = node
         self.levels = levels
         self.targets = targets
@@ -86,6 +92,28 @@ class OozieNodeOperator(BaseBranchOperator):
         from falcon_airflow.oozie.access import ROOTS_SETTING, configured_roots
 
         return [*self.file_roots, *configured_roots(conf.get("falcon", ROOTS_SETTING, fallback=""))]
+
+    # -- OpenLineage: the process instance's datasets, on the workflow's end node -------------------------------
+
+    def _openlineage(self) -> Any:
+        if self.falcon_lineage is None:
+            return None
+        try:
+            from falcon_airflow.provider.openlineage import operator_lineage, parse_instance
+
+            return operator_lineage(self.falcon_lineage, instance=parse_instance(self.lineage_instance), report=None)
+        except Exception:
+            self.log.warning("could not compute the OpenLineage facets of %s", self.task_id, exc_info=True)
+            return None
+
+    def get_openlineage_facets_on_start(self) -> Any:
+        return self._openlineage()
+
+    def get_openlineage_facets_on_complete(self, task_instance: Any) -> Any:
+        return self._openlineage()
+
+    def get_openlineage_facets_on_failure(self, task_instance: Any) -> Any:
+        return self._openlineage()
 
     # -- which upstream chose this node
     def _choosers(self, context: Any) -> int:
