@@ -134,11 +134,21 @@ def _store_errors(context: Context, entity: Entity) -> list[Issue]:
     return [issue for issue in _entity_issues(report.issues, entity) if issue.is_error]
 
 
+def unapplied_properties(given: dict[str, str]) -> list[str]:
+    """What a submit or schedule says of its ``-properties``: Falcon passed them to the workflow engine (its
+    scheduler choice, its coordinator's configuration); here Airflow schedules every entity and an instance's
+    workflow sees the entity's own ``<properties>``, so none of them is applied, and the answer says so."""
+    if not given:
+        return []
+    return [f"-properties {', '.join(sorted(given))} not applied: Airflow schedules every entity and an instance's "
+            "workflow gets the entity's own <properties>; put the values there"]
+
+
 def submit(context: Context, options: Options, *, and_schedule: bool = False) -> Outcome:
     entity_type = rules.entity_type(options.required("type", "type"))
     options.required("file", "file")
     rules.check_colo_not_given(options)
-    rules.properties(options.text("properties"))
+    given = rules.properties(options.text("properties"))
     if and_schedule:
         _check_schedulable(entity_type, entity_type.value)
     check_entity_operation(context.store.safemode, "SUBMIT", entity_type)
@@ -178,6 +188,7 @@ def submit(context: Context, options: Options, *, and_schedule: bool = False) ->
         else:
             outcome = succeeded(message, file=str(path), dags=refs)
     outcome.warnings.extend(describe_issue(issue) for issue in warnings)
+    outcome.warnings.extend(unapplied_properties(given))
     return outcome
 
 
@@ -200,7 +211,7 @@ def schedule(context: Context, options: Options) -> Outcome:
     given = options.required("type", "type")
     entity_type = rules.entity_type(given)
     name = options.required("name", "name")
-    rules.properties(options.text("properties"))
+    properties = rules.properties(options.text("properties"))
     _check_schedulable(entity_type, given)
     stored = require_stored(context, entity_type, name)
     check_entity_operation(context.store.safemode, "SCHEDULE", entity_type)
@@ -213,8 +224,11 @@ def schedule(context: Context, options: Options) -> Outcome:
                      {"state": EntityStatus.RUNNING.value, "dags": refs})
     pending = run_journaled(context, journal)
     if pending:
-        return Outcome(Status.PARTIAL, f"{name}({entity_type.value}) scheduled; {pending}", {"dags": refs})
-    return succeeded(f"{name}({entity_type.value}) scheduled successfully", dags=refs)
+        outcome = Outcome(Status.PARTIAL, f"{name}({entity_type.value}) scheduled; {pending}", {"dags": refs})
+    else:
+        outcome = succeeded(f"{name}({entity_type.value}) scheduled successfully", dags=refs)
+    outcome.warnings.extend(unapplied_properties(properties))
+    return outcome
 
 
 def _is_active(context: Context, entity: Entity) -> bool:

@@ -179,6 +179,20 @@ def test_submit_and_schedule(pipeline: Kit) -> None:
     assert again[:2] == (0, "other(process) scheduled successfully\n")
 
 
+def test_properties_given_to_a_schedule_are_answered_as_not_applied(pipeline: Kit) -> None:
+    pipeline.airflow.on_reparse = lambda: pipeline.airflow.add_dag("falcon.process.other.east")
+    draft = pipeline.draft("other.xml", ops_process("other", output="logs"))
+    code, out, err = pipeline.run("entity", "-submitAndSchedule", "-type", "process", "-file", str(draft),
+                                  "-properties", "falcon.scheduler:native,queueName:etl")
+    assert (code, out.strip()) == (0, "other(process) scheduled successfully")
+    assert "-properties falcon.scheduler, queueName not applied" in err and "<properties>" in err
+    code, out, err = pipeline.run("entity", "-schedule", "-type", "process", "-name", "other", "-properties",
+                                  "queueName:etl")
+    assert code == 0 and "-properties queueName not applied" in err
+    code, _, err = pipeline.run("entity", "-schedule", "-type", "process", "-name", "other", "-properties", "x")
+    assert code != 0 and "Found invalid property x" in err
+
+
 # -- delete --------------------------------------------------------------------------------------------------------
 
 def test_delete_is_refused_while_other_entities_refer_to_it(pipeline: Kit) -> None:

@@ -42,7 +42,8 @@ OPTIONS = (
     Option("numResults", "num_results", "show at most this many results", "N"),
     Option("numInstances", "num_instances", "instances per entity in -summary (default 7)", "N"),
     Option("skipDryRun", "skip_dry_run", "accepted for compatibility (Airflow has no dry run)"),
-    Option("properties", "properties", "key:value,... (accepted and checked; no effect on Airflow)", "PROPS"),
+    Option("properties", "properties", "key:value,... (checked, and answered as not applied: Airflow schedules "
+           "every entity and workflows get the entity's own <properties>)", "PROPS"),
     Option("showScheduler", "show_scheduler", "-status: also say which scheduler runs the entity"),
 )
 
