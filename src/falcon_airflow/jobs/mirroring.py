@@ -33,8 +33,13 @@ cluster's metastore (thrift, Hive's own client in the driver's JVM): the databas
 metastore when missing (its location moved onto the target storage), each table created there as an external
 table of the same shape at the same path on the target storage, and its data mirrored folder by folder - the
 table's folder, or each partition's - with the same verified staging and rename as ``hdfs``; partitions missing
-in the target are added, those pointing elsewhere re-pointed. Partitions the source dropped are left: a mirror
-never deletes table data the source merely stopped listing.
+in the target are added, those pointing elsewhere re-pointed. Drops are replayed, as Falcon's Hive DR replayed the
+source's events, but only of what this job made: every table it creates and every partition it adds carries its
+mark (the parameter ``falcon.mirror.job`` = the job's name); a marked table the source no longer has (in a
+database mirrored whole, or a listed table) is dropped from the target, and a marked partition the source no longer
+has is dropped from its table, each one's folder deleted after the metadata (a crash in between leaves a folder no
+table names) and only once the folder passed the same checks as a folder the mirror replaces. A table or partition
+the job did not make is never dropped.
 
 Every folder a run replaces (the target, each source's folder under it, each table's or partition's folder of a
 Hive mirror) is checked first, before anything is copied or deleted, by the rules of
@@ -423,6 +428,9 @@ class SnapshotMirror:
 
 # -- hive-mirroring --------------------------------------------------------------------------------------------------
 
+MIRROR_MARK = "falcon.mirror.job"
+"""The table and partition parameter that says which mirroring job made a target table or partition."""
+
 class HiveMirror:
     def __init__(self, spark: SparkSession, args: argparse.Namespace) -> None:
         self.spark = spark
@@ -481,7 +489,8 @@ class HiveMirror:
             if "NoSuchObjectException" not in str(error):
                 raise JobError(f"table {database}.{name} cannot be read from {self.target.uri}: "
                                f"{first_line(error)}") from None
-            self.target.create_like(table, TableUri(database, name, ()), self.on_target(location))
+            self.target.create_like(table, TableUri(database, name, ()), self.on_target(location),
+                                    marks={MIRROR_MARK: self.args.job})
             created = True
         copies: list[dict[str, Any]] = []
         added = 0
@@ -506,6 +515,9 @@ class HiveMirror:
                 raise
             copy = partition.deepCopy()
             copy.getSd().setLocation(location)
+            if copy.getParameters() is None:
+                copy.setParameters(self.target.jvm.java.util.HashMap())
+            copy.getParameters().put(MIRROR_MARK, self.args.job)
             self.target.client.add_partition(copy)
             return 1
         if split_uri(str(existing.getSd().getLocation())).path != split_uri(location).path:
@@ -513,25 +525,103 @@ class HiveMirror:
             self.target.client.alter_partition(database, name, existing)
         return 0
 
+    # -- drops replayed: only of what this job made ---------------------------------------------------------------
+
+    def marked(self, item: Any) -> bool:
+        parameters = item.getParameters()
+        return parameters is not None and str(parameters.get(MIRROR_MARK) or "") == self.args.job
+
+    def target_table(self, database: str, name: str) -> Any | None:
+        try:
+            return self.target.client.getTable(database, name)
+        except Exception as error:
+            if "NoSuchObjectException" in str(error):
+                return None
+            raise JobError(f"table {database}.{name} cannot be read from {self.target.uri}: "
+                           f"{first_line(error)}") from None
+
+    def dropped_tables(self, database: str, kept: list[str]) -> list[tuple[str, str]]:
+        """The target's tables of ``database`` this job made that the source no longer has, with their folders
+        (checked already): the listed tables the source lacks, or, for a database mirrored whole, every marked one
+        not among the source's tables."""
+        try:
+            candidates = list(self.args.table) or sorted(str(item) for item in
+                                                         self.target.client.getAllTables(database))
+        except Exception as error:
+            if "NoSuchObjectException" in str(error):
+                return []
+            raise JobError(f"database {database} cannot be read from {self.target.uri}: "
+                           f"{first_line(error)}") from None
+        found = []
+        for name in candidates:
+            if name in kept:
+                continue
+            table = self.target_table(database, name)
+            if table is None or not self.marked(table):
+                continue
+            folder = str(table.getSd().getLocation())
+            check_target(self.args, folder)
+            found.append((name, folder))
+        return found
+
+    def dropped_partitions(self, database: str, name: str, source_partitions: list[Any]) -> list[tuple[Any, str]]:
+        """The target partitions of a mirrored table this job added that the source no longer has, with their
+        folders (checked already)."""
+        table = self.target_table(database, name)
+        if table is None or not list(table.getPartitionKeys()):
+            return []
+        present = {tuple(str(value) for value in partition.getValues()) for partition in source_partitions}
+        found = []
+        for partition in self.target.client.listPartitions(database, name, -1):
+            if self.marked(partition) and tuple(str(value) for value in partition.getValues()) not in present:
+                folder = str(partition.getSd().getLocation())
+                check_target(self.args, folder)
+                found.append((partition, folder))
+        return found
+
+    def delete_folder(self, folder: str) -> None:
+        fs = HadoopFs(self.spark)
+        try:
+            fs.delete(folder, True)
+        finally:
+            fs.close()
+
     def run(self) -> dict[str, Any]:
         tables: list[dict[str, Any]] = []
         created = []
         plans: dict[str, list[tuple[str, tuple[Any, list[Any]]]]] = {}
+        gone_tables: dict[str, list[tuple[str, str]]] = {}
         for database in self.args.database:
             try:
-                names = list(self.args.table) or sorted(str(item) for item in
-                                                        self.source.client.getAllTables(database))
+                listed = sorted(str(item) for item in self.source.client.getAllTables(database))
             except Exception as error:
                 raise JobError(f"database {database} cannot be read from {self.source.uri}: "
                                f"{first_line(error)}") from None
-            # every table's folders are checked before anything of the run is created or replaced
+            names = [name for name in self.args.table if name in listed] if self.args.table else listed
+            # every folder the run replaces or deletes is checked before anything is created, replaced or dropped
             plans[database] = [(name, self.plan_table(database, name)) for name in names]
+            gone_tables[database] = self.dropped_tables(database, names)
+        gone_partitions = {(database, name): self.dropped_partitions(database, name, plan[1])
+                           for database, planned in plans.items() for name, plan in planned}
+        dropped: list[str] = []
         for database, planned in plans.items():
             if self.ensure_database(database):
                 created.append(database)
             tables += [self.mirror_table(database, name, plan) for name, plan in planned]
+        # metadata first, then the folder: a crash in between leaves a folder no table names
+        for (database, name), partitions in gone_partitions.items():
+            for partition, folder in partitions:
+                self.target.client.dropPartition(database, name, partition.getValues(), False)
+                self.delete_folder(folder)
+                dropped.append(f"{database}.{name}/{'/'.join(str(value) for value in partition.getValues())}")
+        for database, gone in gone_tables.items():
+            for name, folder in gone:
+                self.target.client.dropTable(database, name, False, True)
+                self.delete_folder(folder)
+                dropped.append(f"{database}.{name}")
         return {"extension": "hive-mirroring", "source_metastore": self.args.source_metastore,
                 "target_metastore": self.args.target_metastore, "created_databases": created, "tables": tables,
+                "dropped": dropped,
                 "sources": [table["source"] for table in tables], "targets": [table["target"] for table in tables],
                 **_totals(tables)}
 

@@ -221,8 +221,9 @@ def test_hive_mirroring_onto_a_second_metastore(entities: Callable[..., Path], s
     write_clusters(entities, sandbox, second_metastore)
     location = f"{sandbox.namenode('a')}/warehouse/falcon_hm.db/visits"
     tables(sandbox.metastore, tmp_path, "create", f"falcon_hm={sandbox.namenode('a')}/warehouse/falcon_hm.db",
-           "falcon_hm.visits", location, "2026030100/eu", "2026030101/us")
-    submit(tmp_path, "visits-dr", "hive-mirroring", "sourceDatabases=falcon_hm\nsourceTables=visits\n"
+           "falcon_hm.visits", location, "2026030100/eu", "2026030101/us", "+",
+           "falcon_hm.clicks", f"{sandbox.namenode('a')}/warehouse/falcon_hm.db/clicks", "2026030100/eu")
+    submit(tmp_path, "visits-dr", "hive-mirroring", "sourceDatabases=falcon_hm\n"
                                                     "sourceHiveServer2Uri=hive2://a:10000\n")
     assert hive_table(second_metastore, "falcon_hm", "visits") is None
     run_dag("falcon.extension.visits-dr", FIRST, event_log)
@@ -241,3 +242,22 @@ def test_hive_mirroring_onto_a_second_metastore(entities: Callable[..., Path], s
     outputs = {(dataset["namespace"], dataset["name"]) for event in event_log.events()
                for dataset in event.get("outputs") or []}
     assert (f"hive://127.0.0.1:{second_metastore.rsplit(':', 1)[1]}", "falcon_hm.visits") in outputs
+
+    # Drops are replayed at the next run, of what the job made only: a table made on the target by someone else
+    # (its own partition too) stays, as do its files.
+    assert hive_table(second_metastore, "falcon_hm", "clicks") is not None
+    tables(second_metastore, tmp_path, "create", "falcon_hm.kept", f"{sandbox.namenode('b')}/warehouse/kept",
+           "2026030100/eu")
+    tables(sandbox.metastore, tmp_path, "drop", "falcon_hm.visits", "2026030100/eu", "+", "falcon_hm.clicks")
+    run_dag("falcon.extension.visits-dr", SECOND, event_log)
+    mirrored = hive_table(second_metastore, "falcon_hm", "visits")
+    assert mirrored is not None and mirrored["partitions"] == {"ds=2026030101/region=us":
+                                                               f"{target}/ds=2026030101/region=us"}
+    assert hive_table(second_metastore, "falcon_hm", "clicks") is None
+    assert not b.exists("/warehouse/falcon_hm.db/visits/ds=2026030100/region=eu")
+    assert not b.exists("/warehouse/falcon_hm.db/clicks")
+    assert b.files("/warehouse/falcon_hm.db/visits/ds=2026030101")
+    kept = hive_table(second_metastore, "falcon_hm", "kept")
+    assert kept is not None and list(kept["partitions"]) == ["ds=2026030100/region=eu"]
+    assert b.files("/warehouse/kept")
+    assert a.files("/warehouse/falcon_hm.db/clicks")  # the source dropped metadata only: its files stay

@@ -80,8 +80,10 @@ class ThriftMetastore:
                            f"read from {self.uri}: {first_line(error)}") from None
         return str(partition.getSd().getLocation())
 
-    def create_like(self, source: Any, target: TableUri, location: str) -> None:
-        """Create ``target`` as an external table with ``source``'s columns, partition keys and storage."""
+    def create_like(self, source: Any, target: TableUri, location: str,
+                    marks: dict[str, str] | None = None) -> None:
+        """Create ``target`` as an external table with ``source``'s columns, partition keys and storage; ``marks``
+        are table parameters added (who made it)."""
         table = source.deepCopy()
         table.setDbName(target.database)
         table.setTableName(target.table)
@@ -93,6 +95,8 @@ class ThriftMetastore:
         for name in _DATA_PARAMETERS:
             parameters.remove(name)
         parameters.put("EXTERNAL", "TRUE")
+        for name, value in (marks or {}).items():
+            parameters.put(name, value)
         storage = table.getSd()
         storage.setLocation(location)
         serde = storage.getSerdeInfo().getParameters()

@@ -1,8 +1,9 @@
 """The test's own hands on the sandbox's metastore, independent of the product: ``create`` a partitioned Hive table
 with some partitions, ``show`` what the metastore holds. Run with spark-submit on a Hive-enabled session.
 
-    tables.py create DB=LOCATION ... DB.TABLE LOCATION DS/REGION ...
-                                    databases, then the table with its partitions (10 rows each: id, page)
+    tables.py create DB=LOCATION ... DB.TABLE LOCATION DS/REGION ... [+ DB.TABLE LOCATION DS/REGION ...]
+                                    databases, then each table with its partitions (10 rows each: id, page)
+    tables.py drop DB.TABLE [DS/REGION ...] [+ ...]    the partitions listed, else the table (metadata only)
     tables.py show DB.TABLE ...                        (prints one JSON line)
 """
 
@@ -24,6 +25,25 @@ def create(spark: SparkSession, name: str, location: str, partitions: list[str])
             .coalesce(1).write.mode("overwrite").parquet(folder)
         spark.sql(f"ALTER TABLE {name} ADD IF NOT EXISTS PARTITION (ds='{ds}', region='{region}') "
                   f"LOCATION '{folder}'")
+
+
+def drop(spark: SparkSession, name: str, partitions: list[str]) -> None:
+    if not partitions:
+        spark.sql(f"DROP TABLE IF EXISTS {name}")
+    for spec in partitions:
+        ds, region = spec.split("/")
+        spark.sql(f"ALTER TABLE {name} DROP IF EXISTS PARTITION (ds='{ds}', region='{region}')")
+
+
+def groups(arguments: list[str]) -> list[list[str]]:
+    """Arguments split at ``+``."""
+    found: list[list[str]] = [[]]
+    for item in arguments:
+        if item == "+":
+            found.append([])
+        else:
+            found[-1].append(item)
+    return [group for group in found if group]
 
 
 def show(spark: SparkSession, names: list[str]) -> dict[str, object]:
@@ -62,7 +82,11 @@ def main() -> None:
             while "=" in arguments[0]:
                 database, location = arguments.pop(0).split("=", 1)
                 spark.sql(f"CREATE DATABASE IF NOT EXISTS {database} LOCATION '{location}'")
-            create(spark, arguments[0], arguments[1], arguments[2:])
+            for table in groups(arguments):
+                create(spark, table[0], table[1], table[2:])
+        elif sys.argv[1] == "drop":
+            for table in groups(sys.argv[2:]):
+                drop(spark, table[0], table[1:])
         else:
             print("TABLES " + json.dumps(show(spark, sys.argv[2:])), flush=True)
     finally:
