@@ -229,6 +229,21 @@ class AirflowClient:
                 return []
             raise
 
+    def first_run(self, dag_id: str, *, since: datetime | None = None) -> dict[str, Any] | None:
+        """The run with the earliest logical date (at or after ``since`` when given); ``None`` when the DAG has none
+        (or does not exist). One short request, however many runs the DAG has."""
+        params: dict[str, Any] = {"order_by": "logical_date", "limit": 1, "offset": 0}
+        if since is not None:
+            params["logical_date_gte"] = _time(since)
+        try:
+            document = self.request("GET", f"/dags/{_segment(dag_id)}/dagRuns", params=params)
+        except AirflowError as problem:
+            if problem.status == 404:
+                return None
+            raise
+        found = document.get("dag_runs") if isinstance(document, dict) else None
+        return dict(found[0]) if found else None
+
     def run(self, dag_id: str, run_id: str) -> dict[str, Any] | None:
         try:
             return dict(self.request("GET", f"/dags/{_segment(dag_id)}/dagRuns/{_segment(run_id)}"))

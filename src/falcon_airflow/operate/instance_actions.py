@@ -48,6 +48,7 @@ from falcon_airflow.operate.runs import (
     collect,
     latest,
     page,
+    parse_api_time,
     sort_records,
     validity_bounds,
     window,
@@ -442,14 +443,50 @@ def _availability(on_cluster: FeedOnCluster, moment: datetime) -> dict[str, Any]
     return entry
 
 
+def _deployed_since(target: Target, on_cluster: FeedOnCluster) -> datetime | None:
+    """The first feed instance expected on a cluster: the earliest instance a DAG that makes or keeps the feed there
+    has a run for (its retention, replication into the cluster and import there; for a process writing the feed on
+    the cluster, the output instance of its first run). ``None``: none of them has run yet, nothing is expected.
+
+    With catchup that is the validity start; without it, when the entity was scheduled. Instances before it are,
+    as for ``-status``, not instances of the deployment: Falcon's coordinators never materialised them."""
+    feed, cluster = on_cluster.feed, on_cluster.cluster_name
+    start = on_cluster.placement.validity.start
+    workspace = target.context.store.workspace()
+    found: list[datetime] = []
+    for ref in entity_dags(feed, frozenset({Lifecycle.EVICTION, Lifecycle.REPLICATION, Lifecycle.IMPORT})):
+        run = target.client.first_run(ref.dag_id, since=start) if ref.cluster == cluster else None
+        moment = parse_api_time(run.get("logical_date")) if run is not None else None
+        if moment is not None:
+            found.append(moment)
+    for process in workspace.processes.values():
+        if feed.name not in (item.feed for item in process.outputs) or process.cluster(cluster) is None:
+            continue
+        for ref in entity_dags(process, frozenset({Lifecycle.EXECUTION})):
+            run = target.client.first_run(ref.dag_id) if ref.cluster == cluster else None
+            moment = parse_api_time(run.get("logical_date")) if run is not None else None
+            if moment is None:
+                continue
+            try:
+                outputs = ProcessOnCluster.of(workspace, process, cluster).resolve_outputs(moment)
+            except FalconAirflowError:
+                continue
+            found += [item.instance for item in outputs if item.feed == feed.name and item.instance is not None]
+    return min(found) if found else None
+
+
 @targeted
 def listing(target: Target) -> Outcome:
+    """Falcon's feed listing: the availability of each instance of the window on each cluster. An instance before
+    the feed's deployment on a cluster (see :func:`_deployed_since`) is listed only when its data is there: nothing
+    was to produce it, so it is not MISSING."""
     if not isinstance(target.entity, Feed):
         raise Refused(f"getLocation is not applicable for {target.entity_type.value.upper()}")
     first, last = target.window()
     feed = target.entity
     clusters = target.context.store.workspace().clusters
     entries = []
+    notes = []
     colo = (target.options.text("colo") or "*").strip()
     for placement in feed.clusters:
         cluster = clusters.get(placement.name)
@@ -460,14 +497,32 @@ def listing(target: Target) -> Outcome:
             entries.append({"cluster": placement.name, "status": "UNKNOWN",
                             "details": "table feeds are listed by their metastore partitions, not here"})
             continue
-        entries.extend(_availability(on_cluster, moment) for moment in on_cluster.grid.between(first, last))
+        try:
+            since = _deployed_since(target, on_cluster)
+        except AirflowError as problem:
+            since = on_cluster.placement.validity.start
+            notes.append(f"{placement.name}: every instance of the window is listed (Airflow does not tell since "
+                         f"when the feed is deployed: {problem.message})")
+        left_out = 0
+        for moment in on_cluster.grid.between(first, last):
+            entry = _availability(on_cluster, moment)
+            if entry["status"] == "MISSING" and (since is None or moment < since):
+                left_out += 1
+                continue
+            entries.append(entry)
+        if left_out:
+            when = (f"before its first instance in Airflow ({format_falcon_date(since)})" if since is not None
+                    else "while nothing of it has run in Airflow")
+            notes.append(f"{placement.name}: {left_out} instance(s) without data {when} are not listed: the feed "
+                         "was not deployed for them")
     rows = [("Instance", "Cluster", "Status", "Size", "Created", "Path")] + [
         (item.get("instance", "-"), item["cluster"], item["status"], str(item.get("size", "-")),
          item.get("creationTime") or "-", item.get("uri") or item.get("details") or "-") for item in entries]
     lines = _table(rows)
     lines.insert(1, "-" * len(lines[0]))
+    text = "\n".join(lines) if entries else "No instances to display"
     return succeeded(f"listing of feed {target.name} from {format_falcon_date(first)} to {format_falcon_date(last)}",
-                     text="\n".join(lines) if entries else "No instances to display", instances=entries)
+                     text="\n".join([text, *(["", *notes] if notes else [])]), instances=entries)
 
 
 @targeted

@@ -164,6 +164,11 @@ class FakeAirflow:
                  and (not states or run.state in states)]
         return [run.as_json() for run in sorted(found, key=lambda run: run.logical_date)]
 
+    def first_run(self, dag_id: str, *, since: datetime | None = None) -> dict[str, Any] | None:
+        self._call("first_run")
+        found = self.runs(dag_id, first=since)
+        return found[0] if found else None
+
     def run(self, dag_id: str, run_id: str) -> dict[str, Any] | None:
         self._call("run")
         run = self.runs_by_key.get((dag_id, run_id))

@@ -68,3 +68,22 @@ def test_the_task_instances_of_a_window_s_runs_are_one_listing(tmp_path: Path,
     assert sent == [("/dags/falcon.process.p.c1/dagRuns/~/taskInstances",
                      {"logical_date_gte": "2026-01-01T00:00:00Z", "logical_date_lte": "2026-01-02T00:00:00Z",
                       "order_by": "id", "limit": airflow_api.PAGE, "offset": 0})]
+
+
+def test_the_first_run_of_a_dag_is_one_short_request(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    reader = client(tmp_path)
+    sent: list[tuple[str, dict[str, Any]]] = []
+    answers: list[Any] = [{"dag_runs": [{"dag_run_id": "r0", "logical_date": "2026-01-01T00:00:00Z"}],
+                           "total_entries": 9000}, {"dag_runs": [], "total_entries": 0}]
+
+    def request(method: str, path: str, *, params: dict[str, Any] | None = None, **_: Any) -> Any:
+        sent.append((path, dict(params or {})))
+        return answers.pop(0)
+
+    monkeypatch.setattr(reader, "request", request)
+    assert reader.first_run("d", since=datetime(2026, 1, 1, tzinfo=UTC)) == {
+        "dag_run_id": "r0", "logical_date": "2026-01-01T00:00:00Z"}
+    assert reader.first_run("d") is None
+    assert sent == [("/dags/d/dagRuns", {"order_by": "logical_date", "limit": 1, "offset": 0,
+                                         "logical_date_gte": "2026-01-01T00:00:00Z"}),
+                    ("/dags/d/dagRuns", {"order_by": "logical_date", "limit": 1, "offset": 0})]

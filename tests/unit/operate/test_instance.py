@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.builders import ops_cluster, ops_feed
+from tests.builders import ops_cluster, ops_feed, ops_process
 
 from .helpers import FakeRun, Kit
 
@@ -306,6 +306,8 @@ def test_listing_tells_feed_instances_available_partial_missing(kit: Kit, tmp_pa
     (base / "03" / "_DONE").write_text("")
     (base / "04").mkdir()
     (base / "04" / "part-0").write_text("data")
+    kit.airflow.add_dag("falcon.feed.logs.retention.east", ("retention",))
+    kit.airflow.add_run("falcon.feed.logs.retention.east", T3, state="success")
 
     document = instance(kit, "-listing", "-start", "2026-05-01T03:00Z", "-end", "2026-05-01T05:00Z", name="logs",
                         kind="feed")
@@ -321,6 +323,47 @@ def test_listing_tells_feed_instances_available_partial_missing(kit: Kit, tmp_pa
     assert len(starts) == 1, "the Status column is aligned"
     code, _, _err = kit.run("instance", "-listing", "-type", "process", "-name", "logs")
     assert code == 1
+
+
+def test_listing_leaves_out_instances_before_the_feed_was_deployed(kit: Kit, tmp_path: Path) -> None:
+    """Validity starts 2026-01-01, but nothing ran for the feed before its producer's first run: absent instances
+    before it were never expected (as -status shows no run for them), present ones are still listed."""
+    storage = tmp_path / "data"
+    kit.write("clusters/east.xml", ops_cluster("east", storage=str(storage)))
+    kit.write("feeds/raw.xml", ops_feed("raw"))
+    kit.write("feeds/logs.xml", ops_feed("logs"))
+    # the producer writes the previous hour's instance: its first run (04:00) makes logs 03:00
+    kit.write("processes/make.xml", ops_process("make", feed="raw", output="logs").replace(
+        'instance="now(0,0)"', 'instance="now(-1,0)"'))
+    base = storage / "east" / "logs" / "2026" / "05" / "01"
+    (base / "01").mkdir(parents=True)
+    (base / "01" / "part-0").write_text("data")  # copied in by hand before the deployment
+    (base / "01" / "_DONE").write_text("")
+    window = ("-start", "2026-05-01T00:00Z", "-end", "2026-05-01T05:00Z")
+
+    # nothing of the feed has run yet: no instance is expected, only data that is there is listed
+    undeployed = instance(kit, "-listing", *window, name="logs", kind="feed")
+    assert [(item["instance"], item["status"]) for item in undeployed["instances"]] == [
+        ("2026-05-01T01:00Z", "AVAILABLE")]
+
+    kit.airflow.add_dag("falcon.process.make.east")
+    kit.airflow.add_run("falcon.process.make.east", T4, state="failed")
+    kit.airflow.add_run("falcon.process.make.east", T5, state="running")
+    document = instance(kit, "-listing", *window, name="logs", kind="feed")
+    assert [(item["instance"], item["status"]) for item in document["instances"]] == [
+        ("2026-05-01T01:00Z", "AVAILABLE"), ("2026-05-01T03:00Z", "MISSING"), ("2026-05-01T04:00Z", "MISSING"),
+        ("2026-05-01T05:00Z", "MISSING")]
+    code, text, _ = kit.run("instance", "-listing", "-type", "feed", "-name", "logs", *window)
+    assert code == 0
+    assert "east: 2 instance(s) without data before its first instance in Airflow (2026-05-01T03:00Z) are not " \
+           "listed" in text
+
+    # a retention run earlier than the producer's first run moves the deployment back
+    kit.airflow.add_dag("falcon.feed.logs.retention.east", ("retention",))
+    kit.airflow.add_run("falcon.feed.logs.retention.east", datetime(2026, 5, 1, 2, tzinfo=UTC), state="success")
+    earlier = instance(kit, "-listing", *window, name="logs", kind="feed")
+    assert [item["instance"] for item in earlier["instances"]][:3] == [
+        "2026-05-01T01:00Z", "2026-05-01T02:00Z", "2026-05-01T03:00Z"]
 
 
 @pytest.mark.parametrize("action", ["-kill", "-suspend", "-resume", "-rerun"])

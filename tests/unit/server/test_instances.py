@@ -96,8 +96,11 @@ def test_dependencies_triage_listing_and_search(served: Served) -> None:
     assert any("name: count, type: PROCESS, cluster: east, instanceTime: 2026-05-01T05:00Z" in vertex
                for graph in graphs for vertex in graph["vertices"])
 
-    listing = served.call("GET", "/api/instance/listing/feed/logs",
-                          params={"start": "2026-05-01T03:00Z", "end": "2026-05-01T04:00Z"}).json()
+    window = {"start": "2026-05-01T02:00Z", "end": "2026-05-01T04:00Z"}
+    undeployed = served.call("GET", "/api/instance/listing/feed/logs", params=window).json()
+    assert undeployed["message"] == "default/Success\n" and "instances" not in undeployed  # nothing expected yet
+    served.airflow.add_run("falcon.feed.logs.retention.east", T3, state="success")
+    listing = served.call("GET", "/api/instance/listing/feed/logs", params=window).json()
     assert listing["message"] == "default/Success\n"
     assert [(item["instance"], item["status"]) for item in listing["instances"]] == [
         ("2026-05-01T03:00Z", "MISSING"), ("2026-05-01T04:00Z", "MISSING")]  # mapped JSON: all strings
