@@ -183,10 +183,21 @@ def instance_status(run: Mapping[str, Any], tis: Sequence[Mapping[str, Any]], *,
     return InstanceStatus.WAITING
 
 
+_CLEARED = {None, "none", "restarting"}
+"""States of a task instance cleared after a try (by a rerun: ``None``; while it ran: ``restarting``) whose next try
+the scheduler has not started yet: Airflow adds one to ``try_number`` only when it schedules that try."""
+
+
 def run_id_number(tis: Sequence[Mapping[str, Any]]) -> int:
-    """Falcon's run id (0 for the first run, +1 per rerun or retry): the work task's try number minus one."""
-    tries = [int(ti.get("try_number") or 0) for ti in tis
-             if not is_sensor(str(ti.get("task_id"))) and ti.get("task_id") != LATE_TASK]
+    """Falcon's run id (0 for the first run, +1 per rerun or retry, as the Oozie workflow's run number): the work
+    task's try number minus one, plus the try a rerun has asked for and the scheduler not yet begun (a work task
+    cleared after a try), so an instance shows its new run id as soon as it is rerun.
+
+    The DAG run's ``clear_number`` is not used: Airflow's REST API does not return it, and it also counts clears that
+    start no new run of the work (a resume before the workflow started, a rerun of an instance whose workflow never
+    ran)."""
+    tries = [int(ti.get("try_number") or 0) + (1 if ti.get("state") in _CLEARED and ti.get("try_number") else 0)
+             for ti in tis if not is_sensor(str(ti.get("task_id"))) and ti.get("task_id") != LATE_TASK]
     return max(0, max(tries, default=0) - 1)
 
 

@@ -164,6 +164,30 @@ def test_rerun_resumes_a_failed_instance_from_its_failed_tasks_with_clear_output
     assert again["instances"][0]["details"] == "not rerun: READY is not a terminal state (-force reruns it)"
 
 
+def test_run_id_counts_a_rerun_as_soon_as_it_is_asked_for(pipeline: Kit) -> None:
+    """Falcon's RunId: the Oozie workflow's run number, one more per rerun or retry."""
+    run = failed_workflow(pipeline, T3)
+
+    def run_ids() -> list[int]:
+        return [item["runId"] for item in instance(pipeline, "-status", *WINDOW)["instances"]]
+
+    assert run_ids() == [0]
+    assert [item["runId"] for item in instance(pipeline, "-rerun", *WINDOW)["instances"]] == [1]
+    assert run_ids() == [1]  # the scheduler has not begun the new try yet
+    work = pipeline.airflow.tis[(DAG, run.run_id)]["workflow"]
+    work.update(state="running", try_number=2)  # the scheduler begins it: Airflow counts the try now
+    assert run_ids() == [1]
+    work.update(state="running", try_number=3)  # a retry of that run
+    assert run_ids() == [2]
+    run.state = "failed"
+    pipeline.airflow.set_tis(run, workflow="failed", mark_outputs_available="upstream_failed")
+    assert [item["runId"] for item in instance(pipeline, "-rerun", *WINDOW)["instances"]] == [3]
+    code, text, _ = pipeline.run("instance", "-status", "-type", "process", "-name", "count", *WINDOW)
+    header = next(line for line in text.splitlines() if line.startswith("Instance "))
+    row = next(line for line in text.splitlines() if line.startswith("2026-05-01T03:00Z"))
+    assert code == 0 and row[header.index("RunId"):].split()[0] == "3"
+
+
 def test_rerun_of_a_succeeded_instance_runs_it_all_again(pipeline: Kit) -> None:
     run = pipeline.airflow.add_run(DAG, T3, state="success")
     pipeline.airflow.set_tis(run, wait_for_input="success", clear_outputs="success", workflow="success",

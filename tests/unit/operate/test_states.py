@@ -118,8 +118,22 @@ def test_timeout_is_read_from_the_sensor_log() -> None:
 
 
 def test_falcons_run_id_counts_reruns_and_retries() -> None:
-    assert run_id_number([{"task_id": "workflow", "try_number": 3}, {"task_id": "wait_for_x", "try_number": 9}]) == 2
-    assert run_id_number([{"task_id": "workflow", "try_number": 0}]) == 0
+    assert run_id_number([{"task_id": "workflow", "try_number": 3, "state": "success"},
+                          {"task_id": "wait_for_x", "try_number": 9, "state": "success"}]) == 2
+    assert run_id_number([{"task_id": "workflow", "try_number": 0, "state": None}]) == 0  # never ran yet
+
+
+@pytest.mark.parametrize(("state", "expected"), [
+    (None, 2),  # a rerun cleared it: its coming try is the instance's new run
+    ("restarting", 2),  # cleared while it ran (-rerun -force)
+    ("scheduled", 1),  # the scheduler has begun the try: try_number counts it already
+    ("success", 1), ("failed", 1), ("up_for_retry", 1),  # a retry counts once it starts
+])
+def test_a_rerun_counts_as_soon_as_the_work_task_is_cleared(state: str | None, expected: int) -> None:
+    tis = [{"task_id": "wait_for_x", "try_number": 1, "state": "success"},
+           {"task_id": "clear_outputs", "try_number": 1, "state": state},
+           {"task_id": "workflow", "try_number": 2, "state": state}]
+    assert run_id_number(tis) == expected
 
 
 @pytest.mark.parametrize(("paused", "scheduled", "ended", "expected"), [

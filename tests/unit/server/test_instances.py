@@ -178,10 +178,15 @@ def test_rerun_and_its_properties(served: Served) -> None:
     assert message.startswith("default/-file (properties overrides for a rerun) is not supported on Airflow")
     assert served.airflow.runs(DAG, first=T3, last=T3)[0]["state"] == "success"
 
+    before = served.call("GET", "/api/instance/status/process/count", params=one).json()["instances"]
+    assert [item["runId"] for item in before] == [0]
     answer = served.call("POST", "/api/instance/rerun/process/count", params={**one, "force": "true"})
     assert answer.status_code == 200, answer.text
     [instance] = answer.json()["instances"]
     assert instance["details"].startswith("rerun") and instance["status"] in ("WAITING", "READY", "RUNNING")
+    assert instance["runId"] == 1  # Falcon's run number: one more per rerun, from the rerun on
+    after = served.call("GET", "/api/instance/status/process/count", params=one).json()["instances"]
+    assert [item["runId"] for item in after] == [1]
 
 
 def test_refusals_unknown_entities_and_bad_values(served: Served) -> None:
