@@ -180,7 +180,7 @@ WORKFLOW = """\
 SCRIPT = """\
 #!/bin/sh
 echo "start $2 $(date +%s.%N)" >> "$1"
-sleep 8
+sleep 15
 echo "end $2 $(date +%s.%N)" >> "$1"
 """
 
