@@ -238,7 +238,7 @@ def _explain_waiting(target: Target, records: Sequence[InstanceRecord]) -> None:
     """Details of a WAITING process instance: its missing input instances and their root causes."""
     if not isinstance(target.entity, Process):
         return
-    walk = Walk(target.context.store.workspace(), target.client)
+    walk = Walk(target.context.store.workspace(), target.client, now=target.context.now())
     for record in records:
         if record.status is InstanceStatus.WAITING and not record.details:
             try:
@@ -258,7 +258,7 @@ def triage(target: Target) -> Outcome:
     known = target.context.store.workspace().clusters
     clusters = [name for name in dict.fromkeys(clusters) if (not wanted or name in wanted)
                 and (colo in ("", "*") or (name in known and known[name].colo in rules.names(colo)))]
-    walk = Walk(target.context.store.workspace(), target.client)
+    walk = Walk(target.context.store.workspace(), target.client, now=target.context.now())
     nodes: list[ProcessNode | MissingInput] = []
     available: list[str] = []
     available_instances: list[tuple[str, str, datetime]] = []

@@ -2,8 +2,11 @@
 
 For a process instance: every input feed instance that is not available (its availability flag, else its folder),
 with its path; for each, the process instance that produces it, with its state and, when that one did not
-succeed, its own missing inputs, recursively; a feed instance nothing produces is expected from outside. Late-data
-re-runs still pending are said too. For a feed instance: whether it is available and, if not, its producers.
+succeed, its own missing inputs, recursively; a feed instance nothing produces is expected from outside. A missing
+instance whose producer SUCCEEDED was written and is gone since (evicted by retention when it is older than the
+feed's retention limit, else deleted by hand or by another job): the walk says so, as it says of a succeeded
+instance under triage whose own output is gone. Late-data re-runs still pending are said too. For a feed instance:
+whether it is available and, if not, its producers.
 
 The same walk gives ``instance -status`` its Details for WAITING instances (:func:`waiting_details`), and Falcon's
 own answer shape, a graph per cluster (:func:`triage_graphs`).
@@ -13,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from falcon_airflow.entities import Feed, Process
@@ -49,12 +52,28 @@ class ProcessNode:
     missing: list[MissingInput] = field(default_factory=list)
     late: str | None = None
     note: str | None = None
+    lost: list[LostOutput] = field(default_factory=list)
 
     def as_json(self) -> dict[str, Any]:
         return {"type": "process", "name": self.process, "cluster": self.cluster,
                 "instance": format_falcon_date(self.instance), "status": self.status, "dagId": self.dag_id,
                 "dagRunId": self.run_id, "missingInputs": [item.as_json() for item in self.missing],
-                "lateData": self.late, "note": self.note}
+                "lateData": self.late, "note": self.note, "missingOutputs": [item.as_json() for item in self.lost]}
+
+
+@dataclass
+class LostOutput:
+    """An output instance of a succeeded process instance that is not there (any more)."""
+
+    feed: str
+    cluster: str
+    instance: datetime
+    path: str
+    cause: str
+
+    def as_json(self) -> dict[str, Any]:
+        return {"feed": self.feed, "cluster": self.cluster, "instance": format_falcon_date(self.instance),
+                "path": self.path, "cause": self.cause}
 
 
 @dataclass
@@ -67,20 +86,37 @@ class MissingInput:
     instance: datetime
     path: str
     producers: list[ProcessNode] = field(default_factory=list)
+    gone: str | None = None
+    """Set when a producer of the instance SUCCEEDED: it was written and is gone since; why (retention or not)."""
+
+    @property
+    def succeeded_producer(self) -> ProcessNode | None:
+        return next((item for item in self.producers if item.status == InstanceStatus.SUCCEEDED.value), None)
+
+    def gone_text(self) -> str | None:
+        """One sentence: the instance is missing although its producer succeeded, and why it may be gone."""
+        done = self.succeeded_producer
+        if self.gone is None or done is None:
+            return None
+        return (f"missing although its producer (process) {done.process} {format_falcon_date(done.instance)} "
+                f"SUCCEEDED: {self.gone}; a rerun of the producer writes it again")
 
     def as_json(self) -> dict[str, Any]:
         return {"input": self.input, "feed": self.feed, "cluster": self.cluster,
                 "instance": format_falcon_date(self.instance), "path": self.path,
-                "producers": [item.as_json() for item in self.producers]}
+                "producers": [item.as_json() for item in self.producers], "gone": self.gone_text()}
 
 
 class Walk:
-    """One triage walk: the store's workspace, Airflow, a file-system check, and what was already visited."""
+    """One triage walk: the store's workspace, Airflow, a file-system check, the time it is (what retention has
+    evicted by now), and what was already visited."""
 
-    def __init__(self, workspace: Workspace, client: AirflowClient, check: Exists = exists) -> None:
+    def __init__(self, workspace: Workspace, client: AirflowClient, check: Exists = exists,
+                 now: datetime | None = None) -> None:
         self.workspace = workspace
         self.client = client
         self.check = check
+        self.now = now if now is not None else datetime.now(UTC)
         self.visited: set[tuple[str, str, datetime]] = set()
 
     def _available(self, marker: str) -> bool:
@@ -122,6 +158,8 @@ class Walk:
             # its work is done or under way: what may still come is a late-data re-run
             node.late = self._late(process, runner, instance, record)
         if status == InstanceStatus.SUCCEEDED.value:
+            if depth == 0:  # the instance under triage: is what it wrote still there?
+                node.lost = self._lost_outputs(runner, instance)
             return node
         if depth >= MAX_DEPTH:
             node.note = "the walk stops here (too deep)"
@@ -142,6 +180,29 @@ class Walk:
                 found.append(self._missing(item.name, feed_on, moment, depth))
         return found
 
+    def _lost_outputs(self, runner: ProcessOnCluster, instance: datetime) -> list[LostOutput]:
+        lost: list[LostOutput] = []
+        for output in runner.resolve_outputs(instance):
+            if output.instance is None:
+                continue
+            feed_on = runner.feed(output.feed)
+            marker = feed_on.availability_marker(output.instance)
+            if marker is None or self._available(marker):
+                continue
+            lost.append(LostOutput(feed_on.name, feed_on.cluster_name, output.instance, feed_on.path(output.instance),
+                                   self._removal(feed_on, output.instance)))
+        return lost
+
+    def _removal(self, feed_on: FeedOnCluster, moment: datetime) -> str:
+        """Why a feed instance that was written is not there: retention (older than the cluster's retention limit)
+        or someone else."""
+        limit = feed_on.placement.retention.limit
+        if moment < self.now - limit.as_timedelta():
+            return (f"it is older than the retention limit {limit} of feed {feed_on.name} on {feed_on.cluster_name}: "
+                    "retention evicted it")
+        return (f"it is within the retention limit {limit} of feed {feed_on.name} on {feed_on.cluster_name}: it was "
+                "deleted by hand or by another job")
+
     def _missing(self, input_name: str | None, feed_on: FeedOnCluster, moment: datetime,
                  depth: int) -> MissingInput:
         entry = MissingInput(input_name, feed_on.name, feed_on.cluster_name, moment, feed_on.path(moment))
@@ -156,6 +217,8 @@ class Walk:
                 continue
             if producer is not None:
                 entry.producers.append(self.process(process, feed_on.cluster_name, producer, depth + 1))
+        if entry.succeeded_producer is not None:
+            entry.gone = self._removal(feed_on, moment)
         return entry
 
     def _late(self, process: Process, runner: ProcessOnCluster, instance: datetime, record: Any) -> str | None:
@@ -201,6 +264,9 @@ def _process_lines(node: ProcessNode, indent: int) -> list[str]:
              + (f"  [{node.note}]" if node.note else "")]
     for item in node.missing:
         lines += _missing_lines(item, indent + 1)
+    for output in node.lost:
+        lines.append(f"{pad}  output (feed) {output.feed} {format_falcon_date(output.instance)} at {output.path} is "
+                     f"missing although this instance SUCCEEDED: {output.cause}; a rerun writes it again")
     if not node.missing and not node.note:
         if node.status in (InstanceStatus.RUNNING.value, InstanceStatus.READY.value):
             lines.append(f"{pad}  its inputs are there and it is {node.status.lower()}: its output comes when it "
@@ -217,6 +283,9 @@ def _missing_lines(item: MissingInput, indent: int) -> list[str]:
     pad = "  " * indent
     what = f"input {item.input}: " if item.input else ""
     lines = [f"{pad}missing {what}(feed) {item.feed} {format_falcon_date(item.instance)} at {item.path}"]
+    gone = item.gone_text()
+    if gone:
+        lines.append(f"{pad}  {gone}")
     if not item.producers:
         lines.append(f"{pad}  no process produces it on {item.cluster}: it is expected from outside")
     for producer in item.producers:
@@ -288,6 +357,11 @@ def root_causes(node: ProcessNode) -> list[str]:
         where = f"(feed) {item.feed} {format_falcon_date(item.instance)} at {item.path}"
         if not item.producers:
             causes.append(f"{where}, expected from outside")
+            continue
+        done = item.succeeded_producer
+        if item.gone and done is not None:
+            causes.append(f"{where}, gone although its producer (process) {done.process} "
+                          f"{format_falcon_date(done.instance)} SUCCEEDED")
             continue
         for producer in item.producers:
             deeper = root_causes(producer)

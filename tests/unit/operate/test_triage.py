@@ -144,3 +144,58 @@ def test_triage_needs_an_instance_time_on_the_grid(chain: Kit) -> None:
     code, _, err = chain.run("instance", "-triage", "-type", "process", "-name", "report", "-start",
                              "2026-05-01T03:30Z")
     assert code != 0 and "2026-05-01T03:30Z" in err
+
+
+def succeeded(kit: Kit, process: str) -> None:
+    done = kit.airflow.add_run(f"falcon.process.{process}.east", T, state="success")
+    kit.airflow.set_tis(done, **dict.fromkeys(TASKS, "success"))
+
+
+def test_an_output_gone_although_its_producer_succeeded_is_named(chain: Kit,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    from falcon_airflow.operate.context import Context
+
+    monkeypatch.setattr(Context, "now", staticmethod(lambda: datetime(2026, 5, 1, 6, tzinfo=UTC)))
+    waiting(chain, "report")
+    succeeded(chain, "join")  # it wrote joined 03:00, which someone deleted since
+    path = f"file://{storage(chain)}/joined/2026/05/01/03"
+
+    _, document = triage(chain)
+    (joined,) = document["triage"][0]["missingInputs"]
+    assert [(item["name"], item["status"]) for item in joined["producers"]] == [("join", "SUCCEEDED")]
+    assert joined["gone"] == (f"missing although its producer (process) join {AT} SUCCEEDED: it is within the "
+                              "retention limit days(2) of feed joined on east: it was deleted by hand or by another "
+                              "job; a rerun of the producer writes it again")
+    code, text, _ = chain.run("instance", "-triage", "-type", "process", "-name", "report", "-start", AT)
+    lines = text.splitlines()
+    assert code == 0 and lines[1:3] == [f"  missing input input: (feed) joined {AT} at {path}",
+                                        f"    {joined['gone']}"]
+    _, status = chain.json("instance", "-status", "-type", "process", "-name", "report", "-start", AT, "-end", AT)
+    assert status["instances"][0]["details"] == (
+        f"waiting for 1 input instance(s): (feed) joined {AT} at {path}, gone although its producer (process) join "
+        f"{AT} SUCCEEDED (instance -triage shows the chain)")
+
+    # the succeeded producer itself under triage: its own output is gone; days later retention is the cause
+    monkeypatch.setattr(Context, "now", staticmethod(lambda: datetime(2026, 5, 10, tzinfo=UTC)))
+    _, document = triage(chain, name="join")
+    (join,) = document["triage"]
+    assert join["status"] == "SUCCEEDED"
+    assert join["missingOutputs"] == [{"feed": "joined", "cluster": "east", "instance": AT, "path": path,
+                                       "cause": "it is older than the retention limit days(2) of feed joined on "
+                                                "east: retention evicted it"}]
+    text = chain.run("instance", "-triage", "-type", "process", "-name", "join", "-start", AT)[1]
+    assert f"  output (feed) joined {AT} at {path} is missing although this instance SUCCEEDED: it is older than " \
+           "the retention limit days(2) of feed joined on east: retention evicted it; a rerun writes it again" in text
+
+    land(chain, "joined")  # written again: nothing is gone any more
+    _, document = triage(chain, name="join")
+    assert document["triage"][0]["missingOutputs"] == []
+    _, document = triage(chain)
+    assert document["triage"][0]["missingInputs"] == []
+
+
+def test_a_missing_input_whose_producer_did_not_succeed_is_not_called_gone(chain: Kit) -> None:
+    waiting(chain, "report")
+    waiting(chain, "join")
+    _, document = triage(chain)
+    assert document["triage"][0]["missingInputs"][0]["gone"] is None
