@@ -319,9 +319,14 @@ def _layout(graph: Graph) -> tuple[dict[str, Box], float, float]:
     return boxes, right + MARGIN, height + MARGIN + 12
 
 
-def _path(source: Box, target: Box) -> tuple[str, float, float]:
-    """A curve from one box to another and where its label goes: sideways between columns, downwards into the
-    band below."""
+Point = tuple[float, float]
+Curve = tuple[Point, Point, Point, Point]
+"""A cubic Bezier: start, two control points, end."""
+
+
+def _curve(source: Box, target: Box) -> tuple[Curve, float]:
+    """A curve from one box to another - sideways between columns, downwards into the band below - and how far
+    above the curve its label's baseline sits."""
     sx, sy, sw = source
     tx, ty, tw = target
     if ty >= sy + NODE_HEIGHT + BAND_GAP / 2 or sy >= ty + NODE_HEIGHT + BAND_GAP / 2:  # to or from the band
@@ -329,8 +334,7 @@ def _path(source: Box, target: Box) -> tuple[str, float, float]:
         x1, y1 = sx + sw / 2, sy + (NODE_HEIGHT if down else 0)
         x2, y2 = tx + tw / 2, ty + (0 if down else NODE_HEIGHT)
         bend = max(20.0, abs(y2 - y1) / 2) * (1 if down else -1)
-        return (f"M {x1:.1f} {y1:.1f} C {x1:.1f} {y1 + bend:.1f}, {x2:.1f} {y2 - bend:.1f}, {x2:.1f} {y2:.1f}",
-                (x1 + x2) / 2, (y1 + y2) / 2)
+        return ((x1, y1), (x1, y1 + bend), (x2, y2 - bend), (x2, y2)), 0.0
     if sx + sw <= tx:  # left to right: leave on the right, come in on the left
         x1, x2, out, into = sx + sw, tx, 1, -1
     elif tx + tw <= sx:  # right to left
@@ -339,38 +343,110 @@ def _path(source: Box, target: Box) -> tuple[str, float, float]:
         x1, x2, out, into = sx + sw, tx + tw, 1, 1
     y1, y2 = sy + NODE_HEIGHT / 2, ty + NODE_HEIGHT / 2
     bend = max(30.0, abs(x2 - x1) / 2)
-    return (f"M {x1:.1f} {y1:.1f} C {x1 + out * bend:.1f} {y1:.1f}, {x2 + into * bend:.1f} {y2:.1f}, "
-            f"{x2:.1f} {y2:.1f}", (x1 + x2) / 2, (y1 + y2) / 2 - 3)
+    return ((x1, y1), (x1 + out * bend, y1), (x2 + into * bend, y2), (x2, y2)), 3.0
+
+
+def _path(curve: Curve) -> str:
+    (x1, y1), (c1x, c1y), (c2x, c2y), (x2, y2) = curve
+    return f"M {x1:.1f} {y1:.1f} C {c1x:.1f} {c1y:.1f}, {c2x:.1f} {c2y:.1f}, {x2:.1f} {y2:.1f}"
+
+
+def _at(curve: Curve, t: float) -> Point:
+    """The point of the curve at ``t`` (0: its start, 1: its end)."""
+    (x1, y1), (c1x, c1y), (c2x, c2y), (x2, y2) = curve
+    a, b, c, d = (1 - t) ** 3, 3 * (1 - t) ** 2 * t, 3 * (1 - t) * t ** 2, t ** 3
+    return a * x1 + b * c1x + c * c2x + d * x2, a * y1 + b * c1y + c * c2y + d * y2
 
 
 LABEL_CHAR_WIDTH = 4.6  # font-size 8, Helvetica: an upper bound of the average advance
 LABEL_HEIGHT = 9.0
+LABEL_STEP = LABEL_HEIGHT + 1  # one label's height and a pixel: the vertical step between candidate spots
+ALONG = (0.5, 0.4, 0.6, 0.3, 0.7, 0.2, 0.8)
+"""Where along its curve a label is tried, the middle first: sliding along the edge keeps it next to its curve."""
+ASIDE = 4
+"""How many steps above and below the curve a label is tried at each of those places before it moves further down."""
+
+Rect = tuple[float, float, float, float]
+"""left, top, right, bottom"""
 
 
-def label_box(x: float, y: float, text: str) -> tuple[float, float, float, float]:
+def label_box(x: float, y: float, text: str) -> Rect:
     """The box (left, top, right, bottom) a centred edge label of ``text`` takes at baseline ``y``."""
     half = len(text) * LABEL_CHAR_WIDTH / 2
     return x - half, y - LABEL_HEIGHT + 2, x + half, y + 2
 
 
-def _overlaps(one: tuple[float, float, float, float], other: tuple[float, float, float, float]) -> bool:
+def _overlaps(one: Rect, other: Rect) -> bool:
     return one[0] < other[2] and other[0] < one[2] and one[1] < other[3] and other[1] < one[3]
 
 
-def _free_spot(placed: list[tuple[float, float, float, float]], x: float, y: float, text: str) -> float:
-    """A baseline near ``y`` where the label overlaps no label placed before (tried nearest first), recorded."""
-    for step in range(40):
-        offset = (step + 1) // 2 * (LABEL_HEIGHT + 1) * (1 if step % 2 else -1)
-        box = label_box(x, y + offset, text)
-        if not any(_overlaps(box, other) for other in placed):
-            placed.append(box)
-            return y + offset
-    placed.append(label_box(x, y, text))
-    return y
+class _Occupied:
+    """The boxes taken so far (nodes, labels placed), bucketed on a coarse grid so that a candidate spot is compared
+    with its neighbours only (a large estate has thousands of labels)."""
+
+    CELL = 64.0
+
+    def __init__(self) -> None:
+        self.cells: dict[tuple[int, int], list[Rect]] = {}
+
+    def _keys(self, box: Rect) -> list[tuple[int, int]]:
+        left, top = int(box[0] // self.CELL), int(box[1] // self.CELL)
+        right, bottom = int(box[2] // self.CELL), int(box[3] // self.CELL)
+        return [(column, row) for column in range(left, right + 1) for row in range(top, bottom + 1)]
+
+    def add(self, box: Rect) -> None:
+        for key in self._keys(box):
+            self.cells.setdefault(key, []).append(box)
+
+    def free(self, box: Rect) -> bool:
+        return not any(_overlaps(box, other) for key in self._keys(box) for other in self.cells.get(key, ()))
+
+
+def _free_spot(occupied: _Occupied, curve: Curve, lift: float, text: str) -> tuple[float, float]:
+    """Where a label of ``text`` goes (x, baseline): the spot nearest its curve's middle that overlaps no node and
+    no label placed before (tried along the curve, then a step further off it each round; below everything there is
+    always room), recorded as taken. Never above or left of the picture."""
+
+    def taken(x: float, y: float) -> bool:
+        box = label_box(x, y, text)
+        return box[0] < 1 or box[1] < 1 or not occupied.free(box)
+
+    spots = [(x, y - lift) for x, y in (_at(curve, t) for t in ALONG)]
+    for step in range(2 * ASIDE + 1):
+        offset = (step + 1) // 2 * LABEL_STEP * (1 if step % 2 else -1)
+        for x, y in spots:
+            if not taken(x, y + offset):
+                occupied.add(label_box(x, y + offset, text))
+                return x, y + offset
+    x, y = spots[0]
+    x = max(x, len(text) * LABEL_CHAR_WIDTH / 2 + 1)
+    y += (ASIDE + 1) * LABEL_STEP
+    while taken(x, y):
+        y += LABEL_STEP
+    occupied.add(label_box(x, y, text))
+    return x, y
 
 
 def to_svg(graph: Graph) -> str:
     boxes, width, height = _layout(graph)
+    occupied = _Occupied()
+    for bx, by, bw in boxes.values():  # a label never sits on a node (the node would hide it)
+        occupied.add((bx - 1, by - 1, bx + bw + 1, by + NODE_HEIGHT + 1))
+    merged: dict[tuple[str, str], list[str]] = {}  # parallel edges share one curve and one label
+    for source, target, label in sorted(graph.edges):
+        merged.setdefault((source, target), []).append(label)
+    curves = []
+    texts = []
+    for (source, target), labels in merged.items():
+        label = ", ".join(labels)
+        curve, lift = _curve(boxes[source], boxes[target])
+        label_x, label_y = _free_spot(occupied, curve, lift, label)
+        curves.append(f'<path d="{_path(curve)}" marker-end="url(#arrow)"><title>{escape(label)}</title></path>')
+        # a white halo keeps the label readable where it crosses another curve
+        texts.append(f'<text x="{label_x:.1f}" y="{label_y:.1f}" font-size="8" fill="#555" stroke="#ffffff" '
+                     f'stroke-width="3" paint-order="stroke" text-anchor="middle">{escape(label)}</text>')
+        box = label_box(label_x, label_y, label)
+        width, height = max(width, box[2] + MARGIN), max(height, box[3] + MARGIN + 12)  # the legend stays below
     width, height = max(width, 200.0), max(height, 80.0)
     parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width:.0f}" height="{height:.0f}" '
              f'viewBox="0 0 {width:.0f} {height:.0f}" font-family="Helvetica, Arial, sans-serif">',
@@ -378,21 +454,7 @@ def to_svg(graph: Graph) -> str:
              '<defs><marker id="arrow" viewBox="0 0 10 10" refX="10" refY="5" markerWidth="7" markerHeight="7" '
              'orient="auto-start-reverse"><path d="M 0 0 L 10 5 L 0 10 z" fill="#555"/></marker></defs>',
              f'<rect width="{width:.0f}" height="{height:.0f}" fill="#ffffff"/>',
-             '<g class="edges" fill="none" stroke="#888" stroke-width="1">']
-    merged: dict[tuple[str, str], list[str]] = {}  # parallel edges share one curve and one label
-    for source, target, label in sorted(graph.edges):
-        merged.setdefault((source, target), []).append(label)
-    placed: list[tuple[float, float, float, float]] = []
-    texts = []
-    for (source, target), labels in merged.items():
-        label = ", ".join(labels)
-        path, label_x, label_y = _path(boxes[source], boxes[target])
-        parts.append(f'<path d="{path}" marker-end="url(#arrow)"><title>{escape(label)}</title></path>')
-        label_y = _free_spot(placed, label_x, label_y, label)
-        # a white halo keeps the label readable where it crosses another curve
-        texts.append(f'<text x="{label_x:.1f}" y="{label_y:.1f}" font-size="8" fill="#555" stroke="#ffffff" '
-                     f'stroke-width="3" paint-order="stroke" text-anchor="middle">{escape(label)}</text>')
-    parts.append("</g>")
+             '<g class="edges" fill="none" stroke="#888" stroke-width="1">', *curves, "</g>"]
     parts.append('<g class="edge-labels">')
     parts.extend(texts)
     parts.append("</g>")

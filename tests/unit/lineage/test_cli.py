@@ -129,3 +129,40 @@ def test_edge_labels_of_the_svg_never_overprint_each_other() -> None:
     assert len(boxes) == 16
     for one, other in combinations(boxes, 2):
         assert not (one[0] < other[2] and other[0] < one[2] and one[1] < other[3] and other[1] < one[3])
+
+
+def test_edge_labels_of_parallel_edges_overlap_neither_each_other_nor_a_node() -> None:
+    from itertools import combinations
+
+    from falcon_airflow.lineage.graph import Graph, label_box, to_svg
+
+    graph = Graph()
+    hub = graph.node("process", "aggregate-everything")
+    east = graph.node("cluster", "east")
+    for number in range(12):  # parallel edges: into one process and back, each feed stored on one cluster
+        feed = graph.node("feed", f"feed-{number}")
+        graph.edge(feed, hub, "input")
+        graph.edge(hub, feed, "output")
+        graph.edge(feed, east, "stored-in")
+        graph.edge(feed, east, "replicated-to")  # same pair: one curve, one label
+        graph.edge(feed, graph.node("user", "ops"), "owned-by")
+        graph.edge(feed, graph.node("tag", "team=data"), "team")
+    graph.edge(hub, east, "runs-on")
+    root = ElementTree.fromstring(to_svg(graph))
+    svg = "{http://www.w3.org/2000/svg}"
+    (labels,) = [group for group in root.iter(f"{svg}g") if group.get("class") == "edge-labels"]
+    texts = list(labels.iter(f"{svg}text"))
+    boxes = [label_box(float(text.get("x", 0)), float(text.get("y", 0)), text.text or "") for text in texts]
+    assert len(boxes) == 12 * 5 + 1 and "replicated-to, stored-in" in {text.text for text in texts}
+    (nodes,) = [group for group in root.iter(f"{svg}g") if group.get("class") == "nodes"]
+    rects = [(float(rect.get("x", 0)), float(rect.get("y", 0)), float(rect.get("x", 0)) + float(rect.get("width", 0)),
+              float(rect.get("y", 0)) + float(rect.get("height", 0))) for rect in nodes.iter(f"{svg}rect")]
+    assert len(rects) == 12 + 4
+
+    def overlap(one: tuple[float, ...], other: tuple[float, ...]) -> bool:
+        return one[0] < other[2] and other[0] < one[2] and one[1] < other[3] and other[1] < one[3]
+
+    assert [pair for pair in combinations(boxes, 2) if overlap(*pair)] == []
+    assert [(box, rect) for box in boxes for rect in rects if overlap(box, rect)] == []
+    width, height = float(root.get("width", 0)), float(root.get("height", 0))
+    assert all(box[0] >= 0 and box[1] >= 0 and box[2] <= width and box[3] <= height for box in boxes)
