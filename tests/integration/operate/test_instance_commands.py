@@ -126,6 +126,7 @@ def test_kill_suspend_resume_rerun_and_doing_them_again(pipeline: AirflowServer)
     one = ("-start", "2026-04-03T01:00Z", "-end", "2026-04-03T01:00Z")
     killed = instance(server, "-kill", *one)
     assert statuses(killed) == [("2026-04-03T01:00Z", "KILLED")]
+    assert killed["instances"][0]["runId"] == 0
     assert tasks(server, running)["workflow"] == "failed"  # the running task is stopped
     again = instance(server, "-kill", *one)
     assert (again["status"], statuses(again)) == ("SUCCEEDED", [("2026-04-03T01:00Z", "KILLED")])
@@ -147,6 +148,7 @@ def test_kill_suspend_resume_rerun_and_doing_them_again(pipeline: AirflowServer)
     rerun = instance(server, "-rerun", *one)  # the killed one: from its unfinished tasks
     assert statuses(rerun) == [("2026-04-03T01:00Z", "READY")]
     assert rerun["instances"][0]["details"] == "rerun (from the failed tasks)"
+    assert rerun["instances"][0]["runId"] == 1  # Falcon's run number counts the rerun before the scheduler runs it
     assert tasks(server, running) == {"wait_for_input": "success", "clear_outputs": None, "workflow": None,
                                       "mark_outputs_available": None}
     again = instance(server, "-rerun", *one)
@@ -167,6 +169,7 @@ def test_rerun_of_a_timed_out_instance_waits_for_its_input_again(pipeline: Airfl
     assert statuses(instance(server, "-status", *window(4))) == [("2026-04-04T01:00Z", "TIMEDOUT")]
     document = instance(server, "-rerun", *window(4))
     assert statuses(document) == [("2026-04-04T01:00Z", "WAITING")]
+    assert document["instances"][0]["runId"] == 0  # its workflow never ran: the first run is still to come
     assert set(tasks(server, timed_out).values()) == {None}
 
 
@@ -188,6 +191,8 @@ def test_params_dependency_and_listing(pipeline: AirflowServer) -> None:
     folder = server.storage / "east" / "i-logs" / "2026" / "04" / "05" / "01"
     folder.mkdir(parents=True)
     (folder / "part-0").write_text("x")
+    retention = trigger(server, "falcon.feed.i-logs.retention.east", at(5, 0))  # the feed is deployed: instances
+    server.client().patch_run("falcon.feed.i-logs.retention.east", retention, state="success")  # from it on count
     listing = instance(server, "-listing", "-start", "2026-04-05T01:00Z", "-end", "2026-04-05T02:00Z",
                        name="i-logs", kind="feed")
     assert [(item["instance"], item["status"]) for item in listing["instances"]] == [
