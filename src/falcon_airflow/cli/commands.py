@@ -72,7 +72,7 @@ _SOURCES = (
 _COLUMN_OF = (option("dataset", metavar="DATASET"), option("field", metavar="FIELD"))
 _INSTANCE_RANGE = (
     option("--start", metavar="T", help="first instance (inclusive)"),
-    option("--end", metavar="T", help="end of the range (exclusive)"),
+    option("--end", metavar="T", help="last instance (inclusive, as for the instance commands)"),
 )
 _LINEAGE_RUN = "falcon_airflow.cli.lineage:run"
 

@@ -345,13 +345,15 @@ class LineageIndex:
 
 def _in_range(moments: Sequence[str | None], fallback: str | None, start: datetime | None,
               end: datetime | None) -> bool:
+    """Whether an instance lies in ``start`` .. ``end``, both inclusive, as the instance commands read ``-start`` and
+    ``-end``."""
     if start is None and end is None:
         return True
     times = [_time_or_none(item) for item in moments if item] or [_time_or_none(fallback)]
     for moment in times:
         if moment is None:
             continue
-        if (start is None or moment >= start) and (end is None or moment < end):
+        if (start is None or moment >= start) and (end is None or moment <= end):
             return True
     return False
 

@@ -66,7 +66,7 @@ def test_lineage_follows_runs_across_processes_and_clusters(pipeline: list[dict[
         (2, "raw@c1", ("2026-03-01T05:00Z",), "country", "total", "FILTER", True)]]
     assert len(steps(column_lineage(index, "report", "revenue", depth=1))[0]) == 1
     down = column_lineage(index, "raw", "amount", direction="downstream",
-                          start=parse_time("2026-03-01T05:00Z"), end=parse_time("2026-03-01T06:00Z"))
+                          start=parse_time("2026-03-01T05:00Z"), end=parse_time("2026-03-01T05:00Z"))
     (only,) = down["instances"]
     assert only["instances"] == ["2026-03-01T05:00Z"]
     reached = {(step["depth"], step["to"]["feed"][0], step["to"]["field"]) for step in only["downstream"]}
@@ -83,6 +83,10 @@ def test_time_range_selects_instances_and_unknown_datasets_are_errors(pipeline: 
     late = column_lineage(index, "agg@c1", "total", start=parse_time("2026-03-01T06:00Z"))
     assert [item["instances"] for item in late["instances"]] == [["2026-03-01T06:00Z"]]
     assert column_lineage(index, "agg", "total", end=parse_time("2026-03-01T00:00Z"))["instances"] == []
+    # -end is the last instance, as for the instance commands: an hour's instance is found with --end that hour
+    hour = column_lineage(index, "agg@c1", "total", start=parse_time("2026-03-01T00:00Z"),
+                          end=parse_time("2026-03-01T06:00Z"))
+    assert [item["instances"] for item in hour["instances"]] == [["2026-03-01T05:00Z"], ["2026-03-01T06:00Z"]]
     with pytest.raises(QueryError):
         column_lineage(index, "nothing", "x")
     with pytest.raises(ValueError):
@@ -95,7 +99,7 @@ def test_field_history_writes_reads_copies_and_drops(pipeline: list[dict[str, An
     operations = [(row["operation"], row["dataset"]["instances"]) for row in raw["operations"]]
     assert operations == [("read", ["2026-03-01T05:00Z"]), ("read", ["2026-03-01T06:00Z"]),
                           ("drop", ["2026-03-01T05:00Z"])]
-    agg = field_history(index, "agg", "total", end=parse_time("2026-03-01T06:00Z"))
+    agg = field_history(index, "agg", "total", end=parse_time("2026-03-01T05:59Z"))
     kinds = [(row["operation"], row["dataset"]["feed"], row["run"]["job"]) for row in agg["operations"]]
     assert kinds == [("write", ["agg@c1"], "default/spark.agg"),
                      ("read", ["agg@c1"], "default/falcon.process.report.c1.workflow"),
