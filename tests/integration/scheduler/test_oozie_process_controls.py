@@ -26,7 +26,7 @@ from tests.integration.airflow_database import airflow_database
 from tests.integration.databases.servers import Server
 from tests.integration.operate.harness import AirflowServer, processes
 
-pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("airflow-scheduler")]
+pytestmark = pytest.mark.xdist_group("airflow-scheduler")
 
 INSTANCES = 6
 WAIT_SECONDS = 600.0

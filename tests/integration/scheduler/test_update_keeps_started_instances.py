@@ -26,7 +26,7 @@ from tests.integration.databases.servers import Server
 from tests.integration.operate.harness import AirflowServer, processes
 from tests.integration.store.test_multi_node import falcon, rows, shared_settings, wait_for
 
-pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("airflow-scheduler-update")]
+pytestmark = pytest.mark.xdist_group("airflow-scheduler-update")
 
 MINUTE = "YYYY-MM-DDTHH:mm[Z]"
 DAG = "falcon.process.stamp.local"
