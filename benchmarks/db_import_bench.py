@@ -6,7 +6,9 @@ the whole table to a local file. Import: ``jobs/db_import.py`` with ``--split-by
 SparkSession (local[2], the driver jar on its class path): bounds queried, 4 JDBC reads, Parquet written to staging,
 counted, published, flag written; and the same import in direct mode (``--direct --format csv``, Sqoop's direct
 connector: each of the 4 splits streamed by the server's ``COPY (...) TO STDOUT`` into a CSV part file, as COPY's
-own output is CSV). Spark's start-up is timed and reported apart. Each side best of 3
+own output is CSV); and the direct import of the Parquet feed (``--direct``: the same 4 COPYs, each streamed
+through a pipe into pyarrow's CSV reader and written as a Parquet part file by the driver's Python, jobs/
+copy_parquet.py). Spark's start-up is timed and reported apart. Each side best of 3
 (``FALCON_BENCH_REPEAT``); ``FALCON_BENCH_SCALE=0.1`` for a quick run. Goal: the import at least half COPY's
 throughput (rows per second).
 
@@ -33,6 +35,9 @@ from falcon_airflow.core.databases.jars import driver_jar
 from falcon_airflow.provider.hooks.spark import SPARK_CONF_DEFAULTS
 
 ROWS = 1_000_000
+MODES = (("parquet", []), ("direct", ["--direct", "--format", "csv"]), ("direct-parquet", ["--direct"]))
+LABELS = {"parquet": "db_import, 4 Spark tasks (parquet", "direct": "db_import --direct, 4 COPYs (csv",
+          "direct-parquet": "db_import --direct, 4 COPYs into pyarrow (parquet"}
 
 
 def scale() -> float:
@@ -101,7 +106,7 @@ def main() -> int:
                      "--num-mappers", "4"]
         timings: dict[str, list[float]] = {}
         written: dict[str, int] = {}
-        for mode, extra in (("parquet", []), ("direct", ["--direct", "--format", "csv"])):
+        for mode, extra in MODES:
             timings[mode] = []
             for _ in range(repeat()):
                 started = time.perf_counter()
@@ -119,7 +124,8 @@ def main() -> int:
     print(f"rows: {rows:,}; Spark start-up {startup:.1f} s (not counted)")
     print(f"COPY ... TO (csv, {copy_bytes / 1e6:.1f} MB): best {best(copy_seconds):.2f} s of "
           f"{', '.join(f'{s:.2f}' for s in copy_seconds)} -> {copy_rate:,.0f} rows/s")
-    for mode, label in (("parquet", "db_import, 4 tasks (parquet"), ("direct", "db_import --direct, 4 COPYs (csv")):
+    for mode, _ in MODES:
+        label = LABELS[mode]
         rate = rows / best(timings[mode])
         print(f"{label}, {written[mode] / 1e6:.1f} MB): best {best(timings[mode]):.2f} s of "
               f"{', '.join(f'{s:.2f}' for s in timings[mode])} -> {rate:,.0f} rows/s; "

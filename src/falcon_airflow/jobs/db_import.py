@@ -13,8 +13,11 @@ Command line (``spark-submit --py-files <jobs zip> entry/db_import.py ARGS``)::
     --boundary-query SQL       a query giving (min, max) of the split column instead of the one we write
     --fetch-size N             rows per round trip (default 10000)
     --format parquet|orc|json|csv   default parquet
-    --direct                   Sqoop's direct mode, PostgreSQL only, csv only: each split streamed by the server's
-                               ``COPY (...) TO STDOUT`` into a part file, no row passing through Spark
+    --direct                   Sqoop's direct mode, PostgreSQL only: each split streamed by the server's
+                               ``COPY (...) TO STDOUT`` into a part file, no row passing through Spark; csv
+                               feeds get the server's CSV, parquet feeds its rows converted by pyarrow
+                               (copy_parquet.py; through Spark's JDBC source, with a line on standard error,
+                               when that cannot be done: another database, a column type it does not convert)
     --availability-flag NAME   written after publishing (default _SUCCESS)
     --staging-lease-seconds S  how long other runs leave this run's staging alone without renewal (default 600)
     --report PATH
@@ -44,12 +47,14 @@ from __future__ import annotations
 
 import argparse
 import re
-from collections.abc import Sequence
+import sys
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 from falcon_airflow.core.paths import Template
 from falcon_airflow.core.times import format_instant, parse_instant, parse_zone
-from falcon_airflow.jobs import jdbc
+from falcon_airflow.jobs import copy_parquet, jdbc
 from falcon_airflow.jobs.filesystem import HadoopFs
 from falcon_airflow.jobs.frame import ArgumentParser, JobError, JobResult, UsageError, run_job, spark_session
 from falcon_airflow.jobs.staging import DEFAULT_LEASE_SECONDS, RunOwner, RunStaging
@@ -165,6 +170,28 @@ def copy_direct(session: Any, args: argparse.Namespace, user: str | None, passwo
         return sum(future.result() for future in counts)
 
 
+def parquet_plan(session: Any, handle: Any, args: argparse.Namespace, relation: str) -> copy_parquet.Plan | None:
+    """The direct Parquet conversion of ``relation`` for ``--direct`` on a Parquet feed; ``None`` (with a line
+    on standard error saying why) when the rows go through Spark's JDBC source instead."""
+    if args.format != "parquet":
+        return None
+    reason = "the datasource is not PostgreSQL" if args.dialect != "postgres" else copy_parquet.available()
+    if reason is None:
+        found = copy_parquet.plan(copy_parquet.column_types(handle, relation),
+                                  lambda key, default: str(session.conf.get(key, default)))
+        if isinstance(found, copy_parquet.Plan):
+            return found
+        reason = found
+    print(f"{NAME}: --direct: importing through Spark's JDBC source: {reason}", file=sys.stderr, flush=True)
+    return None
+
+
+@contextmanager
+def _with_jvm(session: Any, args: argparse.Namespace, user: str | None, password: str | None) -> Iterator[Any]:
+    with jdbc.connection(session, args, user, password) as handle:
+        yield handle, session._jvm
+
+
 def spark_copy(session: Any, args: argparse.Namespace, user: str | None, password: str | None, relation: str,
                split_by: str | None, found: tuple[str, str] | None, staging: str) -> tuple[int, int]:
     """Read the rows with Spark's JDBC source (split on ``split_by`` between the bounds ``found``) and write them
@@ -206,9 +233,11 @@ def run(args: argparse.Namespace, spark: SparkSession | None = None) -> JobResul
     columns = [jdbc.column_name(name) for name in args.columns.split(",")] if args.columns else None
     split_by = jdbc.column_name(args.split_by) if args.split_by else None
     flag = args.availability_flag if args.availability_flag and args.availability_flag != "NA" else DEFAULT_FLAG
-    if args.direct and (args.dialect != "postgres" or args.format != "csv"):
-        raise UsageError("--direct streams PostgreSQL's COPY output as CSV: it needs a postgres datasource "
-                         f"and the csv format, not {args.dialect} and {args.format}")
+    if args.direct and args.format not in ("csv", "parquet"):
+        raise UsageError(f"--direct writes csv or parquet feeds, not {args.format}")
+    if args.direct and args.format == "csv" and args.dialect != "postgres":
+        raise UsageError("--direct streams PostgreSQL's COPY output as CSV: it needs a postgres datasource, "
+                         f"not {args.dialect}")
     with spark_session(f"falcon-import-{args.feed}", spark) as session:
         user, password = jdbc.credentials(session, args)
         relation = source_relation(args, columns)
@@ -216,6 +245,7 @@ def run(args: argparse.Namespace, spark: SparkSession | None = None) -> JobResul
             table_columns = jdbc.columns_of(handle, jdbc.table_name(args.table)) if not args.query else []
             source_columns = jdbc.columns_of(handle, relation)
             found = bounds(handle, args, relation, split_by) if split_by and args.num_mappers > 1 else None
+            direct_plan = parquet_plan(session, handle, args, relation) if args.direct else None
         fs = HadoopFs(session)
         _belongs(target, args.location, instance, zone)
         try:
@@ -223,7 +253,12 @@ def run(args: argparse.Namespace, spark: SparkSession | None = None) -> JobResul
             with RunStaging(fs, target, RunOwner.current(args.staging_lease_seconds)) as stage:
                 notes = stage.recover()
                 staging = stage.staging
-                if args.direct:
+                if isinstance(direct_plan, copy_parquet.Plan):
+                    clauses = split_clauses(split_by or "", found, args.num_mappers)
+                    partitions = len(clauses)
+                    rows = copy_parquet.copy_splits(lambda: _with_jvm(session, args, user, password), relation,
+                                                    clauses, direct_plan, fs, staging)
+                elif args.direct and args.format == "csv":
                     clauses = split_clauses(split_by or "", found, args.num_mappers)
                     partitions = len(clauses)
                     rows = copy_direct(session, args, user, password, relation, clauses, fs, staging)
@@ -240,7 +275,7 @@ def run(args: argparse.Namespace, spark: SparkSession | None = None) -> JobResul
         "columns": [[name, kind] for name, kind in source_columns],
         "filter_columns": filter_columns(args.where or args.query, known), "rows": rows,
         "partitions": partitions, "bounds": list(found) if found else None, "format": args.format,
-        "direct": bool(args.direct),
+        "direct": bool(args.direct) and (args.format == "csv" or isinstance(direct_plan, copy_parquet.Plan)),
         "availability_flag": flag, "recovered": notes}
     summary = {key: report[key] for key in ("job", "feed", "instance", "target", "rows", "partitions")}
     return JobResult(summary=summary, report=report)

@@ -15,6 +15,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 from tests.integration.databases import servers, submit
@@ -164,6 +165,71 @@ def test_postgres_direct_import_streams_copy_into_csv_part_files(postgres: serve
                 total += int(hashlib.md5(text.encode()).hexdigest()[:8], 16)
                 rows += 1
     assert (rows, total) == table_fingerprint(postgres, "orders")
+
+
+def parquet_table(folder: Path, key: str) -> pa.Table:
+    """The instance's rows (part files only: flags and Spark's marker files are not data), ordered by ``key``."""
+    return pq.read_table(folder).sort_by(key)
+
+
+def same_parquet(direct: Path, spark: Path, key: str) -> None:
+    """The direct import reads back with the schema and the values of Spark's JDBC import."""
+    ours, theirs = parquet_table(direct, key), parquet_table(spark, key)
+    assert ours.schema.remove_metadata() == theirs.schema.remove_metadata()
+    assert ours.num_rows == theirs.num_rows
+    for name in theirs.column_names:
+        assert ours.column(name).combine_chunks().equals(theirs.column(name).combine_chunks()), name
+
+
+def test_postgres_direct_import_of_a_parquet_feed_reads_back_as_the_spark_import(
+        postgres: servers.Server, postgres_instance: tuple[Path, dict[str, Any]], tmp_path: Path) -> None:
+    spark_root, _ = postgres_instance
+    root = tmp_path / "storage"
+    arguments = [*common_arguments(postgres, root, "orders"), "--split-by", "id", "--num-mappers", "4", "--direct",
+                 "--password-file", str(password_file(tmp_path, postgres))]
+    done = submit.submit("db_import.py", postgres.driver, arguments, credential_roots=[tmp_path])
+    assert done.returncode == 0, (done.stdout + done.stderr)[-4000:]
+    assert "importing through Spark" not in done.stdout + done.stderr
+    summary = json.loads(done.stdout.strip().splitlines()[-1])
+    assert summary["rows"] == ROWS and summary["partitions"] == 4
+    folder = instance_folder(root)
+    assert (folder / "_SUCCESS").exists() and not list(root.glob("orders/.*"))  # published, no staging left
+    assert sorted(part.name for part in folder.glob("part-*")) == [f"part-{i:05d}.parquet" for i in range(4)]
+    assert instance_fingerprint(folder) == table_fingerprint(postgres, "orders")
+    same_parquet(folder, instance_folder(spark_root), "id")
+
+
+def test_postgres_direct_parquet_keeps_every_type_and_null_as_spark_and_falls_back_on_others(
+        postgres: servers.Server, tmp_path: Path) -> None:
+    postgres.sql("CREATE TABLE typed (id INTEGER, big BIGINT, price NUMERIC(10,3), ratio DOUBLE PRECISION, "
+                 "small REAL, flag BOOLEAN, day DATE, at TIMESTAMP, name VARCHAR(20), body TEXT)")
+    postgres.sql("INSERT INTO typed VALUES "
+                 "(1, 9007199254740993, -1234567.125, 0.1, 1.5, true, '2026-02-28', "
+                 "'2026-03-01 05:00:00.123456', 'a,b', 'line one\nline \"two\"'), "
+                 "(2, -1, 0.001, -1e300, -0.25, false, '1970-01-01', '1999-12-31 23:59:59', '', ''), "
+                 "(3, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL), "
+                 "(NULL, 5, 7, '-Infinity', 'Infinity', true, '2000-02-29', '2000-02-29 12:00:00.5', 'NULL', ' x ')")
+    secret = str(password_file(tmp_path, postgres))
+    folders = {}
+    for mode, extra in (("spark", []), ("direct", ["--direct"])):
+        root = tmp_path / mode
+        arguments = [*common_arguments(postgres, root, "typed"), "--split-by", "id", "--num-mappers", "2",
+                     "--password-file", secret, *extra]
+        summary = run("db_import.py", postgres, arguments, credential_roots=[tmp_path])
+        assert summary["rows"] == 4
+        folders[mode] = instance_folder(root)
+    same_parquet(folders["direct"], folders["spark"], "big")
+    values = parquet_table(folders["direct"], "big").to_pylist()
+    assert [row["name"] for row in values] == ["", "NULL", "a,b", None]  # NULL and '' stay apart
+
+    postgres.sql("CREATE TABLE zoned (id INTEGER, at TIMESTAMPTZ)")
+    postgres.sql("INSERT INTO zoned VALUES (1, '2026-03-01 05:00:00+02')")
+    root = tmp_path / "zoned"
+    arguments = [*common_arguments(postgres, root, "zoned"), "--direct", "--password-file", secret]
+    done = submit.submit("db_import.py", postgres.driver, arguments, credential_roots=[tmp_path])
+    assert done.returncode == 0, (done.stdout + done.stderr)[-4000:]
+    assert "--direct: importing through Spark's JDBC source: column at is timestamptz" in done.stdout + done.stderr
+    assert pq.read_table(instance_folder(root)).num_rows == 1
 
 
 def test_mariadb_import_then_export_with_insert_and_upsert(mariadb: servers.Server, tmp_path: Path) -> None:
