@@ -198,10 +198,13 @@ def compile_import(workspace_clusters: Mapping[str, Cluster], datasources: Mappi
             arguments += [name, given[name]]
     if "--direct" in given and given["--direct"].lower() != "false":  # a flag: any value but false turns it on
         stored_as = storage_format(feed)
-        if database.dialect != "postgres" or stored_as != "csv":
+        # csv: the server's CSV as it comes; parquet: COPY's rows converted by pyarrow in the driver (the job
+        # imports through Spark, saying why, when a column's type is not one it converts as Spark does)
+        if database.dialect != "postgres" or stored_as not in ("csv", "parquet"):
             raise FalconAirflowError(
-                f"{where}: --direct streams PostgreSQL's COPY output as CSV, so it needs a PostgreSQL datasource and "
-                f"a feed whose schema provider is csv (here: {database.dialect}, {stored_as})")
+                f"{where}: --direct streams PostgreSQL's COPY output into CSV or Parquet, so it needs a PostgreSQL "
+                f"datasource and a feed whose schema provider is csv or none (Parquet) "
+                f"(here: {database.dialect}, {stored_as})")
         arguments.append("--direct")
     filter_text = given.get("--where") or given.get("--query")
     if "--where" in given:

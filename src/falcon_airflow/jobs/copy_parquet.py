@@ -16,7 +16,6 @@ decimals as integers where they fit, compressed with Spark's codec. A column typ
 
 from __future__ import annotations
 
-import contextlib
 import os
 import shutil
 import tempfile
@@ -175,45 +174,45 @@ def copy_split(open_connection: Callable[[], Any], statement: str, plan: Plan, f
         def convert() -> None:
             try:
                 _convert(read_fd, plan, output)
-            except BaseException as problem:  # reported by the caller, after the JVM side ended
+            except BaseException as problem:  # reported below, once the JVM side ended too
                 failure.append(problem)
 
         converter = threading.Thread(target=convert, name="falcon-copy-parquet", daemon=True)
         converter.start()
+        copied: int | str = "not run"
         try:
-            rows = _copy_out(open_connection, statement, pipe, hold_fd, converter)
+            copied = _copy_out(open_connection, statement, pipe)
         finally:
+            os.close(hold_fd)  # the reader sees the end of the rows (or of a failed COPY's) and stops
             converter.join()
-        if failure:
-            raise JobError(f"the rows of {target} could not be converted to Parquet: {failure[0]}")
-        if rows is None:
-            raise JobError(f"the rows of {target} could not be converted to Parquet")
+        # one side failing breaks the other (a closed pipe, rows cut short): both causes are told
+        problems = [f"COPY failed: {copied}"] if isinstance(copied, str) else []
+        problems += [f"the rows could not be converted to Parquet: {problem}" for problem in failure]
+        if problems:
+            raise JobError("; ".join(problems))
         if not local:
             fs.filesystem(target).copyFromLocalFile(False, True, fs.path(f"file://{output}"), fs.path(target))
-        return rows
+        return int(copied)
     finally:
         shutil.rmtree(spool, ignore_errors=True)
 
 
-def _copy_out(open_connection: Callable[[], Any], statement: str, pipe: str, hold_fd: int,
-              converter: threading.Thread) -> int | None:
-    """The JVM side: COPY into the pipe on a connection of its own. ``None`` when the reader stopped first."""
+def _copy_out(open_connection: Callable[[], Any], statement: str, pipe: str) -> int | str:
+    """The JVM side: COPY into the pipe on a connection of its own. The rows sent, or why it failed."""
     from falcon_airflow.jobs import jdbc
 
     try:
         with open_connection() as (handle, jvm):
             stream = jvm.java.io.BufferedOutputStream(jvm.java.io.FileOutputStream(pipe), 1 << 20)
             try:
-                return int(handle.getCopyAPI().copyOut(statement, stream))
-            except Exception as problem:
-                if not converter.is_alive():  # the reader stopped first: its error is the one to report
-                    return None
-                raise JobError(f"COPY failed: {jdbc.java_message(problem)}") from None
+                rows = int(handle.getCopyAPI().copyOut(statement, stream))
             finally:
-                with contextlib.suppress(Exception):  # a broken pipe: the reader's error is reported
-                    stream.close()
-    finally:
-        os.close(hold_fd)
+                stream.close()
+            return rows
+    except JobError as problem:
+        return str(problem)
+    except Exception as problem:
+        return jdbc.java_message(problem)
 
 
 def copy_splits(open_connection: Callable[[], Any], relation: str, clauses: Sequence[str], plan: Plan, fs: Any,

@@ -111,19 +111,21 @@ def test_an_import_argument_the_job_cannot_honour_is_an_error(tmp_path: Path) ->
     assert "falcon.feed.orders.export.c1" in {spec.dag_id for spec in result.specs}
 
 
-def test_direct_mode_is_postgres_copy_into_csv(tmp_path: Path) -> None:
+def test_direct_mode_is_postgres_copy_into_csv_or_parquet(tmp_path: Path) -> None:
     (imported, _) = compiled(tmp_path / "csv", extra='<argument name="--direct" value=""/>', provider="csv")
     assert "--direct" in imported.job.arguments and argument(imported, "--format") == "csv"
+    (imported, _) = compiled(tmp_path / "parquet", extra='<argument name="--direct" value="true"/>')
+    assert "--direct" in imported.job.arguments and argument(imported, "--format") == "parquet"
     (imported, _) = compiled(tmp_path / "off", extra='<argument name="--direct" value="false"/>', provider="csv")
     assert "--direct" not in imported.job.arguments
-    for folder, provider, datasource in (("parquet", "none", POSTGRES),
+    for folder, provider, datasource in (("orc", "orc", POSTGRES),
                                          ("mysql", "csv", {"type": "mysql", "url": "jdbc:mysql://db:3306/shop",
                                                            "driver": "org.mariadb.jdbc.Driver"})):
         documents = [cluster(), DATASOURCE.format(**datasource),
                      FEED.format(extra='<argument name="--direct" value="true"/>', provider=provider)]
         result = compile_workspace(workspace(tmp_path / folder, *documents))
         problems = [issue.message for issue in result.report.issues if issue.rule == "FA100"]
-        assert len(problems) == 1 and "--direct streams PostgreSQL's COPY output as CSV" in problems[0], problems
+        assert len(problems) == 1 and "--direct streams PostgreSQL's COPY output into CSV or Parquet" in problems[0], problems
 
 
 def test_an_unusable_datasource_compiles_no_transfer_and_says_why(tmp_path: Path) -> None:
