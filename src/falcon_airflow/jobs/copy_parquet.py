@@ -132,8 +132,8 @@ def _stored(batch: Any, plan: Plan) -> Any:
     return pa.RecordBatch.from_arrays(columns, schema=plan.schema)
 
 
-def _convert(read_fd: int, plan: Plan, local_path: str) -> None:
-    """Parse the CSV arriving on ``read_fd`` and write it to a Parquet file at ``local_path``."""
+def _convert(read_fd: int, plan: Plan, local_path: str) -> int:
+    """Parse the CSV arriving on ``read_fd`` and write it to a Parquet file at ``local_path``. The rows written."""
     import pyarrow as pa
     import pyarrow.csv as pacsv
     import pyarrow.parquet as pq
@@ -141,19 +141,22 @@ def _convert(read_fd: int, plan: Plan, local_path: str) -> None:
     with os.fdopen(read_fd, "rb") as raw:
         if not raw.peek(1):  # a split without rows: an empty part file, as Spark writes one
             pq.ParquetWriter(local_path, plan.schema, **plan.writer_options).close()
-            return
+            return 0
         reader = pacsv.open_csv(
             raw,
-            read_options=pacsv.ReadOptions(column_names=list(plan.names), block_size=BATCH_BYTES),
+            read_options=pacsv.ReadOptions(column_names=list(plan.names), block_size=BATCH_BYTES, use_threads=False),
             parse_options=pacsv.ParseOptions(newlines_in_values=True),
             convert_options=pacsv.ConvertOptions(
                 column_types=dict(zip(plan.names, plan.parse_types, strict=True)),
                 strings_can_be_null=True, quoted_strings_can_be_null=False,  # NULL is unquoted, '' is ""
                 null_values=[""], true_values=["t"], false_values=["f"]))
+        written = 0
         with pq.ParquetWriter(local_path, plan.schema, **plan.writer_options) as writer:
             for batch in reader:
                 writer.write_batch(_stored(batch, plan))
+                written += batch.num_rows
     pa.default_memory_pool().release_unused()
+    return written
 
 
 def copy_split(open_connection: Callable[[], Any], statement: str, plan: Plan, fs: Any, target: str) -> int:
@@ -170,10 +173,11 @@ def copy_split(open_connection: Callable[[], Any], statement: str, plan: Plan, f
         local = fs.is_local(target)
         output = fs.qualify(target).path if local else os.path.join(spool, "part.parquet")
         failure: list[BaseException] = []
+        written: list[int] = []
 
         def convert() -> None:
             try:
-                _convert(read_fd, plan, output)
+                written.append(_convert(read_fd, plan, output))
             except BaseException as problem:  # reported below, once the JVM side ended too
                 failure.append(problem)
 
@@ -190,6 +194,8 @@ def copy_split(open_connection: Callable[[], Any], statement: str, plan: Plan, f
         problems += [f"the rows could not be converted to Parquet: {problem}" for problem in failure]
         if problems:
             raise JobError("; ".join(problems))
+        if written != [int(copied)]:  # the check the Spark import makes by counting the written files' rows
+            raise JobError(f"COPY sent {copied} rows but {written[0] if written else 0} were written")
         if not local:
             fs.filesystem(target).copyFromLocalFile(False, True, fs.path(f"file://{output}"), fs.path(target))
         return int(copied)

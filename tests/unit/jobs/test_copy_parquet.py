@@ -57,13 +57,14 @@ class FakeStream:
         self.handle.close()
 
 
-def fake_connection(payload: bytes, fail: bool = False) -> Any:
-    """pgjdbc's copy API and java.io, in Python: copyOut writes ``payload`` to the stream."""
+def fake_connection(payload: bytes, fail: bool = False, rows: int | None = None) -> Any:
+    """pgjdbc's copy API and java.io, in Python: copyOut writes ``payload`` to the stream and says it sent
+    ``rows`` rows (default: its lines)."""
     def copy_out(statement: str, stream: FakeStream) -> int:
         stream.write(payload)
         if fail:
             raise RuntimeError("server closed the connection")
-        return payload.count(b"\n")
+        return payload.count(b"\n") if rows is None else rows
 
     handle = SimpleNamespace(getCopyAPI=lambda: SimpleNamespace(copyOut=copy_out))
     io = SimpleNamespace(FileOutputStream=FakeStream, BufferedOutputStream=lambda stream, size: stream)
@@ -91,8 +92,8 @@ def test_copy_output_becomes_parquet_keeping_nulls_apart_from_empty_text(tmp_pat
                b'2,,,,,\n'
                b'3,-0.01,1999-12-31 23:59:59,"",f,1970-01-01\n')
     target = tmp_path / "part-00000.parquet"
-    rows = copy_parquet.copy_split(fake_connection(payload), "COPY", plan, LocalFs(), f"file://{target}")
-    assert rows == 4  # newlines COPY sent, the quoted one included: the fake counts bytes, not rows
+    rows = copy_parquet.copy_split(fake_connection(payload, rows=3), "COPY", plan, LocalFs(), f"file://{target}")
+    assert rows == 3
     table = pq.read_table(target)
     assert table.schema.remove_metadata() == plan.schema
     assert table.column("name").to_pylist() == ['a,"b"\nc', None, ""]
@@ -110,13 +111,14 @@ def test_an_empty_split_is_an_empty_part_file(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(("payload", "fail", "message"), [
     (b"1,not a number,2026-03-01 05:00:00,x,t,2026-03-01\n", False, "could not be converted"),
-    (b"1,1.00,2026-03-01 05:00:00,x,t,2026-03-01\n", True, "COPY failed: server closed the connection")])
+    (b"1,1.00,2026-03-01 05:00:00,x,t,2026-03-01\n", True, "COPY failed: server closed the connection"),
+    (b"1,1.00,2026-03-01 05:00:00,x,t,2026-03-01\n", False, "COPY sent 2 rows but 1 were written")])
 def test_a_failure_on_either_side_fails_the_split_without_hanging(
         tmp_path: Path, payload: bytes, fail: bool, message: str) -> None:
     plan = copy_parquet.plan(COLUMNS, spark_conf())
     assert isinstance(plan, copy_parquet.Plan)
     before = threading.active_count()
     with pytest.raises(JobError, match=message):
-        copy_parquet.copy_split(fake_connection(payload, fail), "COPY", plan, LocalFs(),
-                                f"file://{tmp_path / 'part-00000.parquet'}")
+        copy_parquet.copy_split(fake_connection(payload, fail, rows=2 if "sent 2" in message else None), "COPY",
+                                plan, LocalFs(), f"file://{tmp_path / 'part-00000.parquet'}")
     assert threading.active_count() == before
