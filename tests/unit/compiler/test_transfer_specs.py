@@ -125,7 +125,8 @@ def test_direct_mode_is_postgres_copy_into_csv_or_parquet(tmp_path: Path) -> Non
                      FEED.format(extra='<argument name="--direct" value="true"/>', provider=provider)]
         result = compile_workspace(workspace(tmp_path / folder, *documents))
         problems = [issue.message for issue in result.report.issues if issue.rule == "FA100"]
-        assert len(problems) == 1 and "--direct streams PostgreSQL's COPY output into CSV or Parquet" in problems[0], problems
+        assert len(problems) == 1, problems
+        assert "--direct streams PostgreSQL's COPY output into CSV or Parquet" in problems[0], problems
 
 
 def test_an_unusable_datasource_compiles_no_transfer_and_says_why(tmp_path: Path) -> None:
