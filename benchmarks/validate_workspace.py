@@ -57,7 +57,6 @@ CLUSTER_XML = """\
     <locations>
         <location name="staging" path="/falcon/{name}/staging"/>
         <location name="working" path="/falcon/{name}/working"/>
-        <location name="temp" path="/falcon/{name}/tmp"/>
     </locations>
     <ACL owner="falcon" group="users" permission="0755"/>
     <properties>
