@@ -19,10 +19,10 @@ from airflow.sdk import TaskGroup
 from falcon_airflow.compiler.oozie_spec import OozieNode, OozieWorkflowSpec
 from falcon_airflow.compiler.specs import ProcessDagSpec
 from falcon_airflow.core.paths import Template
+from falcon_airflow.dags.builder import PROCESS_INSTANCE
 from falcon_airflow.provider.operators.oozie import OozieNodeOperator
 
 FALCON_CONF = "{{ macros.falcon.oozie_configuration(falcon, dag_run) }}"
-PROCESS_INSTANCE = "{{ macros.falcon.instance(dag_run).isoformat() }}"
 
 
 @dataclass

@@ -17,7 +17,6 @@ must start the task afresh, not act on that pass's event.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from datetime import timedelta
 from typing import Any
 
@@ -59,7 +58,6 @@ class WorkflowRetryOperator(BaseOperator):
     ``attempts`` times. Each action's own ``retry-max`` stays the action's."""
 
     ui_color = "#fde8e8"
-    template_fields: Sequence[str] = ()
 
     def __init__(self, *, policy: str, delay_seconds: int, attempts: int, **kwargs: Any) -> None:
         kwargs.setdefault("trigger_rule", "one_failed")

@@ -7,7 +7,7 @@ from typing import Any
 
 from airflow.sdk import BaseOperator
 
-from falcon_airflow.provider.scheduling.slots import slot_turn
+from falcon_airflow.provider.scheduling.slots import read_turn
 from falcon_airflow.provider.triggers.slots import WorkflowSlotTrigger
 
 SHOWN_RUNS = 10
@@ -31,10 +31,8 @@ class WorkflowSlotOperator(BaseOperator):
         self.poke_seconds = poke_seconds
 
     def execute(self, context: Any) -> None:
-        ti = context["ti"]
         run_id = context["dag_run"].run_id
-        states = ti.get_task_states(dag_id=self.dag_id, task_ids=[self.task_id, self.end_task_id])
-        turn = slot_turn(states, run_id, parallel=self.parallel, order=self.order, slot_task=self.task_id,
+        turn = read_turn(self.dag_id, run_id, parallel=self.parallel, order=self.order, slot_task=self.task_id,
                          end_task=self.end_task_id)
         if turn.may_enter:
             self.log.info("%d of %d instance(s) running: this one starts its workflow", len(turn.holding),

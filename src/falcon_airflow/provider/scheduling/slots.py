@@ -55,3 +55,11 @@ def slot_turn(states: Mapping[str, Mapping[str, str | None]], run_id: str, *, pa
     place = waiting.index(run_id)
     free = max(0, parallel - len(holding))
     return SlotTurn(may_enter=place < free, holding=holding, ahead=tuple(waiting[:place]))
+
+
+def read_turn(dag_id: str, run_id: str, *, parallel: int, order: str, slot_task: str, end_task: str) -> SlotTurn:
+    """:func:`slot_turn` of the states Airflow's task API reports now (from a task or a trigger)."""
+    from airflow.sdk.execution_time.task_runner import RuntimeTaskInstance
+
+    states = RuntimeTaskInstance.get_task_states(dag_id=dag_id, task_ids=[slot_task, end_task])
+    return slot_turn(states, run_id, parallel=parallel, order=order, slot_task=slot_task, end_task=end_task)

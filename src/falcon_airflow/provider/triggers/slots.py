@@ -10,7 +10,7 @@ from typing import Any
 from airflow.triggers.base import BaseTrigger, TaskSuccessEvent, TriggerEvent
 from asgiref.sync import sync_to_async
 
-from falcon_airflow.provider.scheduling.slots import slot_turn
+from falcon_airflow.provider.scheduling.slots import read_turn
 
 
 class WorkflowSlotTrigger(BaseTrigger):
@@ -36,15 +36,12 @@ class WorkflowSlotTrigger(BaseTrigger):
                  "slot_task": self.slot_task, "end_task": self.end_task, "poke_seconds": self.poke_seconds})
 
     async def run(self) -> AsyncIterator[TriggerEvent]:
-        from airflow.sdk.execution_time.task_runner import RuntimeTaskInstance
-
         while True:
             # First wait, then look: the gate deferred a moment ago because there was no slot.
             await asyncio.sleep(self.poke_seconds)
-            states = await sync_to_async(RuntimeTaskInstance.get_task_states)(
-                dag_id=self.dag_id, task_ids=[self.slot_task, self.end_task])
-            turn = slot_turn(states, self.run_id, parallel=self.parallel, order=self.order,
-                             slot_task=self.slot_task, end_task=self.end_task)
+            turn = await sync_to_async(read_turn)(self.dag_id, self.run_id, parallel=self.parallel,
+                                                  order=self.order, slot_task=self.slot_task,
+                                                  end_task=self.end_task)
             if turn.may_enter:
                 self.log.info("%d of %d instance(s) running: %s starts its workflow", len(turn.holding),
                               self.parallel, self.run_id)
