@@ -216,7 +216,7 @@ def build_process_dag(spec: ProcessDagSpec, settings: DeploymentSettings | None 
         sensors = [
             FeedInstanceSensor(
                 task_id=f"wait_for_{item.name}", input_name=item.name, feed=item.feed.feed,
-                markers=_input_markers(item.name),
+                markers=_input_markers(item.name), storage_settings=item.feed.storage_settings,
                 timeout=spec.input_timeout_seconds, poke_interval=_poke_seconds(spec.input_timeout_seconds),
                 retry_on_timeout=bool(spec.retry and spec.retry.on_timeout),
                 retries=spec.retry.attempts if spec.retry and spec.retry.on_timeout else 0,
@@ -322,14 +322,14 @@ def build_replication_dag(spec: ReplicationDagSpec, settings: DeploymentSettings
         wait = FeedInstanceSensor(
             task_id="wait_for_source", input_name="source", feed=spec.feed,
             markers=f"{{{{ macros.falcon.feed_marker(falcon.source, {instance}) }}}}",
-            timeout=spec.wait_timeout_seconds, poke_interval=_poke_seconds(spec.wait_timeout_seconds), retries=0)
+            storage_settings=spec.source_feed.storage_settings, timeout=spec.wait_timeout_seconds,
+            poke_interval=_poke_seconds(spec.wait_timeout_seconds), retries=0)
         steps: list[Any] = [wait]
         if spec.order == "LAST_ONLY":
             steps.append(LastOnlyOperator(task_id="last_only", schedule=spec.schedule.model_dump(), retries=0))
         steps.append(_spark_task("replicate", spec.job, max_active_tis_per_dag=spec.parallel, **order,
                                  falcon_lineage=spec, lineage_instance=f"{{{{ {instance} }}}}",
-                                 inlets=distinct_assets([spec.source_feed.model_copy(
-                                     update={"location": spec.source_asset_location or spec.source_feed.location})]),
+                                 inlets=distinct_assets([spec.source_feed]),
                                  outlets=distinct_assets([spec.target_feed]),
                                  announced_feed=spec.target_feed.model_dump(mode="json")))
         if spec.late is not None:  # the source instance changed before the cut-off: replicate it again

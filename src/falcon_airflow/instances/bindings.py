@@ -48,6 +48,9 @@ class FeedBinding(_Frozen):
     availability_flag: str | None = None
     metastore: str | None = Field(default=None, exclude_if=lambda value: value is None)
     """Table feeds: the cluster's ``registry`` interface (``thrift://host:port``), where partitions are looked up."""
+    storage_settings: dict[str, str] | None = Field(default=None, exclude_if=lambda value: value is None)
+    """Feeds on S3: the cluster's S3A client settings (endpoint, path style, region: see
+    :mod:`falcon_airflow.instances.s3`), with which the Airflow side reaches the feed's instances."""
 
     @cached_property
     def grid(self) -> InstanceGrid:

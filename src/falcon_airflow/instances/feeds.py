@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 from functools import cached_property
+from urllib.parse import urlsplit
 
 from falcon_airflow.core.locations import availability_marker, instance_location, is_table
 from falcon_airflow.core.paths import Template, join_storage
@@ -20,6 +21,7 @@ from falcon_airflow.entities import (
     TableUri,
 )
 from falcon_airflow.instances.bindings import FeedBinding
+from falcon_airflow.instances.s3 import S3_SCHEMES, client_settings
 from falcon_airflow.timekeeping import format_falcon_date
 from falcon_airflow.timekeeping.grid import InstanceGrid
 
@@ -125,7 +127,14 @@ class FeedOnCluster:
                            end=format_falcon_date(validity.end), location=location,
                            storage="table" if is_table(location) else "filesystem",
                            availability_flag=self.feed.availability_flag,
-                           metastore=self.metastore if is_table(location) else None)
+                           metastore=self.metastore if is_table(location) else None,
+                           storage_settings=self.s3_settings(location))
+
+    def s3_settings(self, location: str) -> dict[str, str] | None:
+        """The cluster's S3A client settings when ``location`` is on S3 and the cluster has any."""
+        if self.cluster is None or urlsplit(location).scheme not in S3_SCHEMES:
+            return None
+        return client_settings(self.cluster.property_map) or None
 
     def empty_dir(self) -> str | None:
         """Falcon's stand-in for an optional input with no instance: ``<staging>/EMPTY_DIR_DONT_DELETE``."""

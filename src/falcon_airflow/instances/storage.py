@@ -3,8 +3,10 @@ output instance before a (re)run, write an availability flag, measure an input f
 
 ``file://`` URIs and plain paths use the local file system; ``hdfs://`` goes through the namenode's WebHDFS
 (:mod:`falcon_airflow.instances.webhdfs`), a table feed's partition marker ``thrift://…`` asks the metastore
-(:mod:`falcon_airflow.instances.metastore`); other schemes (``s3a://`` ...) go through fsspec when a driver for them
-is installed, else raise :class:`StorageError` saying what to install. Bulk work
+(:mod:`falcon_airflow.instances.metastore`), ``s3a://`` (``s3://``, ``s3n://``) goes through s3fs configured by the
+cluster's S3A settings (:mod:`falcon_airflow.instances.s3`: ``settings`` below, which a feed's binding carries);
+other schemes go through fsspec when a driver for them is installed, else raise :class:`StorageError` saying what to
+install. Bulk work
 (retention, replication) never happens here: it runs as Spark jobs on the Hadoop FileSystem API.
 
 Anything that deletes proves first that the path is an instance of the feed: it must be exactly what the feed's
@@ -24,6 +26,7 @@ import glob as globbing
 import os
 import shutil
 import stat
+from collections.abc import Mapping
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -33,6 +36,10 @@ from falcon_airflow.core.locations import is_table
 from falcon_airflow.core.paths import Template, read_path
 from falcon_airflow.core.tables import PARTITION_MARKER_SCHEME
 from falcon_airflow.errors import FalconAirflowError
+from falcon_airflow.instances.s3 import S3_SCHEMES, s3_filesystem
+
+Settings = Mapping[str, str] | None
+"""The client settings of the location's cluster (Hadoop names, e.g. ``fs.s3a.endpoint``), or none."""
 
 
 class StorageError(FalconAirflowError):
@@ -47,10 +54,14 @@ def local_path(location: str) -> Path | None:
     return None
 
 
-def remote_location(location: str) -> tuple[Any, str]:
+def remote_location(location: str, settings: Settings = None) -> tuple[Any, str]:
     parts = urlsplit(location)
     if parts.scheme == "hdfs":  # no Hadoop client here: the namenode's WebHDFS (see instances.webhdfs)
         return _webhdfs(parts.netloc), unquote(parts.path) or "/"
+    if parts.scheme in S3_SCHEMES:
+        if not parts.netloc:
+            raise StorageError(f"cannot reach {location}: it names no bucket")
+        return s3_filesystem(settings, parts.netloc), f"{parts.netloc}{unquote(parts.path)}".rstrip("/")
     try:
         from fsspec.core import url_to_fs
     except ImportError:  # pragma: no cover - fsspec comes with Airflow
@@ -97,7 +108,7 @@ def _unanswered(problem: Exception, location: str) -> StorageError:
     return StorageError(f"cannot tell whether {location} exists{where}: {reason}")
 
 
-def exists(location: str) -> bool:
+def exists(location: str, settings: Settings = None) -> bool:
     """Whether a folder, a file or (``thrift://…``, a table feed's marker) a partition in a metastore exists."""
     if location.startswith(f"{PARTITION_MARKER_SCHEME}://"):
         from falcon_airflow.instances.metastore import partition_exists
@@ -109,7 +120,7 @@ def exists(location: str) -> bool:
     path = local_path(location)
     if path is not None:
         return path.exists()
-    fs, remote = remote_location(location)
+    fs, remote = remote_location(location, settings)
     return remote_exists(fs, remote, location)
 
 
@@ -197,11 +208,11 @@ def _clear_local(location: str, components: tuple[str, ...], depth: int) -> bool
                 os.close(opened)
 
 
-def _remote_fs(scheme: str, authority: str, path: str) -> tuple[Any, str]:
+def _remote_fs(scheme: str, authority: str, path: str, settings: Settings) -> tuple[Any, str]:
     """The file system and its path for a normalised remote path (quoted again: ``remote_location`` decodes)."""
     if scheme == "hdfs":
         return _webhdfs(authority), path
-    return remote_location(f"{scheme}://{authority}{quote(path)}")
+    return remote_location(f"{scheme}://{authority}{quote(path)}", settings)
 
 
 def _entries(fs: Any, folder: str, uri: str) -> list[dict[str, Any]]:
@@ -213,13 +224,14 @@ def _entries(fs: Any, folder: str, uri: str) -> list[dict[str, Any]]:
         raise _unanswered(problem, uri) from None
 
 
-def _clear_remote(location: str, scheme: str, authority: str, components: tuple[str, ...], depth: int) -> bool:
+def _clear_remote(location: str, scheme: str, authority: str, components: tuple[str, ...], depth: int,
+                  settings: Settings) -> bool:
     """Each level below the feed's base is looked up in its parent's listing, where links are listed as links
     (WebHDFS's ``GETFILESTATUS`` follows a link; ``LISTSTATUS`` does not)."""
     for level in range(depth, len(components)):
         parent = "/" + "/".join(components[:level])
         shown = f"{scheme}://{authority}/" + "/".join(components[:level + 1])
-        fs, remote = _remote_fs(scheme, authority, parent)
+        fs, remote = _remote_fs(scheme, authority, parent, settings)
         name = components[level]
         entry = next((item for item in _entries(fs, remote, shown)
                       if str(item.get("name", "")).rstrip("/").rsplit("/", 1)[-1] == name), None)
@@ -227,12 +239,12 @@ def _clear_remote(location: str, scheme: str, authority: str, components: tuple[
             return False
         if str(entry.get("type", "")).lower() == "symlink" or entry.get("islink"):
             raise _symlink_refusal(location, shown)
-    fs, remote = _remote_fs(scheme, authority, "/" + "/".join(components))
+    fs, remote = _remote_fs(scheme, authority, "/" + "/".join(components), settings)
     fs.rm(remote, recursive=True)
     return True
 
 
-def clear_instance(location: str, template: str, instance: datetime, zone: Any) -> bool:
+def clear_instance(location: str, template: str, instance: datetime, zone: Any, settings: Settings = None) -> bool:
     """Remove an output instance folder before its workflow runs (Falcon's prepare-delete), so a rerun does not
     mix old and new files. Returns whether something was removed; refuses (:class:`StorageError`, nothing removed)
     a path that is not provably the instance, or that passes through a symbolic link below the feed's folder."""
@@ -241,10 +253,10 @@ def clear_instance(location: str, template: str, instance: datetime, zone: Any) 
     scheme, authority, _ = _storage_parts(location)
     if scheme in ("", "file"):
         return _clear_local(location, components, depth)
-    return _clear_remote(location, scheme, authority, components, depth)
+    return _clear_remote(location, scheme, authority, components, depth, settings)
 
 
-def write_flag(folder: str, flag: str) -> str:
+def write_flag(folder: str, flag: str, settings: Settings = None) -> str:
     """Create the availability flag file in an instance folder (the folder must exist: it holds the data)."""
     target = f"{folder.rstrip('/')}/{flag}"
     path = local_path(target)
@@ -253,12 +265,15 @@ def write_flag(folder: str, flag: str) -> str:
             raise StorageError(f"cannot mark {folder} available: the folder does not exist (the job wrote nothing)")
         path.touch()
         return target
-    fs, remote = remote_location(target)
+    fs, remote = remote_location(target, settings)
+    folder_fs, folder_remote = remote_location(folder, settings)
+    if not remote_exists(folder_fs, folder_remote, folder):  # on S3: no object under the instance's prefix
+        raise StorageError(f"cannot mark {folder} available: the folder does not exist (the job wrote nothing)")
     fs.touch(remote)
     return target
 
 
-def total_bytes(pattern: str) -> int:
+def total_bytes(pattern: str, settings: Settings = None) -> int:
     """Falcon's late-data metric: the size of every file under every match of ``pattern`` (globs allowed)."""
     path = local_path(pattern)
     if path is not None:
@@ -270,7 +285,7 @@ def total_bytes(pattern: str) -> int:
                 size += sum(os.path.getsize(os.path.join(root, name)) for name in files
                             if not os.path.islink(os.path.join(root, name)))
         return size
-    fs, remote = remote_location(pattern)
+    fs, remote = remote_location(pattern, settings)
     return sum(int(fs.du(match)) for match in fs.glob(remote))
 
 

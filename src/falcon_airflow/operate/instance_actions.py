@@ -423,10 +423,11 @@ def _availability(on_cluster: FeedOnCluster, moment: datetime) -> dict[str, Any]
     path = on_cluster.path(moment)
     entry: dict[str, Any] = {"instance": format_falcon_date(moment), "cluster": on_cluster.cluster_name, "uri": path}
     flag = on_cluster.feed.availability_flag
+    settings = on_cluster.s3_settings(path)
     try:
-        present = exists(path)
-        size = total_bytes(path) if present else 0
-        flagged = exists(f"{path.rstrip('/')}/{flag}") if flag and present else False
+        present = exists(path, settings)
+        size = total_bytes(path, settings) if present else 0
+        flagged = exists(f"{path.rstrip('/')}/{flag}", settings) if flag and present else False
     except StorageError as problem:
         entry.update(status="UNKNOWN", details=problem.message)
         return entry

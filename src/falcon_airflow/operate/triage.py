@@ -18,11 +18,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
+from urllib.parse import urlsplit
 
 from falcon_airflow.entities import Feed, Process
 from falcon_airflow.errors import FalconAirflowError
 from falcon_airflow.instances.feeds import FeedOnCluster
 from falcon_airflow.instances.process import ProcessOnCluster, check_instance
+from falcon_airflow.instances.s3 import S3_SCHEMES, client_settings
 from falcon_airflow.instances.storage import StorageError, exists
 from falcon_airflow.operate.airflow_api import AirflowClient, AirflowError
 from falcon_airflow.operate.lifecycles import DagRef, Lifecycle, entity_dags
@@ -107,15 +109,33 @@ class MissingInput:
                 "producers": [item.as_json() for item in self.producers], "gone": self.gone_text()}
 
 
+def storage_check(workspace: Workspace) -> Exists:
+    """Whether a location exists, asked of S3 with the client settings of the cluster whose storage it is on (the
+    bucket of a cluster's interfaces), of any other storage as it is."""
+    settings: dict[str, dict[str, str]] = {}
+    for cluster in workspace.clusters.values():
+        chosen = client_settings(cluster.property_map)
+        for interface in cluster.interfaces:
+            parts = urlsplit(interface.endpoint.strip())
+            if chosen and parts.scheme in S3_SCHEMES:
+                settings.setdefault(parts.netloc, chosen)
+
+    def check(location: str) -> bool:
+        parts = urlsplit(location)
+        return exists(location, settings.get(parts.netloc) if parts.scheme in S3_SCHEMES else None)
+
+    return check
+
+
 class Walk:
     """One triage walk: the store's workspace, Airflow, a file-system check, the time it is (what retention has
     evicted by now), and what was already visited."""
 
-    def __init__(self, workspace: Workspace, client: AirflowClient, check: Exists = exists,
+    def __init__(self, workspace: Workspace, client: AirflowClient, check: Exists | None = None,
                  now: datetime | None = None) -> None:
         self.workspace = workspace
         self.client = client
-        self.check = check
+        self.check = check if check is not None else storage_check(workspace)
         self.now = now if now is not None else datetime.now(UTC)
         self.visited: set[tuple[str, str, datetime]] = set()
 

@@ -11,6 +11,7 @@ No Airflow import here: the plugin registers these functions, and tests call the
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -102,21 +103,23 @@ def nominal_time(run: Any, timezone: str = "UTC") -> str:
 # "empty_dir": path or None}.
 
 
-def _exists(location: str) -> bool:
+def _exists_on(feed: FeedBinding) -> Callable[[str], bool]:
+    """Whether a location of ``feed`` exists, asked with its cluster's client settings (S3)."""
     from falcon_airflow.instances.storage import exists
 
-    return exists(location)
+    return lambda location: exists(location, feed.storage_settings)
 
 
 def data_in(falcon: dict[str, Any], name: str, run: Any) -> str:
     """Falcon's ``dataIn``: an input's paths for the run. An optional input keeps only the instances that exist
     (checking the availability flag when the feed has one) and resolves to the empty folder when none does."""
     binding = _input(falcon["inputs"][name])
-    resolved = binding.resolve(instance(run), _exists)
+    present_on = _exists_on(binding.feed)
+    resolved = binding.resolve(instance(run), present_on)
     if not binding.optional:
         return ",".join(resolved.paths)
     present = [path for moment, path in zip(resolved.instances, resolved.paths, strict=True)
-               if _exists(binding.feed.marker(moment))]
+               if present_on(binding.feed.marker(moment))]
     return ",".join(present) if present else (falcon.get("empty_dir") or "")
 
 

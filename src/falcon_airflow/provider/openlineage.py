@@ -10,6 +10,7 @@ for, never while DAGs are built.
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -59,17 +60,23 @@ def parse_instance(text: str | None) -> datetime | None:
         return moment
 
 
-def _exists(location: str) -> bool:
+def _exists_in(spec: ProcessDagSpec) -> Callable[[str], bool]:
+    """Whether a location of one of the process's inputs exists, asked with the client settings of the cluster whose
+    storage it is on (S3: the bucket's; every input of a process is on the process's cluster)."""
+    from urllib.parse import urlsplit
+
     from falcon_airflow.instances.storage import exists
 
-    return exists(location)
+    settings = {urlsplit(item.feed.location).netloc: item.feed.storage_settings
+                for item in spec.inputs if item.feed.storage_settings}
+    return lambda location: exists(location, settings.get(urlsplit(location).netloc))
 
 
 def task_lineage(spec: DagSpec, *, instance: datetime | None, report: dict[str, Any] | None) -> TaskLineage:
     if isinstance(spec, ProcessDagSpec):
         if instance is None:
             return TaskLineage()
-        return process_lineage(spec, instance, _exists)
+        return process_lineage(spec, instance, _exists_in(spec))
     if isinstance(spec, RetentionDagSpec):
         return retention_lineage(spec, report)
     if isinstance(spec, TransferDagSpec):

@@ -59,6 +59,15 @@ class LateDataOperator(BaseOperator):
 
     # -- what to watch -----------------------------------------------------------------------------------------
 
+    def _storage_settings(self) -> dict[str, dict[str, str]]:
+        """Each late input's client settings of its cluster (S3), by input name."""
+        found = {}
+        for item in self.inputs:
+            binding = InputBinding.model_validate(item)
+            if binding.feed.storage_settings:
+                found[binding.name] = dict(binding.feed.storage_settings)
+        return found
+
     def _watch(self, context: Any) -> tuple[dict[str, list[str]], pendulum.DateTime, pendulum.DateTime]:
         nominal = instance(context["dag_run"])
         patterns: dict[str, list[str]] = {}
@@ -81,13 +90,14 @@ class LateDataOperator(BaseOperator):
         check_at = next_late_check(self.policy, timedelta(seconds=self.delay_seconds), nominal, now, cut_off)
         self.log.info("next late-data check at %s (cut-off %s), recorded %s", check_at.isoformat(),
                       format_falcon_date(cut_off), recorded)
-        self.defer(trigger=LateDataTrigger(patterns, recorded, check_at.isoformat(), reruns),
+        self.defer(trigger=LateDataTrigger(patterns, recorded, check_at.isoformat(), reruns,
+                                           self._storage_settings() or None),
                    method_name="execute_complete", kwargs=deferred_in(context))
         raise AssertionError("unreachable: defer() raises")  # pragma: no cover
 
     def execute(self, context: Any) -> dict[str, Any]:
         patterns, _, _ = self._watch(context)
-        recorded = measure(patterns)
+        recorded = measure(patterns, self._storage_settings())
         self.log.info("recorded late-data metrics after the run: %s", recorded)
         return self._wait_or_finish(context, recorded, 0)
 

@@ -40,7 +40,7 @@ class ClearOutputsOperator(BaseOperator):
                                  "folder of its location (FA055), the others' data with this one's; the workflow "
                                  "writes into the folder as it is", binding.name, moment, path, binding.feed.feed)
                 continue
-            if clear_instance(path, binding.feed.location, moment, binding.feed.zone):
+            if clear_instance(path, binding.feed.location, moment, binding.feed.zone, binding.feed.storage_settings):
                 self.log.info("cleared output %s instance %s: %s", binding.name, moment, path)
 
 
@@ -64,7 +64,8 @@ class MarkOutputsAvailableOperator(BaseOperator):
             made.append((binding.feed, moment, binding.feed.path(moment)))
             if binding.feed.storage == "table" or not binding.feed.availability_flag:
                 continue
-            flag = write_flag(binding.feed.path(moment), binding.feed.availability_flag)
+            flag = write_flag(binding.feed.path(moment), binding.feed.availability_flag,
+                              binding.feed.storage_settings)
             self.log.info("output %s instance %s is available: %s", binding.name, moment, flag)
         announce_instances(context, made, operation="GENERATE", entity=self.entity or self.dag_id,
                            entity_type="PROCESS", log=self.log)

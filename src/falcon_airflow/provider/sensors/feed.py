@@ -34,7 +34,8 @@ class InputsTimedOut(AirflowException):
 
 class FeedInstanceSensor(BaseSensorOperator):
     """Succeeds when every instance of an input exists: its availability flag when the feed has one, else its
-    folder. ``markers`` is a comma-separated, templated list (the compiler renders it from the input binding).
+    folder. ``markers`` is a comma-separated, templated list (the compiler renders it from the input binding);
+    ``storage_settings`` the client settings of the feed's cluster (S3A endpoint, path style, region), not templated.
 
     It checks once on a worker, then defers to :class:`FeedInstancesTrigger` until the data lands or the Falcon
     timeout (measured from the first check) passes; the instance is then TIMEDOUT.
@@ -47,13 +48,14 @@ class FeedInstanceSensor(BaseSensorOperator):
     overwrite_rtif_after_execution = True
 
     def __init__(self, *, markers: str, input_name: str, feed: str, retry_on_timeout: bool = False,
-                 **kwargs: Any) -> None:
+                 storage_settings: dict[str, str] | None = None, **kwargs: Any) -> None:
         kwargs.setdefault("mode", "reschedule")
         super().__init__(**kwargs)
         self.markers = markers
         self.input_name = input_name
         self.feed = feed
         self.retry_on_timeout = retry_on_timeout
+        self.storage_settings = dict(storage_settings) if storage_settings else None
         self.waiting_for = ""
 
     def marker_list(self) -> list[str]:
@@ -62,7 +64,7 @@ class FeedInstanceSensor(BaseSensorOperator):
     def poke(self, context: Any) -> bool:
         markers = self.marker_list()
         try:
-            missing = [marker for marker in markers if not exists(marker)]
+            missing = [marker for marker in markers if not exists(marker, self.storage_settings)]
         except StorageError as problem:  # the storage cannot say: fail with why (the task's retries try again)
             raise AirflowException(f"input {self.input_name} (feed {self.feed}): {problem.message}") from None
         self.waiting_for = waiting_text(self.input_name, self.feed, len(markers), missing)
@@ -78,7 +80,7 @@ class FeedInstanceSensor(BaseSensorOperator):
         if self.poke(context):
             return
         deadline = time.time() + float(self.timeout)
-        self.defer(trigger=FeedInstancesTrigger(markers, float(self.poke_interval), deadline),
+        self.defer(trigger=FeedInstancesTrigger(markers, float(self.poke_interval), deadline, self.storage_settings),
                    method_name="execute_complete")
 
     def execute_complete(self, context: Any, event: dict[str, Any]) -> None:

@@ -20,21 +20,27 @@ def _event(payload: dict[str, Any]) -> TriggerEvent:
 class FeedInstancesTrigger(BaseTrigger):
     """Fires ``available`` once every marker (flag file or instance folder) exists, ``timeout`` at the deadline."""
 
-    def __init__(self, markers: list[str], poke_interval: float = 60.0, deadline: float | None = None) -> None:
+    def __init__(self, markers: list[str], poke_interval: float = 60.0, deadline: float | None = None,
+                 storage_settings: dict[str, str] | None = None) -> None:
         super().__init__()  # type: ignore[no-untyped-call]  # Airflow leaves BaseTrigger.__init__ unannotated
         self.markers = list(markers)
         self.poke_interval = poke_interval
         self.deadline = deadline
+        self.storage_settings = storage_settings  # the feed cluster's S3A client settings (no credentials)
 
     def serialize(self) -> tuple[str, dict[str, Any]]:
-        return ("falcon_airflow.provider.triggers.feed.FeedInstancesTrigger",
-                {"markers": self.markers, "poke_interval": self.poke_interval, "deadline": self.deadline})
+        arguments: dict[str, Any] = {"markers": self.markers, "poke_interval": self.poke_interval,
+                                     "deadline": self.deadline}
+        if self.storage_settings:
+            arguments["storage_settings"] = self.storage_settings
+        return "falcon_airflow.provider.triggers.feed.FeedInstancesTrigger", arguments
 
     async def run(self) -> AsyncIterator[TriggerEvent]:
         pending = list(self.markers)
         while True:
             try:
-                states = await asyncio.gather(*(asyncio.to_thread(exists, marker) for marker in pending))
+                states = await asyncio.gather(*(asyncio.to_thread(exists, marker, self.storage_settings)
+                                                for marker in pending))
             except StorageError as problem:
                 yield _event({"status": "error", "message": problem.message})
                 return
@@ -60,24 +66,27 @@ class LateDataTrigger(BaseTrigger):
     """
 
     def __init__(self, patterns: dict[str, list[str]], recorded: dict[str, int], check_at: str,
-                 reruns: int = 0) -> None:
+                 reruns: int = 0, storage_settings: dict[str, dict[str, str]] | None = None) -> None:
         super().__init__()  # type: ignore[no-untyped-call]  # Airflow leaves BaseTrigger.__init__ unannotated
         self.patterns = patterns
         self.recorded = recorded
         self.check_at = check_at
         self.reruns = reruns  # carried through the event: the task's own state across deferrals
+        self.storage_settings = storage_settings  # per input: its feed cluster's S3A client settings
 
     def serialize(self) -> tuple[str, dict[str, Any]]:
-        return ("falcon_airflow.provider.triggers.feed.LateDataTrigger",
-                {"patterns": self.patterns, "recorded": self.recorded, "check_at": self.check_at,
-                 "reruns": self.reruns})
+        arguments: dict[str, Any] = {"patterns": self.patterns, "recorded": self.recorded,
+                                     "check_at": self.check_at, "reruns": self.reruns}
+        if self.storage_settings:
+            arguments["storage_settings"] = self.storage_settings
+        return "falcon_airflow.provider.triggers.feed.LateDataTrigger", arguments
 
     async def run(self) -> AsyncIterator[TriggerEvent]:
         remaining = datetime.fromisoformat(self.check_at).timestamp() - time.time()
         if remaining > 0:
             await asyncio.sleep(remaining)
         try:
-            current = await asyncio.to_thread(measure, self.patterns)
+            current = await asyncio.to_thread(measure, self.patterns, self.storage_settings)
         except StorageError as problem:
             yield _event({"status": "error", "message": problem.message, "reruns": self.reruns})
             return
@@ -85,6 +94,10 @@ class LateDataTrigger(BaseTrigger):
         yield _event({"status": status, "metrics": current, "reruns": self.reruns})
 
 
-def measure(patterns: dict[str, list[str]]) -> dict[str, int]:
-    """Falcon's late-data metric per input: total bytes under all of its instance paths."""
-    return {name: sum(total_bytes(pattern) for pattern in paths) for name, paths in patterns.items()}
+def measure(patterns: dict[str, list[str]],
+            storage_settings: dict[str, dict[str, str]] | None = None) -> dict[str, int]:
+    """Falcon's late-data metric per input: total bytes under all of its instance paths (each input's storage
+    reached with its cluster's client settings, ``storage_settings[name]``)."""
+    settings = storage_settings or {}
+    return {name: sum(total_bytes(pattern, settings.get(name)) for pattern in paths)
+            for name, paths in patterns.items()}
