@@ -9,9 +9,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from airflow.sdk import DAG, Asset, PartitionedAssetTimetable, task
+from airflow.sdk import DAG, PartitionedAssetTimetable, task
 
-CLICK_COUNTS = Asset.ref(name="falcon://primary/click-counts")
+from falcon_airflow.provider.assets import feed_asset_named
+
+# The asset itself, as Falcon's DAGs declare it (not Asset.ref): the Assets page lists this DAG under the feed.
+CLICK_COUNTS = feed_asset_named("primary", "click-counts")
 
 with DAG("example.click-counts-consumer", schedule=PartitionedAssetTimetable(assets=CLICK_COUNTS),
          tags=["example"], doc_md=__doc__):

@@ -235,7 +235,6 @@ def compile_replication(workspace_clusters: Mapping[str, Cluster], feed: Feed, s
                           frequency=str(feed.frequency), timezone=feed.timezone,
                           catchup=catchup_default if catchup_text is None else catchup_text.lower() == "true"),
         delay_minutes=delay, source_feed=source_binding, target_feed=target_binding,
-        source_asset_location=source_side.binding().location,
         include=replication.include_pattern, parallel=parallel,
         max_active_runs=max(parallel, throttle(timeout, feed.frequency)) + late_window,
         order=order, wait_timeout_seconds=timeout, job=job, late=late, retry=FEED_RETRY, owner=owner_of(feed.acl),

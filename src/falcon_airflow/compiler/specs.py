@@ -225,8 +225,6 @@ class ReplicationDagSpec(DagSpecBase):
     source_feed: FeedBinding
     """The feed on the source cluster, located on its readonly storage."""
     target_feed: FeedBinding
-    source_asset_location: str | None = None
-    """The feed's location on the source cluster's write storage, where its producers write: names its asset."""
     include: str = ""
     parallel: int = 1
     max_active_runs: int

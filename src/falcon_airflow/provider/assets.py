@@ -7,9 +7,11 @@ the target's as outlet: the Assets view shows who makes and who reads every feed
 :mod:`falcon_airflow.notifications.assets`): the partition key, and the ``extra``.
 
 A partitioned event triggers only DAGs with a partition-aware schedule (Airflow's rule), e.g.
-``PartitionedAssetTimetable(assets=Asset.ref(name="falcon://primary/click-counts"))``, whose runs get the instance
-as ``partition_key``. ``[falcon] asset_partition_keys = False`` sends unpartitioned events instead, for DAGs
-scheduled with ``schedule=[Asset.ref(...)]``; the instance is in the event's ``extra`` either way.
+``PartitionedAssetTimetable(assets=feed_asset_named("primary", "click-counts"))``, whose runs get the instance as
+``partition_key``. ``[falcon] asset_partition_keys = False`` sends unpartitioned events instead, for DAGs scheduled
+with ``schedule=[feed_asset_named(...)]``; the instance is in the event's ``extra`` either way. A DAG scheduled on
+the asset itself (rather than on ``Asset.ref(name=...)``, which Airflow resolves at run time only) is listed among
+the asset's "Scheduled Dags" on the Assets page.
 """
 
 from __future__ import annotations
@@ -24,10 +26,16 @@ from falcon_airflow.instances.bindings import FeedBinding
 from falcon_airflow.notifications.assets import feed_asset_id, instance_event_extra
 
 
+def feed_asset_named(cluster: str, feed: str) -> Asset:
+    """The asset of ``feed`` on ``cluster``, as Falcon's DAGs declare it: what a DAG of your own is scheduled on,
+    ``schedule=PartitionedAssetTimetable(assets=feed_asset_named("primary", "click-counts"))``."""
+    identity = feed_asset_id(feed, cluster)
+    return Asset(name=identity.name, uri=identity.uri, group=identity.group)
+
+
 def feed_asset(feed: FeedBinding) -> Asset:
     """The asset of a feed on one cluster."""
-    identity = feed_asset_id(feed.feed, feed.cluster, feed.location)
-    return Asset(name=identity.name, uri=identity.uri, group="falcon-feed", extra={"location": identity.location})
+    return feed_asset_named(feed.cluster, feed.feed)
 
 
 def distinct_assets(feeds: Iterable[FeedBinding]) -> list[Asset]:

@@ -22,14 +22,16 @@ USER_DAG = "report_on_counts"
 
 def user_dag() -> Any:
     """What a user writes: a DAG run for every instance of feed ``counts`` on cluster ``local``."""
-    from airflow.sdk import DAG, Asset, PartitionedAssetTimetable
+    from airflow.sdk import DAG, PartitionedAssetTimetable
     from airflow.sdk.bases.operator import BaseOperator
+
+    from falcon_airflow.provider.assets import feed_asset_named
 
     class Report(BaseOperator):
         def execute(self, context: Any) -> Any:
             return context["dag_run"].partition_key
 
-    with DAG(USER_DAG, schedule=PartitionedAssetTimetable(assets=Asset.ref(name=COUNTS)),
+    with DAG(USER_DAG, schedule=PartitionedAssetTimetable(assets=feed_asset_named("local", "counts")),
              start_date=pendulum.datetime(2026, 1, 1, tz="UTC"), is_paused_upon_creation=False) as dag:
         Report(task_id="report")
     return dag
@@ -76,8 +78,13 @@ def test_output_instance_is_an_asset_event_that_triggers_a_user_dag(entities: Ca
     workflow = dag.get_task("workflow")
     mark = dag.get_task("mark_outputs_available")
     assert [asset.name for asset in workflow.inlets] == [EVENTS]
-    assert [(asset.name, asset.uri, asset.extra) for asset in mark.outlets] == [
-        (COUNTS, COUNTS, {"location": f"file://{storage}/data/counts/${{YEAR}}/${{MONTH}}/${{DAY}}/${{HOUR}}${{MINUTE}}"})]
+    assert [(asset.name, asset.uri, asset.group, asset.extra) for asset in mark.outlets] == [
+        (COUNTS, COUNTS, "falcon-feed", {})]
+    # The Assets page's "Scheduled Dags" of the feed's asset: the user's DAG, scheduled on the asset itself.
+    with create_session() as session:
+        asset = session.scalars(select(AssetModel).where(AssetModel.name == COUNTS)).one()
+        assert [reference.dag_id for reference in asset.scheduled_dags] == [USER_DAG]
+        assert (asset.group, asset.extra) == ("falcon-feed", {})
 
     run = dag.test(logical_date=moment)
     assert str(run.state) == "success", task_states(run)
