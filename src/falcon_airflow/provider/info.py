@@ -157,6 +157,16 @@ def get_provider_info() -> dict[str, Any]:
                         "The secret the store's DAG bundle and the server derive the bundle key from (the "
                         "api-server, the dag-processor and the workers must have the same). Empty: derived from "
                         "[api_auth] jwt_secret.", ""), "sensitive": True},
+                    "mode": _option(
+                        "What the api-server's /falcon serves: 'embedded' - a Falcon server with its own store (one "
+                        "colo); 'prism' - Falcon's Prism, which routes every request to the colos' servers of "
+                        "prism_colos and merges their answers (docs/prism.md).", "embedded", example="prism"),
+                    "prism_colos": _option(
+                        "With mode = prism: the colos and their Falcon servers' URLs, <colo>=<url>, "
+                        "comma-separated.", "", example="east=http://east:8080/falcon,west=http://west:8080/falcon"),
+                    "prism_timeout": _option(
+                        "With mode = prism: seconds a colo's server has to answer one request before the colo "
+                        "counts as failed.", "30", "float"),
                     "authentication": _option(
                         "How callers of Falcon's REST server (the api-server's /falcon/api/...) authenticate: "
                         "'airflow' - an Airflow token (Authorization: Bearer, from /auth/token) only; 'simple' - "

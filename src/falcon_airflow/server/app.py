@@ -77,9 +77,16 @@ def create_app(*, config: ServerConfig | None = None, verify_token: TokenVerifie
     """The Falcon server. ``config`` defaults to Airflow's configuration of this process; ``verify_token`` to
     Airflow's auth manager (the api-server's)."""
     from falcon_airflow.server import header_spelling
+    from falcon_airflow.server.prism.colos import server_mode
     from falcon_airflow.server.resources import admin, commands, entities, extension, instances, metadata, store
 
-    context = ServerContext.from_config(config or AirflowConfig())
+    config = config or AirflowConfig()
+    if server_mode(config.get("falcon", "mode")) == "prism":
+        # Falcon's distributed mode: the same path serves the Prism, which keeps no store but its record
+        from falcon_airflow.server.prism.app import create_prism_app
+
+        return create_prism_app(config=config, verify_token=verify_token)
+    context = ServerContext.from_config(config)
     header_spelling.install()
     app = FastAPI(title="Apache Falcon REST API (falcon-airflow)", docs_url=None, redoc_url=None,
                   openapi_url=None)

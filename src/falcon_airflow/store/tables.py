@@ -19,6 +19,10 @@ migrations' result with this module, so the two cannot drift.
 * ``falcon_audit``: one row per request, allowed or refused.
 * ``falcon_lease``: who changes the store now; a lease, so that a server killed while holding it does not block
   the others for longer than its term.
+* ``falcon_prism_entity`` and ``falcon_prism_copy``: a Prism's own record (``[falcon] mode = prism``, see
+  ``server/prism/``): the definition and schedule state each entity should have on its colos, and which version and
+  state each colo was last seen to hold, so that a request sent again, or ``prism sync``, finishes only what a colo
+  missed.
 """
 
 from __future__ import annotations
@@ -122,4 +126,33 @@ lease = Table(
     Column("name", String(64), primary_key=True),
     Column("holder", String(128), nullable=False),
     Column("expires_at", DateTime(timezone=True), nullable=False),
+)
+
+PRISM_DIGEST_LENGTH = 64
+"""A definition's SHA-256, in hex."""
+COLO_LENGTH = 64
+
+prism_entity = Table(
+    "falcon_prism_entity", metadata,
+    Column("id", BigInteger().with_variant(Integer, "sqlite"), primary_key=True, autoincrement=True),
+    Column("kind", String(KIND_LENGTH), nullable=False),
+    Column("name", String(NAME_LENGTH), nullable=False),
+    Column("content", LargeBinary, nullable=False),
+    Column("digest", String(PRISM_DIGEST_LENGTH), nullable=False),
+    Column("schedule_state", String(16), nullable=True),
+    Column("changed_by", String(USER_LENGTH), nullable=False),
+    Column("changed_at", DateTime(timezone=True), nullable=False),
+    UniqueConstraint("kind", "name"),
+)
+
+prism_copy = Table(
+    "falcon_prism_copy", metadata,
+    Column("id", BigInteger().with_variant(Integer, "sqlite"), primary_key=True, autoincrement=True),
+    Column("kind", String(KIND_LENGTH), nullable=False),
+    Column("name", String(NAME_LENGTH), nullable=False),
+    Column("colo", String(COLO_LENGTH), nullable=False),
+    Column("digest", String(PRISM_DIGEST_LENGTH), nullable=False),
+    Column("schedule_state", String(16), nullable=True),
+    Column("changed_at", DateTime(timezone=True), nullable=False),
+    UniqueConstraint("kind", "name", "colo"),
 )

@@ -61,7 +61,7 @@ def test_airflow_db_migrate_makes_the_store_s_tables(database_url: str, tmp_path
     assert set(tables.metadata.tables) <= names and "alembic_version_falcon" in names
     with engine.connect() as connection:
         assert connection.execute(text("SELECT revision FROM falcon_store_revision WHERE id = 1")).scalar() == 0
-        assert connection.execute(text("SELECT version_num FROM alembic_version_falcon")).scalar() == "f1a0c0de0001"
+        assert connection.execute(text("SELECT version_num FROM alembic_version_falcon")).scalar() == "f1a0c0de0002"
     assert _differences(database_url) == []
     # a second run is an upgrade with nothing to do
     again = _migrate(tmp_path, database_url)

@@ -1,0 +1,467 @@
+"""The Prism's FastAPI app: Falcon's REST paths and bodies, served where the server would be (``/falcon`` on the
+api-server, ``[falcon] mode = prism``), every request routed to the colos' servers and the answers merged.
+
+* ``POST api/entities/submit|update|submitAndSchedule/...``, ``schedule|suspend|resume/...`` and ``DELETE
+  delete/...``: to the entity's colos (:mod:`.routing`), each made to hold what the record wants
+  (:mod:`.convergence`); an ``APIResult`` merged, ``200`` SUCCEEDED or PARTIAL, ``400`` FAILED;
+* ``GET api/entities/status/...``: to the entity's colos, ``APIResult`` merged;
+* ``GET api/entities/definition/...``: from the Prism's record (as Falcon's Prism answered from its store);
+* ``GET api/entities/list[/{type}]``: to every colo, one ``EntityList`` labelled by colo;
+* ``GET|POST api/instance/{action}/{type}/{name}``: to the entity's colos, one ``InstancesResult`` (JSON);
+* ``POST api/prism/sync``: every recorded entity brought up to date on every colo, ``APIResult`` merged.
+
+``colo`` (Falcon's ``-colo``: one colo, several comma-separated, ``*`` all) narrows any of them to those colos.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from collections.abc import Callable
+from importlib.metadata import PackageNotFoundError, version
+from typing import Any
+from urllib.parse import quote
+
+from fastapi import APIRouter, FastAPI, Request
+from fastapi.responses import Response
+
+from falcon_airflow.server import bodies
+from falcon_airflow.server.authentication import (
+    SIMPLE,
+    AuthenticationFailed,
+    AuthenticationMiddleware,
+    AuthenticationSettings,
+    Authenticator,
+    TokenVerifier,
+    airflow_token_caller,
+    caller,
+)
+from falcon_airflow.server.bodies import APIResult, ResultStatus
+from falcon_airflow.server.bodies.conversion import property_list
+from falcon_airflow.server.configuration import AirflowConfig, ServerConfig
+from falcon_airflow.server.prism.colos import Colo, ColoNotApplicable, PrismSettings, selected
+from falcon_airflow.server.prism.convergence import Converger
+from falcon_airflow.server.prism.forwarding import Forwarder, Identity, to_each
+from falcon_airflow.server.prism.merging import (
+    ColoResult,
+    json_bytes,
+    merge_entity_lists,
+    merge_json_results,
+    merge_results,
+    read_api_result,
+    read_entity_list,
+)
+from falcon_airflow.server.prism.routing import (
+    ENTITY_KINDS,
+    DefinitionUnreadable,
+    UnknownCluster,
+    applicable_colos,
+    read_definition,
+)
+from falcon_airflow.store.prism_record import Copy, PrismRecord, Wanted, digest_of
+
+MAX_BODY_BYTES = 4 * 1024 * 1024
+"""As the server's: the largest definition Falcon's ``-file`` takes."""
+SCHEDULE_STATES = {"schedule": "RUNNING", "resume": "RUNNING", "suspend": "SUSPENDED"}
+INSTANCE_ACTIONS = ("running", "status", "list", "summary", "logs", "params", "listing", "dependencies", "triage",
+                    "kill", "suspend", "resume", "rerun")
+LIST_PAGING = ("offset", "numResults")
+
+
+class PrismRefused(Exception):
+    """A request the Prism refuses before any colo is asked."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+@functools.cache
+def airflow_record() -> PrismRecord:
+    """The record on the api-server's engine (Airflow's metadata database), as the store is reached."""
+    from falcon_airflow.server.store_access import database_store
+
+    return PrismRecord(database_store().engine)
+
+
+class Prism:
+    """What every request of one Prism shares."""
+
+    def __init__(self, settings: PrismSettings, record: Callable[[], PrismRecord],
+                 forwarder: Forwarder | None = None) -> None:
+        self.settings = settings
+        self._record = record
+        self.forwarder = forwarder or Forwarder(settings.timeout)
+
+    @property
+    def record(self) -> PrismRecord:
+        return self._record()
+
+    def colo_of_cluster(self, name: str) -> str | None:
+        wanted = self.record.wanted("cluster", name)
+        return None if wanted is None else read_definition("cluster", wanted.content).colo
+
+    def colos_of(self, kind: str, name: str | None, content: bytes | None = None) -> tuple[str, ...]:
+        if content is None and name is not None:
+            wanted = self.record.wanted(kind, name)
+            content = None if wanted is None else wanted.content
+        definition = None if content is None else read_definition(kind, content)
+        return applicable_colos(definition, kind, self.settings.names, self.colo_of_cluster)
+
+    def chosen(self, request: Request, applicable: tuple[str, ...]) -> tuple[Colo, ...]:
+        names = selected(request.query_params.get("colo"), applicable)
+        return tuple(self.settings.colo(name) for name in names)
+
+    def converger(self, request: Request) -> Converger:
+        found = caller(request)
+        identity = Identity(found.user, found.token if found.scheme != SIMPLE else None)
+        return Converger(self.record, self.forwarder, identity, request.query_params.get("doAs") or None)
+
+
+def _request_id(request: Request) -> str | None:
+    return getattr(request.state, "request_id", None)
+
+
+def _api_result(request: Request, result: APIResult) -> Response:
+    fmt = bodies.negotiate(request.headers.get("accept"), bodies.PRODUCES_ENTITY_ACTION) or "xml"
+    content, media_type = bodies.render(result, fmt)
+    status = 400 if result.status == ResultStatus.FAILED else 200
+    return Response(content, status_code=status, media_type=media_type)
+
+
+def _failure(request: Request, message: str, status: int = 400) -> Response:
+    code, content, media_type = bodies.failure(message, request_id=_request_id(request), status=status)
+    return Response(content, status_code=code, media_type=media_type)
+
+
+def _kind(given: str) -> str:
+    kind = given.strip().lower()
+    if kind not in ENTITY_KINDS:
+        raise PrismRefused(f"Invalid entity type: {given}. Expected one of {', '.join(ENTITY_KINDS)}")
+    return kind
+
+
+async def _definition_body(request: Request) -> bytes:
+    data = await request.body()
+    if len(data) > MAX_BODY_BYTES:
+        raise PrismRefused(f"the request body is larger than {MAX_BODY_BYTES:,} bytes: refused")
+    if not data.strip():
+        raise PrismRefused("the request has no entity definition")
+    return data
+
+
+def _prism(request: Request) -> Prism:
+    found: Prism = request.app.state.prism
+    return found
+
+
+def entity_router() -> APIRouter:
+    router = APIRouter(prefix="/api/entities")
+
+    async def converge_all(request: Request, wanted: Wanted, colos: tuple[Colo, ...], *,
+                           with_state: bool) -> Response:
+        prism = _prism(request)
+        converger = prism.converger(request)
+        copies = prism.record.copies(wanted.kind, wanted.name)
+        async with prism.forwarder.client() as http:
+            results = await to_each(colos, lambda colo: converger.converge(
+                http, colo, wanted, copies.get(colo.name), with_state=with_state))
+        return _api_result(request, merge_results(results))
+
+    async def submit(request: Request, kind: str, *, and_schedule: bool) -> Response:
+        prism = _prism(request)
+        kind = _kind(kind)
+        content = await _definition_body(request)
+        definition = read_definition(kind, content)
+        colos = prism.chosen(request, prism.colos_of(kind, None, content))
+        existing = prism.record.wanted(kind, definition.name)
+        if existing is not None and existing.digest != digest_of(content):
+            raise PrismRefused(f"({kind}) {definition.name} already registered with the Prism with another "
+                               "definition. Can't be submitted again: update it, or delete it first.")
+        user = caller(request).user
+        state = "RUNNING" if and_schedule else None
+        if existing is None or and_schedule:
+            wanted = prism.record.want(kind, definition.name, content, user=user, schedule_state=state)
+        else:
+            wanted = existing
+        return await converge_all(request, wanted, colos, with_state=and_schedule)
+
+    @router.post("/submit/{kind}")
+    async def _submit(request: Request, kind: str) -> Response:
+        return await submit(request, kind, and_schedule=False)
+
+    @router.post("/submitAndSchedule/{kind}")
+    async def _submit_and_schedule(request: Request, kind: str) -> Response:
+        return await submit(request, kind, and_schedule=True)
+
+    @router.post("/update/{kind}/{name}")
+    async def _update(request: Request, kind: str, name: str) -> Response:
+        prism = _prism(request)
+        kind = _kind(kind)
+        content = await _definition_body(request)
+        definition = read_definition(kind, content)
+        if definition.name != name:
+            raise PrismRefused(f"the definition names {definition.name}, not {name}: an update keeps the name")
+        if prism.record.wanted(kind, name) is None:
+            raise PrismRefused(f"{name} ({kind}) not found in the Prism: submit it first")
+        colos = prism.chosen(request, prism.colos_of(kind, None, content))
+        wanted = prism.record.want(kind, name, content, user=caller(request).user)
+        return await converge_all(request, wanted, colos, with_state=False)
+
+    @router.post("/{action}/{kind}/{name}")
+    async def _state(request: Request, action: str, kind: str, name: str) -> Response:
+        if action not in SCHEDULE_STATES:
+            return _failure(request, f"the Prism does not route entity action {action!r} yet", 400)
+        prism = _prism(request)
+        kind = _kind(kind)
+        wanted = prism.record.wanted(kind, name)
+        if wanted is None:
+            return await forward_apiresult(request, "POST", f"api/entities/{action}/{kind}/{quote(name)}",
+                                           prism.colos_of(kind, name))
+        prism.record.want_state(kind, name, SCHEDULE_STATES[action], user=caller(request).user)
+        wanted = prism.record.wanted(kind, name)
+        assert wanted is not None
+        return await converge_all(request, wanted, prism.chosen(request, prism.colos_of(kind, name)),
+                                  with_state=True)
+
+    @router.delete("/delete/{kind}/{name}")
+    async def _delete(request: Request, kind: str, name: str) -> Response:
+        prism = _prism(request)
+        kind = _kind(kind)
+        applicable = prism.colos_of(kind, name)
+        colos = prism.chosen(request, applicable)
+        converger = prism.converger(request)
+        async with prism.forwarder.client() as http:
+            results = await to_each(colos, lambda colo: converger.remove(http, colo, kind, name))
+        merged = merge_results(results)
+        everywhere = {colo.name for colo in colos} >= set(applicable)
+        if merged.status == ResultStatus.SUCCEEDED and (everywhere or not prism.record.copies(kind, name)):
+            prism.record.forget(kind, name)
+        return _api_result(request, merged)
+
+    @router.get("/status/{kind}/{name}")
+    async def _status(request: Request, kind: str, name: str) -> Response:
+        prism = _prism(request)
+        kind = _kind(kind)
+        extra = [(key, value) for key, value in request.query_params.multi_items() if key == "showScheduler"]
+        return await forward_apiresult(request, "GET", f"api/entities/status/{kind}/{quote(name)}",
+                                       prism.colos_of(kind, name), extra)
+
+    @router.get("/definition/{kind}/{name}")
+    async def _definition(request: Request, kind: str, name: str) -> Response:
+        # Falcon's Prism answered from its own store, as this does from its record
+        wanted = _prism(request).record.wanted(_kind(kind), name)
+        if wanted is None:
+            return _failure(request, f"{name} ({kind}) not found in the Prism")
+        return Response(wanted.content, media_type="text/xml")
+
+    async def entity_list(request: Request, kind: str | None) -> Response:
+        prism = _prism(request)
+        colos = prism.chosen(request, prism.settings.names)
+        query = [(key, value) for key, value in request.query_params.multi_items()
+                 if key not in ("colo", "doAs", *LIST_PAGING)]
+        path = "api/entities/list" + (f"/{quote(kind)}" if kind else "")
+        converger = prism.converger(request)
+        async with prism.forwarder.client() as http:
+            answers = await to_each(colos, lambda colo: prism.forwarder.send(
+                http, colo, "GET", path, converger.identity, query=query + converger.query()))
+        lists, failed = [], []
+        for answer in answers:
+            if answer.reached and answer.status_code == 200:
+                try:
+                    lists.append((answer.colo, read_entity_list(answer.content)))
+                    continue
+                except ValueError:
+                    pass
+            failed.append(ColoResult(answer.colo, ResultStatus.FAILED, answer.failure() if not answer.reached
+                                     else read_api_result(answer.colo, answer.content).message))
+        if not lists:
+            return _api_result(request, merge_results(failed))
+        offset = _number(request, "offset", 0)
+        limit = _number(request, "numResults", None)
+        merged = merge_entity_lists(lists, offset=offset, limit=limit)
+        fmt = bodies.negotiate(request.headers.get("accept"), bodies.PRODUCES_XML_JSON) or "xml"
+        content, media_type = bodies.render(merged, fmt)
+        response = Response(content, media_type=media_type)
+        if failed:  # the colos missing from the list, and why: an EntityList has no message of its own
+            response.headers["X-Falcon-Prism-Unreached"] = ",".join(result.colo for result in failed)
+        return response
+
+    @router.get("/list")
+    async def _list_all(request: Request) -> Response:
+        return await entity_list(request, None)
+
+    @router.get("/list/{kind}")
+    async def _list(request: Request, kind: str) -> Response:
+        return await entity_list(request, kind)
+
+    return router
+
+
+def _number(request: Request, key: str, default: int | None) -> Any:
+    given = request.query_params.get(key)
+    if given is None or given == "":
+        return default
+    if not given.isdigit():
+        raise PrismRefused(f"{key} must be a whole number, not {given!r}")
+    return int(given)
+
+
+async def forward_apiresult(request: Request, method: str, path: str, applicable: tuple[str, ...],
+                            query: list[tuple[str, str]] | None = None) -> Response:
+    """A call forwarded as it is to the colos, their ``APIResult``s merged."""
+    prism = _prism(request)
+    colos = prism.chosen(request, applicable)
+    converger = prism.converger(request)
+
+    async def one(colo: Colo) -> ColoResult:
+        answer = await prism.forwarder.send(http, colo, method, path, converger.identity,
+                                            query=(query or []) + converger.query())
+        if not answer.reached or not answer.content.lstrip().startswith(b"<"):
+            return ColoResult(colo.name, ResultStatus.FAILED, answer.failure())
+        return read_api_result(colo.name, answer.content)
+
+    async with prism.forwarder.client() as http:
+        results = await to_each(colos, one)
+    return _api_result(request, merge_results(results))
+
+
+def instance_router() -> APIRouter:
+    router = APIRouter(prefix="/api/instance")
+
+    async def forward(request: Request, action: str, kind: str, name: str) -> Response:
+        if action not in INSTANCE_ACTIONS:
+            return _failure(request, f"the Prism does not route instance action {action!r} yet")
+        prism = _prism(request)
+        kind = _kind(kind)
+        colos = prism.chosen(request, prism.colos_of(kind, name))
+        query = [(key, value) for key, value in request.query_params.multi_items() if key != "colo"]
+        body = await request.body() if request.method == "POST" else None
+        identity = prism.converger(request).identity
+        path = f"api/instance/{action}/{kind}/{quote(name)}"
+        async with prism.forwarder.client() as http:
+            answers = await to_each(colos, lambda colo: prism.forwarder.send(
+                http, colo, request.method, path, identity, query=query, body=body,
+                content_type=request.headers.get("content-type"), accept="application/json"))
+        documents: list[tuple[str, dict[str, Any] | None, str | None]] = []
+        for answer in answers:
+            if not answer.reached:
+                documents.append((answer.colo, None, answer.failure()))
+                continue
+            try:
+                document = json.loads(answer.content)
+            except ValueError:
+                document = None
+            if isinstance(document, dict) and "status" in document:
+                documents.append((answer.colo, document, None))
+            elif answer.content.lstrip().startswith(b"<"):
+                documents.append((answer.colo, None, read_api_result(answer.colo, answer.content).message))
+            else:
+                documents.append((answer.colo, None, answer.failure()))
+        merged = merge_json_results(documents)
+        if merged["status"] != ResultStatus.SUCCEEDED.value:
+            # as Falcon's Prism: an instance call that did not succeed everywhere is a failure naming each colo's
+            return _failure(request, str(merged["message"]))
+        return Response(json_bytes(merged), media_type="application/json")
+
+    @router.get("/{action}/{kind}/{name}")
+    async def _get(request: Request, action: str, kind: str, name: str) -> Response:
+        return await forward(request, action, kind, name)
+
+    @router.post("/{action}/{kind}/{name}")
+    async def _post(request: Request, action: str, kind: str, name: str) -> Response:
+        return await forward(request, action, kind, name)
+
+    return router
+
+
+def admin_router() -> APIRouter:
+    router = APIRouter()
+
+    @router.get("/api/admin/version")
+    async def _version(request: Request) -> Response:
+        try:
+            own = version("falcon-airflow")
+        except PackageNotFoundError:
+            own = "unknown"
+        prism = _prism(request)
+        body = property_list({"Version": own, "Mode": "prism", "colos": ",".join(prism.settings.names),
+                              "authentication": request.app.state.authentication})
+        fmt = bodies.negotiate(request.headers.get("accept"), bodies.PRODUCES_JSON_XML) or "json"
+        content, media_type = bodies.render(body, fmt)
+        return Response(content, media_type=media_type)
+
+    @router.post("/api/prism/sync")
+    async def _sync(request: Request) -> Response:
+        """Every entity the record holds brought up to date on its colos (those of ``colo``): a colo that was down
+        gets what it missed, as the caller (each colo server decides whether the caller may)."""
+        prism = _prism(request)
+        chosen = {colo.name for colo in prism.chosen(request, prism.settings.names)}
+        converger = prism.converger(request)
+        # clusters first: the feeds and processes of a colo name them
+        everything = sorted(prism.record.all_wanted(), key=lambda item: (item.kind != "cluster", item.kind,
+                                                                         item.name))
+        lines: dict[str, list[str]] = {name: [] for name in prism.settings.names if name in chosen}
+        failed: dict[str, bool] = dict.fromkeys(lines, False)
+        async with prism.forwarder.client() as http:
+            for wanted in everything:
+                colos = [prism.settings.colo(name) for name in prism.colos_of(wanted.kind, wanted.name)
+                         if name in chosen]
+                copies = prism.record.copies(wanted.kind, wanted.name)
+
+                async def one(colo: Colo, wanted: Wanted = wanted, copies: dict[str, Copy] = copies) -> ColoResult:
+                    return await converger.converge(http, colo, wanted, copies.get(colo.name))
+
+                for result in await to_each(colos, one):
+                    lines[result.colo].append(f"{wanted.name}({wanted.kind}): {result.message}")
+                    failed[result.colo] = failed[result.colo] or result.status != ResultStatus.SUCCEEDED
+        summary = [ColoResult(colo, ResultStatus.FAILED if failed[colo] else ResultStatus.SUCCEEDED,
+                              "; ".join(lines[colo]) or "nothing to sync") for colo in lines]
+        return _api_result(request, merge_results(summary))
+
+    return router
+
+
+def create_prism_app(*, config: ServerConfig | None = None, verify_token: TokenVerifier | None = None,
+                     record: Callable[[], PrismRecord] | None = None, forwarder: Forwarder | None = None) -> FastAPI:
+    """The Prism. ``config`` defaults to Airflow's configuration of this process, ``record`` to the metadata
+    database's tables."""
+    from falcon_airflow.server import header_spelling
+    from falcon_airflow.server.app import RequestIds, failure
+
+    config = config or AirflowConfig()
+    settings = PrismSettings.from_config(config.get)
+    authentication = AuthenticationSettings.from_config(config.get)
+    header_spelling.install()
+    app = FastAPI(title="Apache Falcon Prism (falcon-airflow)", docs_url=None, redoc_url=None, openapi_url=None)
+    app.state.prism = Prism(settings, record or airflow_record, forwarder)
+    app.state.authentication = authentication.scheme
+
+    async def unauthenticated(request: Request, problem: AuthenticationFailed) -> Response:
+        response = failure(request, problem.message, problem.status)
+        if problem.status == 401:
+            response.headers["WWW-Authenticate"] = "PseudoAuth, Bearer" if authentication.scheme == SIMPLE \
+                else "Bearer"
+        return response
+
+    @app.exception_handler(AuthenticationFailed)
+    async def _authentication(request: Request, problem: AuthenticationFailed) -> Response:
+        return await unauthenticated(request, problem)
+
+    @app.exception_handler(PrismRefused)
+    async def _refused(request: Request, problem: PrismRefused) -> Response:
+        return _failure(request, problem.message)
+
+    for refusal in (ColoNotApplicable, UnknownCluster, DefinitionUnreadable):
+        async def _named(request: Request, problem: Exception) -> Response:
+            return _failure(request, str(problem))
+
+        app.add_exception_handler(refusal, _named)
+
+    app.include_router(admin_router())
+    app.include_router(entity_router())
+    app.include_router(instance_router())
+    app.add_middleware(AuthenticationMiddleware, authenticator=Authenticator(
+        authentication, verify_token or airflow_token_caller), respond=unauthenticated)
+    app.add_middleware(RequestIds)
+    return app

@@ -1,0 +1,148 @@
+"""The colos' answers as one, as Falcon's Prism consolidated them (``AbstractEntityManager.consolidateResult``):
+
+* the status: SUCCEEDED when every colo succeeded, FAILED when every colo failed, PARTIAL otherwise;
+* the message and the request id: each colo's, under its name, one a line (``east/<message>\\n``);
+* a result's collection (an ``InstancesResult``'s instances): every colo's, one after the other.
+
+An entity list, which Falcon's Prism answered from its own store, is merged here from the colos' lists: one element
+per entity, its status labelled by colo (``east/RUNNING,west/SUBMITTED``; the colos holding it, ``east,west``,
+when the list was asked without its status).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from falcon_airflow.parsing.secure import parse_xml_bytes
+from falcon_airflow.server.bodies import APIResult, EntityList, ResultStatus
+from falcon_airflow.server.bodies.results import EntityElement
+
+_WEIGHT = {ResultStatus.SUCCEEDED: 0, ResultStatus.PARTIAL: 1, ResultStatus.FAILED: 2}
+_HEADER_KEYS = ("status", "message", "requestId")
+
+
+@dataclass(frozen=True)
+class ColoResult:
+    """One colo's ``APIResult``, or what went wrong reaching it."""
+
+    colo: str
+    status: ResultStatus
+    message: str
+    request_id: str | None = None
+
+
+def merged_status(statuses: Iterable[ResultStatus]) -> ResultStatus:
+    weights = [_WEIGHT[ResultStatus(status)] for status in statuses]
+    if not weights or sum(weights) == 0:
+        return ResultStatus.SUCCEEDED
+    if sum(weights) == 2 * len(weights):
+        return ResultStatus.FAILED
+    return ResultStatus.PARTIAL
+
+
+def merge_results(results: Sequence[ColoResult]) -> APIResult:
+    """One ``APIResult`` of the colos' (in the order given: the Prism's colo order)."""
+    message = "".join(f"{result.colo}/{result.message}\n" for result in results)
+    request_ids = "".join(f"{result.colo}/{result.request_id}\n" for result in results)
+    return APIResult(merged_status(result.status for result in results), message, request_ids or None)
+
+
+def _local(tag: object) -> str:
+    return str(tag).rsplit("}", 1)[-1]
+
+
+def _text(element: Any, name: str) -> str | None:
+    for child in element:
+        if _local(child.tag) == name:
+            return str(child.text or "")
+    return None
+
+
+def read_api_result(colo: str, content: bytes) -> ColoResult:
+    """A colo's ``APIResult`` XML (``<result><status>...``); an answer that is not one is that colo's failure."""
+    loaded = parse_xml_bytes(content, f"colo {colo}'s answer")
+    root = loaded.root
+    if root is None or _local(root.tag) != "result":
+        return ColoResult(colo, ResultStatus.FAILED, f"unreadable answer: {content[:200]!r}")
+    status = _text(root, "status") or "FAILED"
+    try:
+        parsed = ResultStatus(status)
+    except ValueError:
+        parsed = ResultStatus.FAILED
+    return ColoResult(colo, parsed, (_text(root, "message") or "").rstrip("\n"), _text(root, "requestId"))
+
+
+def read_entity_list(content: bytes) -> list[EntityElement]:
+    """A colo's ``EntityList`` XML."""
+    loaded = parse_xml_bytes(content, "an entity list")
+    root = loaded.root
+    if root is None or _local(root.tag) != "entities":
+        raise ValueError(f"not an entity list: {content[:200]!r}")
+    found: list[EntityElement] = []
+    for item in root:
+        if _local(item.tag) != "entity":
+            continue
+
+        def listed(wrapper: str, _item: Any = item) -> tuple[str, ...] | None:
+            for child in _item:
+                if _local(child.tag) == wrapper:
+                    return tuple(str(value.text or "") for value in child)
+            return None
+
+        found.append(EntityElement(_text(item, "type") or "", _text(item, "name") or "", _text(item, "status"),
+                                   listed("tags"), listed("pipelines"), listed("clusters")))
+    return found
+
+
+def merge_entity_lists(lists: Sequence[tuple[str, Sequence[EntityElement]]], *, offset: int = 0,
+                       limit: int | None = None) -> EntityList:
+    """One element per (type, name), in the first colo's order then the next ones'; ``status`` labelled by colo.
+    ``offset`` and ``limit`` page the merged list (each colo was asked for all of its list)."""
+    order: list[tuple[str, str]] = []
+    first: dict[tuple[str, str], EntityElement] = {}
+    labels: dict[tuple[str, str], list[str]] = {}
+    for colo, elements in lists:
+        for element in elements:
+            key = (element.type, element.name)
+            if key not in first:
+                order.append(key)
+                first[key] = element
+                labels[key] = []
+            labels[key].append(f"{colo}/{element.status}" if element.status else colo)
+    merged = [EntityElement(first[key].type, first[key].name, ",".join(labels[key]), first[key].tags,
+                            first[key].pipelines, first[key].clusters) for key in order]
+    page = merged[offset:] if limit is None else merged[offset:offset + limit]
+    return EntityList(len(merged), tuple(page))
+
+
+def merge_json_results(answers: Sequence[tuple[str, Mapping[str, Any] | None, str | None]]) -> dict[str, Any]:
+    """Instance results (JSON, Jersey's natural notation: lists stay lists) merged: ``answers`` are
+    (colo, the colo's document or None, the failure when there is none)."""
+    results: list[ColoResult] = []
+    collections: dict[str, list[Any]] = {}
+    for colo, document, problem in answers:
+        if document is None:
+            results.append(ColoResult(colo, ResultStatus.FAILED, problem or "no answer"))
+            continue
+        try:
+            status = ResultStatus(str(document.get("status") or "FAILED"))
+        except ValueError:
+            status = ResultStatus.FAILED
+        results.append(ColoResult(colo, status, str(document.get("message") or "").rstrip("\n"),
+                                  None if document.get("requestId") is None else str(document["requestId"])))
+        for key, value in document.items():
+            if key in _HEADER_KEYS:
+                continue
+            collections.setdefault(key, []).extend(value if isinstance(value, list) else [value])
+    header = merge_results(results)
+    merged: dict[str, Any] = {"status": header.status.value, "message": header.message,
+                              "requestId": header.request_id}
+    merged.update(collections)
+    return merged
+
+
+def json_bytes(document: Mapping[str, Any]) -> bytes:
+    return json.dumps(document, ensure_ascii=False, separators=(",", ":")).encode("utf-8")

@@ -1,0 +1,231 @@
+"""The Prism's app against two fake colo servers (httpx's mock transport) and its record on SQLite: routing,
+PARTIAL, a request sent again finishing only the colo that missed it, sync, the merged list."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from xml.sax.saxutils import escape
+
+import httpx
+import pytest
+from fastapi.testclient import TestClient
+from sqlalchemy import create_engine
+
+from falcon_airflow.server.app import create_app
+from falcon_airflow.server.configuration import MappingConfig
+from falcon_airflow.server.prism.forwarding import Forwarder
+from falcon_airflow.store import tables
+from falcon_airflow.store.prism_record import PrismRecord
+
+CLUSTER = '<cluster xmlns="uri:falcon:cluster:0.1" name="{name}" colo="{colo}"><interfaces/></cluster>'
+FEED = ('<feed xmlns="uri:falcon:feed:0.1" name="{name}"><clusters>{clusters}</clusters>'
+        '<locations><location type="data" path="/d/{days}"/></locations></feed>')
+
+
+def feed(name: str, *clusters: str, days: int = 1) -> str:
+    return FEED.format(name=name, days=days,
+                       clusters="".join(f'<cluster name="{cluster}" type="source"/>' for cluster in clusters))
+
+
+def result(status: str, message: str) -> httpx.Response:
+    body = (f'<?xml version="1.0" encoding="UTF-8" standalone="yes"?><result><status>{status}</status>'
+            f"<message>{escape(message)}</message><requestId>rid</requestId></result>")
+    return httpx.Response(200 if status != "FAILED" else 400, content=body.encode(),
+                          headers={"content-type": "text/xml"})
+
+
+@dataclass
+class FakeColo:
+    """A colo server as far as the Prism sees it."""
+
+    up: bool = True
+    definitions: dict[tuple[str, str], str] = field(default_factory=dict)
+    states: dict[tuple[str, str], str] = field(default_factory=dict)
+    calls: list[str] = field(default_factory=list)
+    users: set[str] = field(default_factory=set)
+
+    def handle(self, request: httpx.Request) -> httpx.Response:
+        if not self.up:
+            raise httpx.ConnectError("Connection refused", request=request)
+        self.users.add(request.url.params.get("user.name", ""))
+        path = request.url.path.removeprefix("/falcon/api/")
+        self.calls.append(f"{request.method} {path}")
+        parts = path.split("/")
+        if parts[0] == "instance":
+            return httpx.Response(200, json={"status": "SUCCEEDED", "message": "default/STATUS\n", "requestId": "r",
+                                             "instances": [{"instance": "2026-03-01T05:00Z", "status": "RUNNING"}]})
+        if parts[:2] == ["entities", "submit"]:
+            kind, body = parts[2], request.content.decode()
+            name = re.search(r'name="([^"]+)"', body).group(1)  # type: ignore[union-attr]
+            if self.definitions.get((kind, name), body) != body:
+                return result("FAILED", f"default/({kind}) {name} already registered with configuration store.")
+            self.definitions[(kind, name)] = body
+            return result("SUCCEEDED", f"falcon/default/Submit successful ({kind}) {name}")
+        if parts[:2] == ["entities", "update"]:
+            self.definitions[(parts[2], parts[3])] = request.content.decode()
+            return result("SUCCEEDED", "falcon/update/default/Updated successfully")
+        if parts[1] in ("schedule", "resume", "suspend"):
+            key = (parts[2], parts[3])
+            self.states[key] = "SUSPENDED" if parts[1] == "suspend" else "RUNNING"
+            return result("SUCCEEDED", f"default/{parts[3]}({parts[2]}) {parts[1]}d successfully")
+        if parts[1] == "delete":
+            self.definitions.pop((parts[2], parts[3]), None)
+            return result("SUCCEEDED", f"falcon/default/{parts[3]}({parts[2]}) removed successfully")
+        if parts[1] == "status":
+            state = self.states.get((parts[2], parts[3]), "SUBMITTED")
+            return result("SUCCEEDED", f"default/{state}")
+        if parts[1] == "list":
+            items = "".join(f"<entity><type>{kind.upper()}</type><name>{name}</name>"
+                            f"<status>{self.states.get((kind, name), 'SUBMITTED')}</status></entity>"
+                            for kind, name in self.definitions)
+            return httpx.Response(200, content=f"<entities><totalResults>{len(self.definitions)}</totalResults>"
+                                               f"{items}</entities>".encode(), headers={"content-type": "text/xml"})
+        return httpx.Response(404)
+
+
+@dataclass
+class Deployment:
+    client: TestClient
+    colos: dict[str, FakeColo]
+    record: PrismRecord
+
+    def post(self, path: str, body: str | None = None, **params: str) -> httpx.Response:
+        return self.client.post(f"/api/{path}", content=body, params={"user.name": "alice", **params},
+                                headers={"Content-Type": "text/xml", "Accept": "application/json"})
+
+
+@pytest.fixture
+def prism(tmp_path: Path) -> Iterator[Deployment]:
+    colos = {"east": FakeColo(), "west": FakeColo()}
+    # a file, so that each thread writing the record has a connection of its own, as on a server's database
+    engine = create_engine(f"sqlite:///{tmp_path / 'prism.db'}")
+    tables.metadata.create_all(engine)
+    record = PrismRecord(engine)
+    transport = httpx.MockTransport(lambda request: colos[request.url.host].handle(request))
+    config = MappingConfig({"falcon": {"mode": "prism", "authentication": "simple",
+                                       "authentication_secret": "s" * 32,
+                                       "prism_colos": "east=http://east/falcon,west=http://west/falcon"}})
+    app = create_app(config=config)
+    app.state.prism._record = lambda: record
+    app.state.prism.forwarder = Forwarder(5.0, transport)
+    with TestClient(app) as client:
+        yield Deployment(client, colos, record)
+    engine.dispose()
+
+
+def submit_estate(prism: Deployment) -> None:
+    for name in ("east", "west"):
+        answer = prism.post("entities/submit/cluster", CLUSTER.format(name=name, colo=name))
+        assert answer.json()["status"] == "SUCCEEDED", answer.text
+
+
+def test_clusters_go_everywhere_and_a_feed_to_its_clusters_colos(prism: Deployment) -> None:
+    submit_estate(prism)
+    assert set(prism.colos["west"].definitions) == {("cluster", "east"), ("cluster", "west")}
+    answer = prism.post("entities/submit/feed", feed("only-east", "east"))
+    assert answer.json()["message"] == "east/falcon/default/Submit successful (feed) only-east\n"
+    assert ("feed", "only-east") not in prism.colos["west"].definitions
+    assert prism.colos["east"].users == {"alice"}  # the caller's identity, passed on
+
+
+def test_a_failed_colo_makes_the_answer_partial_and_the_same_request_finishes_it(prism: Deployment) -> None:
+    submit_estate(prism)
+    assert prism.post("entities/submit/feed", feed("f", "east", "west")).json()["status"] == "SUCCEEDED"
+    prism.colos["west"].up = False
+    answer = prism.post("entities/schedule/feed/f")
+    assert answer.status_code == 200
+    document = answer.json()
+    assert document["status"] == "PARTIAL"
+    assert document["message"].startswith("east/default/f(feed) scheduled successfully\nwest/cannot reach "
+                                          "http://west/falcon: ConnectError")
+    prism.colos["west"].up = True
+    east_calls = len(prism.colos["east"].calls)
+    document = prism.post("entities/schedule/feed/f").json()
+    assert document["status"] == "SUCCEEDED"
+    assert document["message"] == ("east/f(feed) is already RUNNING with this definition here: unchanged\n"
+                                   "west/default/f(feed) scheduled successfully\n")
+    assert len(prism.colos["east"].calls) == east_calls  # the colo that had it was not asked again
+    assert prism.colos["west"].states[("feed", "f")] == "RUNNING"
+
+
+def test_every_colo_failing_is_a_failure(prism: Deployment) -> None:
+    for colo in prism.colos.values():
+        colo.up = False
+    answer = prism.post("entities/submit/cluster", CLUSTER.format(name="east", colo="east"))
+    assert answer.status_code == 400
+
+
+def test_sync_brings_a_colo_that_was_down_up_to_date(prism: Deployment) -> None:
+    submit_estate(prism)
+    prism.colos["west"].up = False
+    prism.post("entities/submitAndSchedule/feed", feed("g", "east", "west"))
+    prism.post("entities/update/feed/g", feed("g", "east", "west", days=2))
+    prism.colos["west"].up = True
+    assert ("feed", "g") not in prism.colos["west"].definitions
+    document = prism.post("prism/sync").json()
+    assert document["status"] == "SUCCEEDED", document
+    assert prism.colos["west"].definitions[("feed", "g")] == feed("g", "east", "west", days=2)
+    assert prism.colos["west"].states[("feed", "g")] == "RUNNING"
+    assert "g(feed): f" not in document["message"]
+    again = prism.post("prism/sync").json()["message"]
+    assert "g(feed): g(feed) is already RUNNING with this definition here: unchanged" in again
+
+
+def test_another_definition_under_a_submitted_name_is_refused_before_any_colo_is_asked(prism: Deployment) -> None:
+    submit_estate(prism)
+    prism.post("entities/submit/feed", feed("h", "east"))
+    calls = len(prism.colos["east"].calls)
+    answer = prism.post("entities/submit/feed", feed("h", "east", days=3))
+    assert answer.status_code == 400 and "already registered with the Prism" in answer.text
+    assert len(prism.colos["east"].calls) == calls
+
+
+def test_the_colo_parameter_narrows_a_request_and_a_colo_outside_is_refused(prism: Deployment) -> None:
+    submit_estate(prism)
+    prism.post("entities/submit/feed", feed("k", "east", "west"))
+    assert prism.post("entities/schedule/feed/k", colo="west").json()["message"].startswith("west/")
+    assert ("feed", "k") not in prism.colos["east"].states
+    prism.post("entities/submit/feed", feed("e", "east"))
+    answer = prism.post("entities/schedule/feed/e", colo="west")
+    assert answer.status_code == 400 and "not applicable" in answer.text
+
+
+def test_the_list_is_merged_and_labelled_by_colo(prism: Deployment) -> None:
+    submit_estate(prism)
+    prism.post("entities/submit/feed", feed("m", "east", "west"))
+    prism.post("entities/schedule/feed/m", colo="east")
+    answer = prism.client.get("/api/entities/list/feed", params={"user.name": "alice"},
+                              headers={"Accept": "text/xml"})
+    assert answer.status_code == 200
+    assert "<name>m</name><status>east/RUNNING,west/SUBMITTED</status>" in answer.text
+
+
+def test_delete_forgets_the_entity_once_every_colo_dropped_it(prism: Deployment) -> None:
+    submit_estate(prism)
+    prism.post("entities/submit/feed", feed("d", "east", "west"))
+    answer = prism.client.delete("/api/entities/delete/feed/d", params={"user.name": "alice"})
+    assert answer.status_code == 200
+    assert prism.record.wanted("feed", "d") is None and not prism.record.copies("feed", "d")
+
+
+def test_instance_results_are_merged_across_the_entitys_colos(prism: Deployment) -> None:
+    submit_estate(prism)
+    prism.post("entities/submit/feed", feed("i", "east", "west"))
+    answer = prism.client.get("/api/instance/status/feed/i", params={"user.name": "alice", "colo": "*"})
+    document = answer.json()
+    assert document["message"] == "east/default/STATUS\nwest/default/STATUS\n"
+    assert len(document["instances"]) == 2
+
+
+def test_the_version_says_prism_and_names_the_colos(prism: Deployment) -> None:
+    answer = prism.client.get("/api/admin/version", params={"user.name": "alice"},
+                              headers={"Accept": "application/json"})
+    assert '"Mode"' in answer.text and "prism" in answer.text and "east,west" in answer.text
+
+
+def test_an_unauthenticated_request_reaches_no_colo(prism: Deployment) -> None:
+    assert prism.client.post("/api/entities/schedule/feed/x").status_code == 401
+    assert not prism.colos["east"].calls
