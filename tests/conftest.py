@@ -27,6 +27,10 @@ if "AIRFLOW_HOME" not in os.environ or os.environ.get("FALCON_TEST_HOME_BASE"):
 os.environ.setdefault("AIRFLOW__CORE__LOAD_EXAMPLES", "False")
 os.environ.setdefault("AIRFLOW__CORE__DAGS_FOLDER", str(Path(__file__).resolve().parent.parent / "dags"))
 os.environ.setdefault("AIRFLOW__CORE__UNIT_TEST_MODE", "False")
+# Every Spark driver the tests start (spark-submit, and pyspark's own JVM) runs a few seconds on kilobytes: the
+# JIT's second tier would spend more CPU compiling than it saves, on a 2-core machine running two test workers.
+# SPARK_SUBMIT_OPTS reaches only the launcher's JVM, so no JVM prints a "Picked up ..." line.
+os.environ.setdefault("SPARK_SUBMIT_OPTS", "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC")
 
 REPOSITORY = Path(__file__).resolve().parent.parent
 INTEGRATION = REPOSITORY / "tests" / "integration"
