@@ -1,0 +1,144 @@
+"""Falcon's distributed mode for real: two colo servers (east, west) and a Prism, each an Airflow api-server on
+SQLite (the Prism's in ``[falcon] mode = prism``), reached over HTTP as Falcon's clients reach them.
+
+The seeds' scenario: a cluster per colo submitted through the Prism reaches both colos, a feed on both clusters
+too; with west stopped, scheduling the feed is PARTIAL (east scheduled, west named with why); with west back, the
+same request completes west and leaves east untouched; ``entity -list`` is merged with colo labels, through the
+stock Falcon CLI as well.
+"""
+
+from __future__ import annotations
+
+import shutil
+import threading
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from xml.etree import ElementTree
+
+import httpx
+import pytest
+from tests.builders import ops_cluster, ops_feed
+from tests.integration.operate.harness import AirflowServer
+
+from .conftest import StockCli
+
+pytestmark = pytest.mark.xdist_group("airflow-prism")
+
+USER = {"user.name": "admin"}  # Falcon's simple scheme, as the stock CLI authenticates
+
+
+def concurrently(*steps: Callable[[], object]) -> None:
+    """Each step on a thread of its own (on two cores, starting three api-servers one by one costs a minute)."""
+    problems: list[BaseException] = []
+
+    def run(step: Callable[[], object]) -> None:
+        try:
+            step()
+        except BaseException as problem:  # re-raised below, on the test's thread
+            problems.append(problem)
+
+    threads = [threading.Thread(target=run, args=(step,)) for step in steps]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    if problems:
+        raise problems[0]
+
+
+@dataclass
+class Deployment:
+    east: AirflowServer
+    west: AirflowServer
+    prism: AirflowServer
+
+    def call(self, method: str, path: str, body: str | None = None, **params: str) -> httpx.Response:
+        return httpx.request(method, f"{self.prism.url}/falcon/api/{path}", params={**USER, **params},
+                             content=body, timeout=120,
+                             headers={"Accept": "application/json", "Content-Type": "text/xml"})
+
+
+def _colo(root: Path, name: str) -> AirflowServer:
+    server = AirflowServer.prepare(root / name)
+    server.env.update({"AIRFLOW__FALCON__AUTHENTICATION": "simple", "AIRFLOW__FALCON__AIRFLOW_USER": "admin"})
+    return server
+
+
+@pytest.fixture(scope="module")
+def deployment(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Deployment]:
+    root = tmp_path_factory.mktemp("falcon-prism")
+    east, west, prism = _colo(root, "east"), _colo(root, "west"), _colo(root, "prism")
+    prism.env.update({"AIRFLOW__FALCON__MODE": "prism", "AIRFLOW__FALCON__PRISM_TIMEOUT": "60",
+                      "AIRFLOW__FALCON__PRISM_COLOS": f"east={east.url}/falcon,west={west.url}/falcon"})
+    # one migration, copied: the three databases start alike (SQLite files), and migrating costs half a minute
+    east.airflow("db", "migrate")
+    for other in (west, prism):
+        shutil.copy(east.home / "airflow.db", other.home / "airflow.db")
+    try:
+        concurrently(*(lambda server=server: server.start(migrate=False) for server in (east, west, prism)))
+        yield Deployment(east, west, prism)
+    finally:
+        for server in (prism, west, east):
+            server.stop()
+
+
+def paused(server: AirflowServer, dag_id: str) -> bool | None:
+    dag = server.client().dag(dag_id)
+    return None if dag is None else bool(dag["is_paused"])
+
+
+def test_partial_schedule_completed_by_the_same_request_and_the_merged_list(
+        deployment: Deployment, stock_cli: StockCli, tmp_path: Path) -> None:
+    east, west = deployment.east, deployment.west
+    version = deployment.call("GET", "admin/version").json()
+    assert {"key": "Mode", "value": "prism"} in version["properties"], version
+
+    for name in ("east", "west"):
+        answer = deployment.call("POST", "entities/submit/cluster",
+                                 ops_cluster(name, colo=name, storage=tmp_path / "storage"))
+        assert answer.json()["status"] == "SUCCEEDED", answer.text
+        colos = [line for line in answer.json()["message"].splitlines() if "Submit successful" in line]
+        assert colos == [f"east/falcon/default/Submit successful (cluster) {name}",
+                         f"west/falcon/default/Submit successful (cluster) {name}"], answer.text
+    answer = deployment.call("POST", "entities/submit/feed", ops_feed("clicks", west=True))
+    assert answer.json()["status"] == "SUCCEEDED", answer.text
+    for colo in (east, west):  # each colo's own store has the entities the Prism sent it
+        assert (colo.store / "feeds" / "clicks.xml").is_file() or any(colo.store.rglob("clicks.xml")), colo.store
+    concurrently(east.reserialize, west.reserialize)  # the colos' dag-processors, once
+    dag = "falcon.feed.clicks.retention.east"
+    assert paused(east, dag) is True and paused(west, dag) is True
+
+    west.stop()
+    answer = deployment.call("POST", "entities/schedule/feed/clicks")
+    document = answer.json()
+    assert (answer.status_code, document["status"]) == (200, "PARTIAL"), answer.text
+    lines = document["message"].splitlines()
+    assert lines[0] == "east/default/clicks(feed) scheduled successfully", lines
+    assert lines[1].startswith(f"west/cannot reach {west.url}/falcon"), lines
+    assert paused(east, dag) is False
+
+    west.start(migrate=False)
+    answer = deployment.call("POST", "entities/schedule/feed/clicks")
+    document = answer.json()
+    assert (answer.status_code, document["status"]) == (200, "SUCCEEDED"), answer.text
+    assert document["message"] == ("east/clicks(feed) is already RUNNING with this definition here: unchanged\n"
+                                   "west/default/clicks(feed) scheduled successfully\n")
+    assert paused(west, dag) is False and paused(east, dag) is False
+
+    answer = deployment.call("GET", "entities/list/feed", fields="status")
+    assert answer.status_code == 200, answer.text
+    entities = answer.json()["entity"]
+    assert entities == {"type": "FEED", "name": "clicks", "status": "east/RUNNING,west/RUNNING"}, entities
+    listed = httpx.get(f"{deployment.prism.url}/falcon/api/entities/list/cluster", params=USER,
+                       headers={"Accept": "text/xml"}, timeout=60)
+    # without its status, an element is labelled with the colos that hold it
+    names = {item.findtext("name"): item.findtext("status")
+             for item in ElementTree.fromstring(listed.text).iter("entity")}
+    assert names == {"east": "east,west", "west": "east,west"}, listed.text
+
+    # the stock Falcon 0.9 CLI, pointed at the Prism as at any Falcon server
+    run = stock_cli("entity", "-list", "-type", "feed", "-fields", "status",
+                    url=f"{deployment.prism.url}/falcon")
+    assert run.returncode == 0, run.stderr + run.stdout
+    assert "(FEED) clicks(east/RUNNING,west/RUNNING)" in run.stdout, run.stdout
