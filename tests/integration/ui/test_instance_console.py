@@ -275,6 +275,9 @@ def test_the_assets_view_shows_the_feeds_and_an_event_per_instance(airflow: Runn
     done = wait_for(f"a succeeded instance of {PROCESS}", succeeded, FIRST_RUN_TIMEOUT, interval=5)
     assets = {item["name"]: item for item in api_get(airflow, "assets?limit=100")["assets"]}
     assert {RAW_CLICKS, "falcon://primary/click-counts", "falcon://backup/click-counts"} <= set(assets)
+    # dags/example_feed_consumer.py is scheduled on the asset itself: the Assets page lists it under the feed
+    assert [item["dag_id"] for item in assets["falcon://primary/click-counts"]["scheduled_dags"]] == [
+        "example.click-counts-consumer"]
     events = api_get(airflow, f"assets/events?asset_id={assets[RAW_CLICKS]['id']}&limit=100")["asset_events"]
     assert done["instance"] in {event["partition_key"] for event in events}, events
     assert all(event["extra"]["instance"] == event["partition_key"] for event in events)
