@@ -78,3 +78,10 @@ def test_triage_asks_each_bucket_with_its_cluster_s_settings(tmp_path: Path,
     assert check("s3a://landing/data/x") and check("file:///srv/c1/data/x") and check("s3a://other/y")
     assert asked == [("s3a://landing/data/x", client_settings(S3A)), ("file:///srv/c1/data/x", None),
                      ("s3a://other/y", None)]
+
+
+def test_an_oozie_action_s_file_system_reaches_s3_at_the_cluster_s_endpoint() -> None:
+    from falcon_airflow.provider.operators.oozie_runtime import OozieFileSystem
+
+    fs, remote = OozieFileSystem(storage_settings=client_settings(S3A))._fs("s3a://landing/apps/x")
+    assert fs.endpoint_url == "http://127.0.0.1:9000" and remote == "landing/apps/x"

@@ -27,6 +27,7 @@ from airflow.sdk.bases.branch import BaseBranchOperator
 from airflow.sdk.exceptions import AirflowFailException, AirflowSkipException
 
 from falcon_airflow.compiler.specs import ProcessDagSpec
+from falcon_airflow.instances.s3 import client_settings
 from falcon_airflow.provider.hooks.oozie import ActionFailed, OozieEmailHook, OozieShellHook
 from falcon_airflow.provider.operators.oozie_runtime import OozieFileSystem, WorkflowRun
 
@@ -138,9 +139,12 @@ class OozieNodeOperator(BaseBranchOperator):
         kind = self.node["type"]
         if kind == "join" and choosers < self.arrivals:
             raise AirflowSkipException(f"only {choosers} of the {self.arrivals} paths of the fork reached this join")
-        run = WorkflowRun(context=context, levels=self.levels, falcon_conf=json.loads(self.falcon_conf or "{}"),
-                          node_tasks=self.node_tasks, user=self.run_as or self.user, xcom_key=XCOM_KEY,
-                          filesystem=OozieFileSystem(run_as=self.run_as, roots=self.action_roots()))
+        conf = json.loads(self.falcon_conf or "{}")
+        # the workflow's configuration ends with the cluster's properties: its S3A client settings among them
+        filesystem = OozieFileSystem(run_as=self.run_as, roots=self.action_roots(),
+                                     storage_settings=client_settings(conf) or None)
+        run = WorkflowRun(context=context, levels=self.levels, falcon_conf=conf, node_tasks=self.node_tasks,
+                          user=self.run_as or self.user, xcom_key=XCOM_KEY, filesystem=filesystem)
         record: dict[str, Any] = {"node": self.node["name"], "started": _now(), "generation": generation(context)}
         if kind == "fork":
             chosen = list(self.targets["paths"])

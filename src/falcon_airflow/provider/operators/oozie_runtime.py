@@ -29,12 +29,15 @@ class OozieFileSystem:
     It acts as the job's identity, as Oozie did as the workflow's user: on HDFS through WebHDFS's ``doas`` (the
     worker's own login proxying ``run_as``, which needs the deployment's ``hadoop.proxyuser`` settings, as Spark's
     ``--proxy-user`` does). On the worker's disk, where no Hadoop user applies, only paths below ``roots`` are
-    looked at or changed (:mod:`falcon_airflow.oozie.access`)."""
+    looked at or changed (:mod:`falcon_airflow.oozie.access`). On S3 the cluster's S3A client settings
+    (``storage_settings``: endpoint, path style, region) apply, with the deployment's own AWS credentials."""
 
-    def __init__(self, run_as: str | None = None, roots: Sequence[str] | None = None) -> None:
+    def __init__(self, run_as: str | None = None, roots: Sequence[str] | None = None,
+                 storage_settings: Mapping[str, str] | None = None) -> None:
         self.run_as = run_as
         self.roots = tuple(roots) if roots is not None else None
         """``None``: no restriction (the file system of a caller that is no action, e.g. a test's)."""
+        self.storage_settings = storage_settings
 
     def _fs(self, path: str) -> tuple[Any, str]:
         from urllib.parse import unquote, urlsplit
@@ -62,7 +65,7 @@ class OozieFileSystem:
             host, port = http_address(parts.netloc)
             return (filesystem("webhdfs", host=host, port=port, user=webhdfs_user(), proxy_to=self.run_as),
                     unquote(parts.path) or "/")
-        return remote_location(path)
+        return remote_location(path, self.storage_settings)
 
     def exists(self, path: str) -> bool:
         fs, where = self._fs(path)
