@@ -232,11 +232,30 @@ STORE = Command(
     ), airflow=True)
 
 
+PRISM = Command(
+    "prism", help="Falcon's Prism ([falcon] mode = prism): one Falcon API in front of a server per colo",
+    description="Commands of a Prism, Falcon's distributed mode (docs/prism.md).",
+    subcommand_dest="question", subcommand_metavar="ACTION",
+    subcommands=(
+        Command(
+            "sync", help="bring every colo up to date with the Prism's record",
+            description="Ask the Prism to send each colo what it missed (a colo that was down while entities were "
+                        "submitted, updated, scheduled or suspended), as the user running the command: each colo "
+                        "server decides what that user may change. Prints each colo's result under its name. "
+                        "Exit 0 every colo is up to date, 1 some colo could not be brought up to date (PARTIAL, "
+                        "FAILED), 2 wrong command line.",
+            options=(
+                option("--url", metavar="URL", help="the Prism, http://<prism>:8080/falcon (default: FALCON_URL)"),
+                option("--colo", metavar="COLOS", help="only these colos, comma-separated (Falcon's -colo)"),
+            ),
+            run="falcon_airflow.server.prism.sync_command:run"),
+    ))
+
 def commands() -> tuple[Command, ...]:
     """Every command, in the order ``falcon-airflow --help`` lists them (Falcon's built from their declarations
     now)."""
     return (VALIDATE, EL, EXPLAIN, LINEAGE, OOZIE, *(operate_command(name) for name in OPERATE_HELP), STORE,
-            SANDBOX)
+            PRISM, SANDBOX)
 
 
 COMMANDS: tuple[Command, ...] = commands()

@@ -9,7 +9,10 @@ stock Falcon CLI as well.
 
 from __future__ import annotations
 
+import os
 import shutil
+import subprocess
+import sys
 import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -142,3 +145,27 @@ def test_partial_schedule_completed_by_the_same_request_and_the_merged_list(
                     url=f"{deployment.prism.url}/falcon")
     assert run.returncode == 0, run.stderr + run.stdout
     assert "(FEED) clicks(east/RUNNING,west/RUNNING)" in run.stdout, run.stdout
+
+
+def test_prism_sync_brings_a_colo_that_was_down_up_to_date(deployment: Deployment) -> None:
+    east, west = deployment.east, deployment.west
+    west.stop()
+    answer = deployment.call("POST", "entities/submit/feed", ops_feed("views", west=True))
+    assert (answer.status_code, answer.json()["status"]) == (200, "PARTIAL"), answer.text
+    west.start(migrate=False)
+    assert not any(west.store.rglob("views.xml"))
+
+    env = {key: value for key, value in os.environ.items() if not key.startswith(("FALCON_", "AIRFLOW"))}
+    command = [str(Path(sys.executable).parent / "falcon-airflow"), "prism", "sync", "--url",
+               f"{deployment.prism.url}/falcon"]
+    run = subprocess.run(command, env={**env, "FALCON_AIRFLOW_USER": "admin"}, capture_output=True, text=True,
+                         timeout=300, check=False)
+    assert run.returncode == 0, run.stdout + run.stderr
+    lines = run.stdout.splitlines()
+    assert lines[-1] == "SUCCEEDED", run.stdout
+    west_line = next(line for line in lines if line.startswith("west/"))
+    assert "views(feed): falcon/default/Submit successful (feed) views" in west_line, run.stdout
+    assert "clicks(feed): clicks(feed) is already RUNNING with this definition here: unchanged" in west_line
+    east_line = next(line for line in lines if line.startswith("east/"))
+    assert "views(feed): views(feed) is already SUBMITTED with this definition here: unchanged" in east_line
+    assert any(west.store.rglob("views.xml")) and any(east.store.rglob("views.xml"))
