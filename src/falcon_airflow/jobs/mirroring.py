@@ -438,10 +438,13 @@ class HiveMirror:
         self.storage = parse_location(args.target_storage, "--target-storage")
         self.source = ThriftMetastore(spark, args.source_metastore)
         self.target = ThriftMetastore(spark, args.target_metastore)
+        self._fs: HadoopFs | None = None  # opened by the first drop that removes a folder, closed with the job
 
     def close(self) -> None:
         self.source.close()
         self.target.close()
+        if self._fs is not None:
+            self._fs.close()
 
     def on_target(self, location: str) -> str:
         """The same path, on the target cluster's storage."""
@@ -580,11 +583,9 @@ class HiveMirror:
         return found
 
     def delete_folder(self, folder: str) -> None:
-        fs = HadoopFs(self.spark)
-        try:
-            fs.delete(folder, True)
-        finally:
-            fs.close()
+        if self._fs is None:
+            self._fs = HadoopFs(self.spark)
+        self._fs.delete(folder, True)
 
     def run(self) -> dict[str, Any]:
         tables: list[dict[str, Any]] = []
