@@ -24,7 +24,7 @@ from tests.builders import cluster
 from tests.integration.airflow_database import airflow_database
 from tests.integration.databases.servers import Server
 from tests.integration.operate.harness import AirflowServer, processes
-from tests.integration.store.test_multi_node import falcon, rows, shared_settings, wait_for
+from tests.integration.operate.nodes import falcon, rows, shared_settings, wait_for
 
 pytestmark = pytest.mark.xdist_group("airflow-scheduler-update")
 
