@@ -86,6 +86,14 @@ def deployment(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Deployment]
             server.stop()
 
 
+def falcon_airflow(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    """The ``falcon-airflow`` command, as a user of the deployment runs it (Falcon's simple scheme as admin)."""
+    clean = {key: value for key, value in os.environ.items() if not key.startswith(("FALCON_", "AIRFLOW"))}
+    return subprocess.run([str(Path(sys.executable).parent / "falcon-airflow"), *args],
+                          env={**clean, "FALCON_AIRFLOW_USER": "admin", **(env or {})}, capture_output=True,
+                          text=True, timeout=300, check=False)
+
+
 def paused(server: AirflowServer, dag_id: str) -> bool | None:
     dag = server.client().dag(dag_id)
     return None if dag is None else bool(dag["is_paused"])
@@ -155,11 +163,7 @@ def test_prism_sync_brings_a_colo_that_was_down_up_to_date(deployment: Deploymen
     west.start(migrate=False)
     assert not any(west.store.rglob("views.xml"))
 
-    env = {key: value for key, value in os.environ.items() if not key.startswith(("FALCON_", "AIRFLOW"))}
-    command = [str(Path(sys.executable).parent / "falcon-airflow"), "prism", "sync", "--url",
-               f"{deployment.prism.url}/falcon"]
-    run = subprocess.run(command, env={**env, "FALCON_AIRFLOW_USER": "admin"}, capture_output=True, text=True,
-                         timeout=300, check=False)
+    run = falcon_airflow("prism", "sync", "--url", f"{deployment.prism.url}/falcon")
     assert run.returncode == 0, run.stdout + run.stderr
     lines = run.stdout.splitlines()
     assert lines[-1] == "SUCCEEDED", run.stdout
@@ -169,3 +173,13 @@ def test_prism_sync_brings_a_colo_that_was_down_up_to_date(deployment: Deploymen
     east_line = next(line for line in lines if line.startswith("east/"))
     assert "views(feed): views(feed) is already SUBMITTED with this definition here: unchanged" in east_line
     assert any(west.store.rglob("views.xml")) and any(east.store.rglob("views.xml"))
+
+    # falcon-airflow's own command line, pointed at the Prism as at a server
+    prism = {"FALCON_URL": f"{deployment.prism.url}/falcon"}
+    listed = falcon_airflow("entity", "-list", "-type", "feed", "-fields", "status", env=prism)
+    assert listed.returncode == 0, listed.stdout + listed.stderr
+    assert listed.stdout.splitlines() == ["2", "(FEED) clicks(east/RUNNING,west/RUNNING)",
+                                          "(FEED) views(east/SUBMITTED,west/SUBMITTED)"], listed.stdout
+    status = falcon_airflow("entity", "-status", "-type", "feed", "-name", "clicks", env=prism)
+    assert status.returncode == 0, status.stdout + status.stderr
+    assert status.stdout.splitlines()[:2] == ["east/default/RUNNING", "west/default/RUNNING"], status.stdout

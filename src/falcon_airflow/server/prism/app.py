@@ -428,6 +428,7 @@ def create_prism_app(*, config: ServerConfig | None = None, verify_token: TokenV
     database's tables."""
     from falcon_airflow.server import header_spelling
     from falcon_airflow.server.app import RequestIds, failure
+    from falcon_airflow.server.prism import command_route
 
     config = config or AirflowConfig()
     settings = PrismSettings.from_config(config.get)
@@ -461,6 +462,7 @@ def create_prism_app(*, config: ServerConfig | None = None, verify_token: TokenV
     app.include_router(admin_router())
     app.include_router(entity_router())
     app.include_router(instance_router())
+    app.include_router(command_route.router())  # falcon-airflow's own command line
     app.add_middleware(AuthenticationMiddleware, authenticator=Authenticator(
         authentication, verify_token or airflow_token_caller), respond=unauthenticated)
     app.add_middleware(RequestIds)

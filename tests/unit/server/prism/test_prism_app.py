@@ -3,6 +3,7 @@ PARTIAL, a request sent again finishing only the colo that missed it, sync, the 
 
 from __future__ import annotations
 
+import base64
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -78,10 +79,11 @@ class FakeColo:
             state = self.states.get((parts[2], parts[3]), "SUBMITTED")
             return result("SUCCEEDED", f"default/{state}")
         if parts[1] == "list":
+            listed = [(kind, name) for kind, name in self.definitions if len(parts) < 3 or kind == parts[2]]
             items = "".join(f"<entity><type>{kind.upper()}</type><name>{name}</name>"
                             f"<status>{self.states.get((kind, name), 'SUBMITTED')}</status></entity>"
-                            for kind, name in self.definitions)
-            return httpx.Response(200, content=f"<entities><totalResults>{len(self.definitions)}</totalResults>"
+                            for kind, name in listed)
+            return httpx.Response(200, content=f"<entities><totalResults>{len(listed)}</totalResults>"
                                                f"{items}</entities>".encode(), headers={"content-type": "text/xml"})
         return httpx.Response(404)
 
@@ -229,3 +231,30 @@ def test_the_version_says_prism_and_names_the_colos(prism: Deployment) -> None:
 def test_an_unauthenticated_request_reaches_no_colo(prism: Deployment) -> None:
     assert prism.client.post("/api/entities/schedule/feed/x").status_code == 401
     assert not prism.colos["east"].calls
+
+
+def command(prism: Deployment, command_name: str, action: str, definition: str | None = None,
+            **options: object) -> httpx.Response:
+    """``falcon-airflow <name> -<action>`` as its client sends it to a server (``operate/remote.py``)."""
+    document = {"options": {action: True, **options},
+                "file": None if definition is None else {
+                    "name": "f.xml", "data": base64.b64encode(definition.encode()).decode()}}
+    return prism.client.post(f"/api/falcon-airflow/{command_name}/{action}", json=document,
+                             params={"user.name": "alice"})
+
+
+def test_falcon_airflows_command_line_is_routed_through_the_falcon_calls(prism: Deployment) -> None:
+    submit_estate(prism)
+    answer = command(prism, "entity", "submit", feed("c", "east", "west"), type="feed", file="f.xml")
+    assert answer.status_code == 200 and answer.json()["exit_code"] == 0, answer.text
+    assert answer.json()["text"] == ("east/falcon/default/Submit successful (feed) c\n"
+                                     "west/falcon/default/Submit successful (feed) c")
+    prism.colos["west"].up = False
+    answer = command(prism, "entity", "schedule", type="feed", name="c", colo="*")
+    assert (answer.json()["status"], answer.json()["exit_code"]) == ("PARTIAL", 1)
+    prism.colos["west"].up = True
+    listed = command(prism, "entity", "list", type="feed", fields="status").json()
+    assert listed["text"] == "1\n(FEED) c(east/RUNNING,west/SUBMITTED)"
+    assert command(prism, "entity", "touch", type="feed", name="c").status_code == 404
+    refused = command(prism, "entity", "status", type="feed")
+    assert refused.status_code == 400 and "needs -name" in refused.json()["message"]

@@ -1,0 +1,157 @@
+"""falcon-airflow's own command line pointed at a Prism: ``POST /api/falcon-airflow/{command}/{action}``.
+
+A server runs these commands on its store; a Prism has none, so it turns each into the Falcon call it declares
+(the action's route of ``operate/declarations/``: path, query parameters by their Falcon names, the definition
+or properties body), runs that call on its own routes as the same caller (the request's credentials, checked
+again by the Prism's authentication), and answers with the merged result in the shape the command prints:
+``status``, ``message``, ``text``, ``exit_code`` (0 SUCCEEDED, 1 PARTIAL), or ``FAILED`` with 400.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+from typing import Any
+from urllib.parse import quote
+
+import httpx
+from fastapi import APIRouter, Request
+from fastapi.responses import JSONResponse, Response
+
+from falcon_airflow.operate import declarations
+from falcon_airflow.parsing.secure import parse_xml_bytes
+from falcon_airflow.server.prism.forwarding import USER_NAME
+from falcon_airflow.server.prism.merging import read_api_result, read_entity_list
+
+ENTITY_ACTIONS = ("submit", "update", "submitAndSchedule", "schedule", "suspend", "resume", "delete", "status",
+                  "definition", "list")
+INSTANCE_ACTIONS = ("running", "status", "list", "summary", "logs", "params", "listing", "dependencies", "triage",
+                    "kill", "suspend", "resume", "rerun")
+ROUTED = {"entity": ENTITY_ACTIONS, "instance": INSTANCE_ACTIONS}
+LOCAL_ONLY = frozenset({"url", "entities", "json", "format", "debug"})
+"""The command line's options that say where and how it runs on the caller's machine."""
+MAX_REQUEST_BYTES = 8 * 1024 * 1024
+
+
+def failed(message: str, status: int = 400, *, usage: bool = False) -> Response:
+    return JSONResponse({"status": "FAILED", "message": message, "details": [], "usage": usage},
+                        status_code=status)
+
+
+def _value(value: Any) -> str:
+    return "true" if value is True else str(value)
+
+
+def falcon_call(command: str, action: str, values: dict[str, Any],
+                file: bytes | None) -> tuple[str, str, list[tuple[str, str]], bytes | None, str]:
+    """(method, path, query, body, accept) of the Falcon call a command stands for."""
+    declared = declarations.action(command, action)
+    names = {option.dest: option.name for option in declarations.command(command).options}
+    routes = declared.routes
+    given = {key for key, value in values.items() if value not in (None, False, "")}
+    # the most specific route the options fill (entity -list -type feed: api/entities/list/{type})
+    fitting = sorted((item for item in routes if set(item.path_keys()) <= given),
+                     key=lambda item: -len(item.path_keys()))
+    route = fitting[0] if fitting else routes[0]
+    path_keys = set(route.path_keys())
+    missing = [key for key in path_keys if values.get(key) in (None, False, "")]
+    if missing:
+        raise ValueError(f"{command} -{action} needs {', '.join('-' + names.get(key, key) for key in missing)}")
+    path = route.path
+    for key in path_keys:
+        path = path.replace("{" + key + "}", quote(str(values[key]), safe=""))
+    in_body = {dest for _, dest in route.properties}
+    query = [(names.get(key, key), _value(value)) for key, value in values.items()
+             if key not in path_keys and key not in in_body and key != route.body and key != action
+             and key in names and value not in (None, False, "")]
+    body: bytes | None = None
+    if route.body is not None and not route.properties:
+        body = file
+    elif route.properties:
+        lines = [f"{prop}={values[dest]}" for prop, dest in route.properties if values.get(dest)]
+        body = ("\n".join(lines) + "\n").encode() if lines else b""
+    accept = "application/json" if command == "instance" else "text/xml"
+    return route.method, path.removeprefix("/"), query, body, accept
+
+
+def entity_list_text(content: bytes) -> str:
+    """An entity list as Falcon's CLI printed it (``EntityList.toString``)."""
+    elements = read_entity_list(content)
+    lines = [str(len(elements))]
+    for item in elements:
+        line = f"({item.type}) {item.name}" + (f"({item.status})" if item.status else "")
+        for values in (item.tags, item.pipelines, item.clusters):
+            if values:
+                line += " - [" + ", ".join(values) + "]"
+        lines.append(line)
+    return "\n".join(lines)
+
+
+def answer_of(response: httpx.Response) -> Response:
+    """The Falcon call's answer as the command line reads a server's."""
+    content = response.content
+    media_type = response.headers.get("content-type", "").split(";")[0]
+    if response.status_code in (401, 403, 406):
+        return failed(content.decode("utf-8", "replace")[:1000] or response.reason_phrase, response.status_code)
+    if media_type == "application/json":
+        document = json.loads(content)
+        status = str(document.get("status") or "FAILED")
+        instances = document.get("instances") or []
+        text = "\n".join([str(document.get("message") or "").rstrip("\n"),
+                          *(f"{item.get('instance')} {item.get('cluster')} {item.get('status')}"
+                            for item in instances if isinstance(item, dict))])
+        return JSONResponse({**document, "text": text, "warnings": [], "notes": [],
+                             "exit_code": 0 if status == "SUCCEEDED" else 1})
+    root = parse_xml_bytes(content, "the Prism's answer").root
+    tag = "" if root is None else str(root.tag).rsplit("}", 1)[-1]
+    if tag == "result":
+        result = read_api_result("", content)
+        if result.status.value == "FAILED":
+            return failed(result.message)
+        return JSONResponse({"status": result.status.value, "message": result.message, "text": result.message,
+                             "warnings": [], "notes": [], "exit_code": 0 if result.status.value == "SUCCEEDED" else 1})
+    if tag == "entities":
+        text = entity_list_text(content)
+        return JSONResponse({"status": "SUCCEEDED", "message": text, "text": text, "warnings": [], "notes": [],
+                             "exit_code": 0})
+    text = content.decode("utf-8", "replace")  # a definition
+    return JSONResponse({"status": "SUCCEEDED", "message": text, "text": text, "warnings": [], "notes": [],
+                         "exit_code": 0})
+
+
+def router() -> APIRouter:
+    routes = APIRouter()
+
+    @routes.post("/api/falcon-airflow/{command}/{action}")
+    async def _run(request: Request, command: str, action: str) -> Response:
+        if action not in ROUTED.get(command, ()):
+            return failed(f"{command} -{action} is not routed by the Prism yet: ask a colo's server "
+                          "(docs/prism.md)", 404, usage=True)
+        raw = await request.body()
+        if len(raw) > MAX_REQUEST_BYTES:
+            return failed(f"the request is larger than {MAX_REQUEST_BYTES:,} bytes", 413)
+        try:
+            document = json.loads(raw or b"{}")
+            values = {key: value for key, value in dict(document.get("options") or {}).items()
+                      if key not in LOCAL_ONLY}
+            sent = document.get("file")
+            file = base64.b64decode(str(sent.get("data", "")), validate=True) if isinstance(sent, dict) else None
+            method, path, query, body, accept = falcon_call(command, action, values, file)
+        except (ValueError, TypeError, AttributeError, binascii.Error) as problem:
+            return failed(f"the request cannot be routed: {problem}", usage=True)
+        # the same caller on the Prism's own route: its credentials, authenticated again
+        headers = {"Accept": accept, "Content-Type": "text/xml" if command == "entity" else "text/plain"}
+        for name in ("authorization", "cookie"):
+            if name in request.headers:
+                headers[name] = request.headers[name]
+        claimed = request.query_params.get(USER_NAME)
+        if claimed:
+            query.append((USER_NAME, claimed))
+        transport = httpx.ASGITransport(app=request.app)
+        async with httpx.AsyncClient(transport=transport, base_url="http://prism") as own:
+            response = await own.request(method, f"/{path}", params=tuple(query), content=body,
+                                         headers=headers, timeout=None)
+        return answer_of(response)
+
+    return routes
