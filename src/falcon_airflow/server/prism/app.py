@@ -15,6 +15,7 @@ api-server, ``[falcon] mode = prism``), every request routed to the colos' serve
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import json
 from collections.abc import Callable
@@ -40,7 +41,7 @@ from falcon_airflow.server.bodies import APIResult, ResultStatus
 from falcon_airflow.server.bodies.conversion import property_list
 from falcon_airflow.server.configuration import AirflowConfig, ServerConfig
 from falcon_airflow.server.prism.colos import Colo, ColoNotApplicable, PrismSettings, selected
-from falcon_airflow.server.prism.convergence import Converger
+from falcon_airflow.server.prism.convergence import DELETED, Converger
 from falcon_airflow.server.prism.forwarding import Forwarder, Identity, to_each
 from falcon_airflow.server.prism.merging import (
     ColoResult,
@@ -85,7 +86,8 @@ def airflow_record() -> PrismRecord:
 
 
 class Prism:
-    """What every request of one Prism shares."""
+    """What every request of one Prism shares. Its record is a database: the routes call it on worker threads
+    (``asyncio.to_thread``), never on the api-server's event loop."""
 
     def __init__(self, settings: PrismSettings, record: Callable[[], PrismRecord],
                  forwarder: Forwarder | None = None) -> None:
@@ -162,7 +164,7 @@ def entity_router() -> APIRouter:
                            with_state: bool) -> Response:
         prism = _prism(request)
         converger = prism.converger(request)
-        copies = prism.record.copies(wanted.kind, wanted.name)
+        copies = await asyncio.to_thread(prism.record.copies, wanted.kind, wanted.name)
         async with prism.forwarder.client() as http:
             results = await to_each(colos, lambda colo: converger.converge(
                 http, colo, wanted, copies.get(colo.name), with_state=with_state))
@@ -173,15 +175,18 @@ def entity_router() -> APIRouter:
         kind = _kind(kind)
         content = await _definition_body(request)
         definition = read_definition(kind, content)
-        colos = prism.chosen(request, prism.colos_of(kind, None, content))
-        existing = prism.record.wanted(kind, definition.name)
+        colos = prism.chosen(request, await asyncio.to_thread(prism.colos_of, kind, None, content))
+        existing = await asyncio.to_thread(prism.record.wanted, kind, definition.name)
+        if existing is not None and existing.schedule_state == DELETED:
+            existing = None  # submitted again after a delete: a new entity, whatever a colo still holds
         if existing is not None and existing.digest != digest_of(content):
             raise PrismRefused(f"({kind}) {definition.name} already registered with the Prism with another "
                                "definition. Can't be submitted again: update it, or delete it first.")
         user = caller(request).user
         state = "RUNNING" if and_schedule else None
         if existing is None or and_schedule:
-            wanted = prism.record.want(kind, definition.name, content, user=user, schedule_state=state)
+            wanted = await asyncio.to_thread(prism.record.want, kind, definition.name, content, user=user,
+                                             schedule_state=state, keep_state=existing is not None)
         else:
             wanted = existing
         return await converge_all(request, wanted, colos, with_state=and_schedule)
@@ -202,10 +207,11 @@ def entity_router() -> APIRouter:
         definition = read_definition(kind, content)
         if definition.name != name:
             raise PrismRefused(f"the definition names {definition.name}, not {name}: an update keeps the name")
-        if prism.record.wanted(kind, name) is None:
+        current = await asyncio.to_thread(prism.record.wanted, kind, name)
+        if current is None or current.schedule_state == DELETED:
             raise PrismRefused(f"{name} ({kind}) not found in the Prism: submit it first")
-        colos = prism.chosen(request, prism.colos_of(kind, None, content))
-        wanted = prism.record.want(kind, name, content, user=caller(request).user)
+        colos = prism.chosen(request, await asyncio.to_thread(prism.colos_of, kind, None, content))
+        wanted = await asyncio.to_thread(prism.record.want, kind, name, content, user=caller(request).user)
         return await converge_all(request, wanted, colos, with_state=False)
 
     @router.post("/{action}/{kind}/{name}")
@@ -214,29 +220,36 @@ def entity_router() -> APIRouter:
             return _failure(request, f"the Prism does not route entity action {action!r} yet", 400)
         prism = _prism(request)
         kind = _kind(kind)
-        wanted = prism.record.wanted(kind, name)
-        if wanted is None:
+        wanted = await asyncio.to_thread(prism.record.wanted, kind, name)
+        if wanted is not None and wanted.schedule_state == DELETED:
+            raise PrismRefused(f"{name} ({kind}) is being deleted: run prism sync, or submit it again")
+        if wanted is None:  # submitted to the colos directly: the Prism only passes the request on
             return await forward_apiresult(request, "POST", f"api/entities/{action}/{kind}/{quote(name)}",
-                                           prism.colos_of(kind, name))
-        prism.record.want_state(kind, name, SCHEDULE_STATES[action], user=caller(request).user)
-        wanted = prism.record.wanted(kind, name)
+                                           await asyncio.to_thread(prism.colos_of, kind, name))
+        colos = prism.chosen(request, await asyncio.to_thread(prism.colos_of, kind, name))
+        await asyncio.to_thread(prism.record.want_state, kind, name, SCHEDULE_STATES[action],
+                                user=caller(request).user)
+        wanted = await asyncio.to_thread(prism.record.wanted, kind, name)
         assert wanted is not None
-        return await converge_all(request, wanted, prism.chosen(request, prism.colos_of(kind, name)),
-                                  with_state=True)
+        return await converge_all(request, wanted, colos, with_state=True)
 
     @router.delete("/delete/{kind}/{name}")
     async def _delete(request: Request, kind: str, name: str) -> Response:
         prism = _prism(request)
         kind = _kind(kind)
-        applicable = prism.colos_of(kind, name)
+        applicable = await asyncio.to_thread(prism.colos_of, kind, name)
         colos = prism.chosen(request, applicable)
         converger = prism.converger(request)
+        # marked first: a colo that misses the delete gets it from the next sync, and no sync sends the entity
+        # back to the colos that dropped it
+        await asyncio.to_thread(prism.record.want_state, kind, name, DELETED, user=caller(request).user)
         async with prism.forwarder.client() as http:
             results = await to_each(colos, lambda colo: converger.remove(http, colo, kind, name))
         merged = merge_results(results)
         everywhere = {colo.name for colo in colos} >= set(applicable)
-        if merged.status == ResultStatus.SUCCEEDED and (everywhere or not prism.record.copies(kind, name)):
-            prism.record.forget(kind, name)
+        left = await asyncio.to_thread(prism.record.copies, kind, name)
+        if merged.status == ResultStatus.SUCCEEDED and (everywhere or not left):
+            await asyncio.to_thread(prism.record.forget, kind, name)
         return _api_result(request, merged)
 
     @router.get("/status/{kind}/{name}")
@@ -245,13 +258,13 @@ def entity_router() -> APIRouter:
         kind = _kind(kind)
         extra = [(key, value) for key, value in request.query_params.multi_items() if key == "showScheduler"]
         return await forward_apiresult(request, "GET", f"api/entities/status/{kind}/{quote(name)}",
-                                       prism.colos_of(kind, name), extra)
+                                       await asyncio.to_thread(prism.colos_of, kind, name), extra)
 
     @router.get("/definition/{kind}/{name}")
     async def _definition(request: Request, kind: str, name: str) -> Response:
         # Falcon's Prism answered from its own store, as this does from its record
-        wanted = _prism(request).record.wanted(_kind(kind), name)
-        if wanted is None:
+        wanted = await asyncio.to_thread(_prism(request).record.wanted, _kind(kind), name)
+        if wanted is None or wanted.schedule_state == DELETED:
             return _failure(request, f"{name} ({kind}) not found in the Prism")
         return Response(wanted.content, media_type="text/xml")
 
@@ -334,7 +347,7 @@ def instance_router() -> APIRouter:
             return _failure(request, f"the Prism does not route instance action {action!r} yet")
         prism = _prism(request)
         kind = _kind(kind)
-        colos = prism.chosen(request, prism.colos_of(kind, name))
+        colos = prism.chosen(request, await asyncio.to_thread(prism.colos_of, kind, name))
         query = [(key, value) for key, value in request.query_params.multi_items() if key != "colo"]
         body = await request.body() if request.method == "POST" else None
         identity = prism.converger(request).identity
@@ -399,15 +412,15 @@ def admin_router() -> APIRouter:
         chosen = {colo.name for colo in prism.chosen(request, prism.settings.names)}
         converger = prism.converger(request)
         # clusters first: the feeds and processes of a colo name them
-        everything = sorted(prism.record.all_wanted(), key=lambda item: (item.kind != "cluster", item.kind,
-                                                                         item.name))
+        recorded = await asyncio.to_thread(prism.record.all_wanted)
+        everything = sorted(recorded, key=lambda item: (item.kind != "cluster", item.kind, item.name))
         lines: dict[str, list[str]] = {name: [] for name in prism.settings.names if name in chosen}
         failed: dict[str, bool] = dict.fromkeys(lines, False)
         async with prism.forwarder.client() as http:
             for wanted in everything:
-                colos = [prism.settings.colo(name) for name in prism.colos_of(wanted.kind, wanted.name)
-                         if name in chosen]
-                copies = prism.record.copies(wanted.kind, wanted.name)
+                applicable = await asyncio.to_thread(prism.colos_of, wanted.kind, wanted.name)
+                colos = [prism.settings.colo(name) for name in applicable if name in chosen]
+                copies = await asyncio.to_thread(prism.record.copies, wanted.kind, wanted.name)
 
                 async def one(colo: Colo, wanted: Wanted = wanted, copies: dict[str, Copy] = copies) -> ColoResult:
                     return await converger.converge(http, colo, wanted, copies.get(colo.name))
@@ -415,6 +428,9 @@ def admin_router() -> APIRouter:
                 for result in await to_each(colos, one):
                     lines[result.colo].append(f"{wanted.name}({wanted.kind}): {result.message}")
                     failed[result.colo] = failed[result.colo] or result.status != ResultStatus.SUCCEEDED
+                left = await asyncio.to_thread(prism.record.copies, wanted.kind, wanted.name)
+                if wanted.schedule_state == DELETED and not left:
+                    await asyncio.to_thread(prism.record.forget, wanted.kind, wanted.name)  # dropped everywhere
         summary = [ColoResult(colo, ResultStatus.FAILED if failed[colo] else ResultStatus.SUCCEEDED,
                               "; ".join(lines[colo]) or "nothing to sync") for colo in lines]
         return _api_result(request, merge_results(summary))

@@ -22,6 +22,9 @@ from falcon_airflow.server.prism.forwarding import Forwarder, Identity
 from falcon_airflow.server.prism.merging import ColoResult, read_api_result
 from falcon_airflow.store.prism_record import Copy, PrismRecord, Wanted
 
+DELETED = "DELETED"
+"""The wanted state of an entity whose delete some colo has not done yet: a sync removes it there, never sends it
+back to the colos that dropped it."""
 ALREADY_REGISTERED = "already registered"
 """The colo server's refusal of a submit of a name it holds with another definition."""
 
@@ -89,7 +92,13 @@ class Converger:
 
     async def converge(self, http: httpx.AsyncClient, colo: Colo, wanted: Wanted, copy: Copy | None, *,
                        with_state: bool = True) -> ColoResult:
-        """The colo made to hold ``wanted`` (and its schedule state, ``with_state``)."""
+        """The colo made to hold ``wanted`` (and its schedule state, ``with_state``); an entity being deleted
+        removed from it."""
+        if wanted.schedule_state == DELETED:
+            if copy is None:
+                return ColoResult(colo.name, ResultStatus.SUCCEEDED,
+                                  f"{wanted.name}({wanted.kind}) is already deleted here: unchanged")
+            return await self.remove(http, colo, wanted.kind, wanted.name)
         done, held = await self.definition(http, colo, wanted, copy)
         if held is None or (done is not None and done.status != ResultStatus.SUCCEEDED):
             assert done is not None

@@ -258,3 +258,23 @@ def test_falcon_airflows_command_line_is_routed_through_the_falcon_calls(prism: 
     assert command(prism, "entity", "touch", type="feed", name="c").status_code == 404
     refused = command(prism, "entity", "status", type="feed")
     assert refused.status_code == 400 and "needs -name" in refused.json()["message"]
+
+
+def test_a_delete_a_colo_missed_is_finished_by_sync_and_never_undone(prism: Deployment) -> None:
+    submit_estate(prism)
+    prism.post("entities/submit/feed", feed("gone", "east", "west"))
+    prism.colos["west"].up = False
+    answer = prism.client.delete("/api/entities/delete/feed/gone", params={"user.name": "alice"},
+                                 headers={"Accept": "application/json"})
+    assert answer.json()["status"] == "PARTIAL"
+    assert ("feed", "gone") not in prism.colos["east"].definitions
+    assert prism.post("entities/schedule/feed/gone").status_code == 400  # being deleted
+    prism.colos["west"].up = True
+    document = prism.post("prism/sync").json()
+    assert document["status"] == "SUCCEEDED", document
+    assert "gone(feed): gone(feed) is already deleted here: unchanged" in document["message"]
+    assert ("feed", "gone") not in prism.colos["west"].definitions
+    assert ("feed", "gone") not in prism.colos["east"].definitions  # not sent back where it was dropped
+    assert prism.record.wanted("feed", "gone") is None
+    answer = prism.post("entities/submit/feed", feed("gone", "east", days=4))  # a new entity under the name
+    assert answer.json()["status"] == "SUCCEEDED", answer.text
