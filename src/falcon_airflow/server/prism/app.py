@@ -5,7 +5,8 @@ api-server, ``[falcon] mode = prism``), every request routed to the colos' serve
   delete/...``: to the entity's colos (:mod:`.routing`), each made to hold what the record wants
   (:mod:`.convergence`); an ``APIResult`` merged, ``200`` SUCCEEDED or PARTIAL, ``400`` FAILED;
 * ``GET api/entities/status/...``: to the entity's colos, ``APIResult`` merged;
-* ``GET api/entities/definition/...``: from the Prism's record (as Falcon's Prism answered from its store);
+* ``GET api/entities/definition/...``: from the first of the entity's colos that answers (its server decides
+  whether the caller may read it, and redacts its secrets);
 * ``GET api/entities/list[/{type}]``: to every colo, one ``EntityList`` labelled by colo;
 * ``GET|POST api/instance/{action}/{type}/{name}``: to the entity's colos, one ``InstancesResult`` (JSON);
 * ``POST api/prism/sync``: every recorded entity brought up to date on every colo, ``APIResult`` merged.
@@ -262,11 +263,27 @@ def entity_router() -> APIRouter:
 
     @router.get("/definition/{kind}/{name}")
     async def _definition(request: Request, kind: str, name: str) -> Response:
-        # Falcon's Prism answered from its own store, as this does from its record
-        wanted = await asyncio.to_thread(_prism(request).record.wanted, _kind(kind), name)
-        if wanted is None or wanted.schedule_state == DELETED:
-            return _failure(request, f"{name} ({kind}) not found in the Prism")
-        return Response(wanted.content, media_type="text/xml")
+        # asked of a colo, not read from the record: the colo server decides whether the caller may read it and
+        # redacts its secrets, which the record holds as submitted. The first of the entity's colos that answers.
+        prism = _prism(request)
+        kind = _kind(kind)
+        colos = prism.chosen(request, await asyncio.to_thread(prism.colos_of, kind, name))
+        identity = prism.converger(request).identity
+        problems: list[ColoResult] = []
+        async with prism.forwarder.client() as http:
+            for colo in colos:
+                answer = await prism.forwarder.send(http, colo, "GET", f"api/entities/definition/{kind}/{quote(name)}",
+                                                    identity, query=prism.converger(request).query())
+                if answer.reached and answer.status_code == 200:
+                    return Response(answer.content, media_type=answer.media_type or "text/xml")
+                if answer.reached and answer.status_code in (401, 403):
+                    return Response(answer.content, status_code=answer.status_code,
+                                    media_type=answer.media_type or "text/plain")
+                problems.append(ColoResult(colo.name, ResultStatus.FAILED, answer.failure()
+                                           if not answer.reached or not answer.content.lstrip().startswith(b"<")
+                                           else read_api_result(colo.name, answer.content).message))
+        return _api_result(request, merge_results(problems) if problems else APIResult(
+            ResultStatus.FAILED, f"{name} ({kind}) is on no colo of this Prism"))
 
     async def entity_list(request: Request, kind: str | None) -> Response:
         prism = _prism(request)

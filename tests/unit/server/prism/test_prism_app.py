@@ -75,6 +75,12 @@ class FakeColo:
         if parts[1] == "delete":
             self.definitions.pop((parts[2], parts[3]), None)
             return result("SUCCEEDED", f"falcon/default/{parts[3]}({parts[2]}) removed successfully")
+        if parts[1] == "definition":
+            found = self.definitions.get((parts[2], parts[3]))
+            if found is None:
+                return result("FAILED", f"default/{parts[3]} ({parts[2]}) not found")
+            return httpx.Response(200, content=found.replace("/d/", "/redacted/").encode(),
+                                  headers={"content-type": "text/xml"})
         if parts[1] == "status":
             state = self.states.get((parts[2], parts[3]), "SUBMITTED")
             return result("SUCCEEDED", f"default/{state}")
@@ -278,3 +284,15 @@ def test_a_delete_a_colo_missed_is_finished_by_sync_and_never_undone(prism: Depl
     assert prism.record.wanted("feed", "gone") is None
     answer = prism.post("entities/submit/feed", feed("gone", "east", days=4))  # a new entity under the name
     assert answer.json()["status"] == "SUCCEEDED", answer.text
+
+
+def test_a_definition_is_read_from_a_colo_which_decides_and_redacts(prism: Deployment) -> None:
+    submit_estate(prism)
+    prism.post("entities/submit/feed", feed("def", "east", "west"))
+    prism.colos["east"].up = False
+    answer = prism.client.get("/api/entities/definition/feed/def", params={"user.name": "alice"})
+    assert answer.status_code == 200 and "/redacted/" in answer.text  # west's answer, as west gives it
+    assert prism.colos["west"].calls[-1] == "GET entities/definition/feed/def"
+    prism.colos["west"].up = False
+    answer = prism.client.get("/api/entities/definition/feed/def", params={"user.name": "alice"})
+    assert answer.status_code == 400 and "east/cannot reach" in answer.text and "west/cannot reach" in answer.text
