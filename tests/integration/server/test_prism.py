@@ -153,6 +153,12 @@ def test_partial_schedule_completed_by_the_same_request_and_the_merged_list(
                     url=f"{deployment.prism.url}/falcon")
     assert run.returncode == 0, run.stderr + run.stdout
     assert "(FEED) clicks(east/RUNNING,west/RUNNING)" in run.stdout, run.stdout
+    # an instance command (the 0.9 CLI sends colo=*): both colos' answers, each under its colo
+    run = stock_cli("instance", "-status", "-type", "feed", "-name", "clicks", "-start", "2026-01-01T00:00Z",
+                    "-end", "2026-01-01T01:00Z", url=f"{deployment.prism.url}/falcon")
+    assert run.returncode == 0, run.stderr + run.stdout
+    assert "Consolidated Status: SUCCEEDED" in run.stdout, run.stdout
+    assert "east/" in run.stdout and "west/" in run.stdout, run.stdout
 
 
 def test_prism_sync_brings_a_colo_that_was_down_up_to_date(deployment: Deployment) -> None:
