@@ -203,7 +203,11 @@ SANDBOX = Command(
                 "sandbox's Hadoop configuration folder, for spark-submit --master yarn). up and status print the "
                 "endpoints as JSON, for cluster entities.",
     subcommands=(
-        Command("up", help="start every service (or none: a failure says which service and why)", options=_STATE,
+        Command("up", help="start every service (or none: a failure says which service and why)",
+                options=(*_STATE, option("--secure", switch=True,
+                                         help="a Kerberos KDC and the two HDFS clusters with Kerberos on (SPNEGO "
+                                              "WebHDFS, SASL data transfer), keytabs and krb5.conf in the state "
+                                              "folder; no S3, metastore, Spark or YARN")),
                 run=_SANDBOX_RUN),
         Command("down", help="stop every service of the sandbox", options=_STATE, run=_SANDBOX_RUN),
         Command("status", help="the endpoints as JSON; exit 1 when the sandbox is not (all) running",

@@ -1,0 +1,180 @@
+"""The secure sandbox (``falcon-airflow sandbox up --secure``): a Kerberos KDC (Hadoop's MiniKdc) and the two HDFS
+clusters with Kerberos on, in one JVM on 127.0.0.1.
+
+The clusters authenticate RPC with Kerberos, protect block access with tokens and the datanodes' data transfer with
+SASL (``dfs.data.transfer.protection=authentication``, no privileged ports), put SPNEGO in front of WebHDFS and
+check HDFS permissions; each user has a private home folder. Only HDFS: the S3 store, the metastore, Spark and YARN
+of the plain sandbox are not started here (their secure versions are later steps).
+
+The state folder has the same layout as the plain sandbox's (``sandbox.json``, ``logs/``), so ``sandbox down``
+stops either; ``sandbox.json`` says ``"secure": true`` for ``status``.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from falcon_airflow.jvm import jar_group
+from falcon_airflow.sandbox.kerberos import (
+    AIRFLOW_USER,
+    OUTSIDER_USER,
+    OWNER_USER,
+    Realm,
+    core_site,
+    hdfs_site,
+    krb5_conf,
+    parse_kdc_line,
+    realm_for,
+    site_xml,
+)
+from falcon_airflow.sandbox.services import SandboxError, Service, free_port, launch
+from falcon_airflow.sandbox.stack import (
+    HDFS_CLUSTERS,
+    JAVA_SOURCES,
+    START_TIMEOUT,
+    STATE_FILE,
+    HdfsEndpoint,
+    Sandbox,
+    _java,
+    default_state_dir,
+)
+
+
+@dataclass(frozen=True)
+class SecureEndpoints:
+    hdfs: tuple[HdfsEndpoint, ...]
+    hadoop_conf_dir: str
+    """core-site.xml (Kerberos) and hdfs-site.xml (the namenodes' principal, SASL data transfer, each namenode's
+    RPC and HTTP address) for Hadoop clients of these clusters."""
+    kerberos: Realm
+
+    def as_json(self) -> dict[str, Any]:
+        return {"secure": True, "hdfs": [asdict(item) for item in self.hdfs],
+                "hadoop_conf_dir": self.hadoop_conf_dir, "kerberos": self.kerberos.as_json()}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> SecureEndpoints:
+        return cls(hdfs=tuple(HdfsEndpoint(**item) for item in data["hdfs"]),
+                   hadoop_conf_dir=data["hadoop_conf_dir"], kerberos=Realm.from_json(data["kerberos"]))
+
+    def namenode(self, name: str) -> str:
+        return next(item.namenode for item in self.hdfs if item.name == name)
+
+    def webhdfs(self, name: str) -> str:
+        return next(item.webhdfs for item in self.hdfs if item.name == name)
+
+
+def is_secure(state_dir: Path | None) -> bool:
+    """Whether the state folder holds a secure sandbox's record."""
+    state_file = (state_dir or default_state_dir()).resolve() / STATE_FILE
+    try:
+        endpoints = json.loads(state_file.read_text(encoding="utf-8")).get("endpoints") or {}
+    except (OSError, ValueError, AttributeError):
+        return False
+    return isinstance(endpoints, dict) and endpoints.get("secure") is True
+
+
+class SecureSandbox:
+    """The KDC and the Kerberized clusters of one state folder. ``start()`` brings them up (or stops what started
+    and says why); ``stop()`` is the plain sandbox's, which ends the JVM."""
+
+    def __init__(self, state_dir: Path | None = None) -> None:
+        self.state_dir = (state_dir or default_state_dir()).resolve()
+        self.services: list[Service] = []
+        self.endpoints: SecureEndpoints | None = None
+
+    @property
+    def state_file(self) -> Path:
+        return self.state_dir / STATE_FILE
+
+    def _save(self) -> None:
+        data = {"services": [{"name": item.name, "pid": item.pid, "log": str(item.log)} for item in self.services],
+                "endpoints": self.endpoints.as_json() if self.endpoints else {"secure": True}}
+        self.state_file.write_text(json.dumps(data, indent=1), encoding="utf-8")
+
+    @classmethod
+    def load(cls, state_dir: Path | None = None) -> SecureSandbox:
+        plain = Sandbox.load(state_dir)  # reads the process records (and fails the same way when there are none)
+        sandbox = cls(plain.state_dir)
+        sandbox.services = plain.services
+        try:
+            data = json.loads(sandbox.state_file.read_text(encoding="utf-8"))
+            sandbox.endpoints = SecureEndpoints.from_json(data["endpoints"])
+        except (KeyError, TypeError, ValueError):
+            sandbox.endpoints = None
+        return sandbox
+
+    def dead_services(self) -> list[str]:
+        return self._plain().dead_services()
+
+    def _plain(self) -> Sandbox:
+        plain = Sandbox(self.state_dir)
+        plain.services = list(self.services)
+        return plain
+
+    def stop(self) -> None:
+        self._plain().stop()
+        self.services = []
+
+    def start(self) -> SecureEndpoints:
+        if self.state_file.exists():
+            existing = Sandbox.load(self.state_dir)
+            if existing.services and not existing.dead_services():
+                raise SandboxError(f"a sandbox already runs in {self.state_dir} (`falcon-airflow sandbox down` "
+                                   "stops it)")
+            existing.stop()
+        self.state_dir.mkdir(parents=True, exist_ok=True)
+        for leftover in ("hdfs", "logs", "hadoop-conf", "kdc", "keytabs", "krb5.conf"):
+            target = self.state_dir / leftover
+            if target.is_dir():
+                shutil.rmtree(target, ignore_errors=True)
+            else:
+                target.unlink(missing_ok=True)
+        try:
+            self.endpoints = self._start_all()
+        except BaseException:
+            self.stop()
+            raise
+        self._save()
+        return self.endpoints
+
+    def __enter__(self) -> SecureEndpoints:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    def _start_all(self) -> SecureEndpoints:
+        java = _java()
+        minicluster = jar_group("minicluster")  # both fail early, saying how to fill the cache
+        minikdc = jar_group("minikdc")
+        ports = {name: (free_port(), free_port()) for name in HDFS_CLUSTERS}
+        classpath = f"{minicluster[0].parent / '*'}:{minikdc[0].parent / '*'}"
+        service = launch("hdfs", [
+            java, "-Xmx768m", "-cp", classpath, str(JAVA_SOURCES / "SecureMiniDfs.java"), str(self.state_dir),
+            AIRFLOW_USER, OWNER_USER, OUTSIDER_USER, *(f"{name}:{rpc}:{http}" for name, (rpc, http) in ports.items()),
+        ], log=self.state_dir / "logs" / "hdfs.log", cwd=self.state_dir / "hdfs")
+        self.services.append(service)
+        self._save()
+        service.wait_for_line("READY", START_TIMEOUT)
+        kdc = parse_kdc_line(service.log.read_text(encoding="utf-8", errors="replace"))
+        if kdc is None:
+            raise service.failure("did not print its KDC's realm and port")
+        realm = realm_for(kdc[0], kdc[1], self.state_dir)
+        Path(realm.krb5_conf).write_text(krb5_conf(kdc[0], kdc[1]), encoding="utf-8")
+        # Keytabs are passwords: readable by the sandbox's user only.
+        (self.state_dir / "keytabs").chmod(0o700)
+        for keytab in (self.state_dir / "keytabs").glob("*.keytab"):
+            keytab.chmod(0o600)
+        conf_dir = self.state_dir / "hadoop-conf"
+        conf_dir.mkdir(parents=True, exist_ok=True)
+        (conf_dir / "core-site.xml").write_text(site_xml(core_site()), encoding="utf-8")
+        (conf_dir / "hdfs-site.xml").write_text(site_xml(hdfs_site(kdc[0], ports)), encoding="utf-8")
+        namenodes = tuple(HdfsEndpoint(name=name, namenode=f"hdfs://127.0.0.1:{rpc}",
+                                       webhdfs=f"http://127.0.0.1:{http}/webhdfs/v1")
+                          for name, (rpc, http) in ports.items())
+        return SecureEndpoints(hdfs=namenodes, hadoop_conf_dir=str(conf_dir), kerberos=realm)

@@ -1,0 +1,94 @@
+"""The secure sandbox: Kerberized HDFS refuses a client without a ticket (RPC and WebHDFS), lets the owner write and
+read with its keytab (RPC, and WebHDFS through SPNEGO), and keeps the outsider out of the owner's folder.
+
+The Kerberos client is Hadoop's own (apps/HdfsAs.java, in one JVM per user), so this checks the clusters, not the
+product's client code. ``FALCON_SECURE_SANDBOX_STATE=DIR`` uses a secure sandbox already started with
+``falcon-airflow sandbox up --secure --state DIR`` (and leaves it running) instead of starting one.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from falcon_airflow.jvm import jar_group
+from falcon_airflow.sandbox.secure import SecureEndpoints, SecureSandbox
+
+pytestmark = [pytest.mark.sandbox, pytest.mark.xdist_group("sandbox")]
+
+CLIENT = Path(__file__).resolve().parent / "apps" / "HdfsAs.java"
+
+
+@pytest.fixture(scope="module")
+def secure(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SecureEndpoints]:
+    given = os.environ.get("FALCON_SECURE_SANDBOX_STATE")
+    box = SecureSandbox.load(Path(given)) if given else SecureSandbox(tmp_path_factory.mktemp("secure-sandbox"))
+    endpoints = box.endpoints if given else box.start()
+    assert endpoints is not None
+    try:
+        yield endpoints
+    finally:
+        if not given:
+            box.stop()
+
+
+def hdfs_as(endpoints: SecureEndpoints, user: str | None, *ops: str) -> dict[str, str]:
+    """Run ``ops`` as ``user`` (logged in from its keytab; ``None``: no Kerberos credentials): op -> its line."""
+    if user is None:
+        login = ["-", "-"]
+    else:
+        entry = endpoints.kerberos.keytabs[user]
+        login = [entry.principal, entry.keytab]
+    jars = jar_group("minicluster")[0].parent
+    done = subprocess.run(
+        ["java", f"-Djava.security.krb5.conf={endpoints.kerberos.krb5_conf}", "-cp",
+         f"{endpoints.hadoop_conf_dir}:{jars / '*'}", str(CLIENT), *login, *ops],
+        capture_output=True, text=True, timeout=120, check=False,
+        env={**os.environ, "KRB5CCNAME": "FILE:/nonexistent"})  # never a ticket cache of the machine's user
+    assert done.returncode == 0, done.stderr[-3000:]
+    answers = {}
+    for line in done.stdout.splitlines():
+        status, op, *rest = line.split(" ", 2)
+        answers[op] = f"{status} {rest[0] if rest else ''}"
+    assert set(answers) == set(ops), done.stdout + done.stderr[-3000:]
+    return answers
+
+
+def test_a_client_without_a_ticket_is_refused(secure: SecureEndpoints) -> None:
+    webhdfs = secure.webhdfs("a")
+    # Simple authentication (user.name) is not accepted any more: SPNEGO or nothing.
+    for url in (f"{webhdfs}/user/owner?op=LISTSTATUS", f"{webhdfs}/user/owner?op=LISTSTATUS&user.name=owner"):
+        with pytest.raises(urllib.error.HTTPError) as refused:
+            urllib.request.urlopen(url, timeout=30)
+        assert refused.value.code == 401
+        assert refused.value.headers.get("WWW-Authenticate") == "Negotiate"
+
+    rpc = f"list={secure.namenode('a')}/user"
+    over_http = f"list=webhdfs://{secure.webhdfs('a').split('//', 1)[1].split('/', 1)[0]}/user"
+    answers = hdfs_as(secure, None, rpc, over_http)
+    assert answers[rpc].startswith("error ")
+    assert "Client cannot authenticate via:[TOKEN, KERBEROS]" in answers[rpc]
+    assert answers[over_http].startswith("error ")
+    assert "Authentication required" in answers[over_http]
+
+
+def test_the_owner_writes_and_reads_and_the_outsider_is_kept_out(secure: SecureEndpoints) -> None:
+    namenode = secure.namenode("b")
+    web = "webhdfs://" + secure.webhdfs("b").split("//", 1)[1].split("/", 1)[0]
+    written = f"write={namenode}/user/owner/feed/part-0=owned-bytes"
+    read_rpc = f"read={namenode}/user/owner/feed/part-0"
+    read_web = f"read={web}/user/owner/feed/part-0"
+    owner = hdfs_as(secure, "owner", written, read_rpc, read_web)
+    assert owner == {written: "ok written", read_rpc: "ok owned-bytes", read_web: "ok owned-bytes"}
+
+    listed = f"list={web}/user/owner"
+    outsider = hdfs_as(secure, "outsider", read_rpc, listed)
+    for op in (read_rpc, listed):
+        assert outsider[op].startswith("error org.apache.hadoop.security.AccessControlException Permission denied: "
+                                       "user=outsider"), outsider[op]
