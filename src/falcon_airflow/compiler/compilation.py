@@ -15,6 +15,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
+from falcon_airflow.compiler.colo import normalized_colo, select_colo
 from falcon_airflow.compiler.extension import compile_extension
 from falcon_airflow.compiler.feed import compile_replication, compile_retention
 from falcon_airflow.compiler.identity import owner_identity, with_identity
@@ -137,10 +138,13 @@ def _issue(entity: Entity, rule: str, message: str) -> Issue:
 
 def compile_workspace(workspace: Workspace, *, entities_dir: Path | None = None, catchup_default: bool = True,
                       now: datetime | None = None, store_state: StoreState | None = None,
-                      memo: CompileMemo | None = None, extension_jobs: Sequence[ExtensionFile] = ()) -> Compilation:
+                      memo: CompileMemo | None = None, extension_jobs: Sequence[ExtensionFile] = (),
+                      colo: str | None = None) -> Compilation:
     """Validate, then compile every entity without errors. With ``memo``, an entity whose inputs are unchanged
     since the memo's compilation gets that compilation's outcome instead of compiling again. The extension jobs
-    are those of ``entities_dir`` and ``extension_jobs`` (the store's, laid out elsewhere)."""
+    are those of ``entities_dir`` and ``extension_jobs`` (the store's, laid out elsewhere). With ``colo`` (the
+    deployment's ``[falcon] colo``), only the DAGs that run in that colo are kept (:mod:`.colo`); the report
+    still covers the whole workspace."""
     moment = now or datetime.now(UTC)
     # With the store's records, a pairwise rule (FA008, FA009) blames only the entity that arrived last.
     report = validate_workspace(workspace, now=moment,
@@ -228,4 +232,5 @@ def compile_workspace(workspace: Workspace, *, entities_dir: Path | None = None,
             compile_entity(process, partial(process_builds, process))
     if entities_dir is not None or extension_jobs:
         specs += _compile_extensions(workspace, entities_dir, issues, store_state, extension_jobs)
-    return Compilation(tuple(specs), Report(report.files, tuple(sorted(issues, key=Issue.sort_key))))
+    kept = select_colo(specs, workspace.clusters, normalized_colo(colo))
+    return Compilation(tuple(kept), Report(report.files, tuple(sorted(issues, key=Issue.sort_key))))

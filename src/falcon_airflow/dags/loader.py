@@ -93,6 +93,11 @@ def _config_of(section: str, key: str, fallback: str) -> str:
         return fallback
 
 
+def deployment_colo() -> str | None:
+    """This deployment's colo (``[falcon] colo``): only the DAGs that run in it are built; none, every DAG."""
+    return _config("colo", "").strip() or None
+
+
 def _state_dir(folder: Path) -> Path:
     """Where the entity commands keep their state for this folder (``[falcon] store_dir``, see store_state)."""
     return state_folder(folder, _config("store_dir", ""))
@@ -124,7 +129,7 @@ def spec_schema_fingerprint() -> str:
 
 def content_key(folder: Path, files: list[Path], catchup_default: bool) -> str:
     digest = hashlib.sha256(f"{code_fingerprint()}|{spec_schema_fingerprint()}|{datetime.now(UTC).date()}|"
-                            f"{catchup_default}|{folder}".encode())
+                            f"{catchup_default}|{folder}|{deployment_colo()}".encode())
     for path in files:
         digest.update(str(path.relative_to(folder)).encode())
         digest.update(b"\0")
@@ -181,7 +186,7 @@ def compile_folder_reusing(folder: Path, *, catchup_default: bool) -> FolderComp
     state_dir = _state_dir(folder)
     store_state = recorded_store_state(folder, state_dir)
     compilation = compile_workspace(workspace, entities_dir=folder, catchup_default=catchup_default,
-                                    store_state=store_state, memo=memo)
+                                    store_state=store_state, memo=memo, colo=deployment_colo())
     record_first_built(folder, state_dir, {(spec.source.type, spec.source.name) for spec in compilation.specs},
                        {(entity.entity_type.value, entity.name) for entity in workspace.entities()},
                        store_state.first_built)

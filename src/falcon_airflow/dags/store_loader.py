@@ -48,6 +48,7 @@ from falcon_airflow.dags.loader import (
     build_dags,
     cached_compilation,
     content_key,
+    deployment_colo,
     entities_folder,
     fail_on_invalid,
 )
@@ -125,7 +126,8 @@ def compile_with_store(layout: Layout, folder: Path, *, catchup_default: bool) -
                              schedule_states={**kept.schedule_states, **laid_out.schedule_states},
                              first_built=kept.first_built)
     compilation = compile_workspace(workspace, entities_dir=folder, catchup_default=catchup_default,
-                                    store_state=store_state, memo=memo, extension_jobs=store.extension_jobs)
+                                    store_state=store_state, memo=memo, extension_jobs=store.extension_jobs,
+                                    colo=deployment_colo())
     record_first_built(folder, state_dir, {(spec.source.type, spec.source.name) for spec in compilation.specs},
                        {(entity.entity_type.value, entity.name) for entity in workspace.entities()},
                        store_state.first_built)

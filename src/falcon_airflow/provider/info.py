@@ -161,6 +161,12 @@ def get_provider_info() -> dict[str, Any]:
                         "What the api-server's /falcon serves: 'embedded' - a Falcon server with its own store (one "
                         "colo); 'prism' - Falcon's Prism, which routes every request to the colos' servers of "
                         "prism_colos and merges their answers (docs/prism.md).", "embedded", example="prism"),
+                    "colo": _option(
+                        "The colo this deployment runs, when it is one colo of a distributed deployment behind a "
+                        "Prism: only the DAGs of its colo's clusters are built (a feed's retention on a cluster of "
+                        "the colo, a replication into one, a process on one), as Falcon's colo servers scheduled "
+                        "them; the Falcon server's status and instance answers cover those DAGs. Unset: every DAG "
+                        "of every colo.", "", example="east"),
                     "prism_colos": _option(
                         "With mode = prism: the colos and their Falcon servers' URLs, <colo>=<url>, "
                         "comma-separated.", "", example="east=http://east:8080/falcon,west=http://west:8080/falcon"),

@@ -132,7 +132,7 @@ def test_config_section_falcon() -> None:
                             "open_impersonation", "oozie_file_roots", "oozie_shell_environment",
                             "authentication", "authentication_secret", "authentication_token_validity",
                             "store", "store_url", "store_bundle_secret", "store_lease_seconds",
-                            "mode", "prism_colos", "prism_timeout"}
+                            "mode", "colo", "prism_colos", "prism_timeout"}
     assert options["authentication"]["default"] == "airflow"
     assert options["authentication_secret"]["sensitive"] is True
     assert options["store"]["default"] == "folder" and options["store_url"]["default"] == ""
