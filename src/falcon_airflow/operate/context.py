@@ -11,9 +11,12 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import TypeVar
 
+from falcon_airflow.compiler.colo import in_colo
+from falcon_airflow.entities import Entity
 from falcon_airflow.operate.airflow_api import AirflowClient
 from falcon_airflow.operate.config_store import ConfigStore, Store
 from falcon_airflow.operate.journal import JournalBook
+from falcon_airflow.operate.lifecycles import DagRef, Lifecycle, entity_dags
 from falcon_airflow.operate.settings import Settings
 
 E = TypeVar("E")
@@ -72,6 +75,16 @@ class Context:
     def visible(self, entities: Iterable[E]) -> list[E]:
         """The entities the acting user may see in a listing."""
         return [entity for entity in entities if self.may_read is None or self.may_read(entity)]
+
+    def entity_dags(self, entity: Entity, lifecycles: frozenset[Lifecycle] | None = None) -> list[DagRef]:
+        """The DAGs of ``entity`` (:func:`~falcon_airflow.operate.lifecycles.entity_dags`) this deployment runs:
+        with a colo, those of its clusters only, as its loader builds them; a colo never waits for, pauses or
+        reports the DAGs another colo's Airflow runs."""
+        refs = entity_dags(entity, lifecycles)
+        if self.settings.colo is None:
+            return refs
+        clusters = self.store.workspace().clusters
+        return [ref for ref in refs if in_colo(ref.cluster, clusters, self.settings.colo)]
 
     def airflow(self) -> AirflowClient:
         if self._client is None:

@@ -12,7 +12,7 @@ from falcon_airflow.entities import Entity, EntityType, Feed, Process
 from falcon_airflow.operate.airflow_api import AirflowError
 from falcon_airflow.operate.config_store import iso
 from falcon_airflow.operate.context import Context
-from falcon_airflow.operate.lifecycles import dag_prefixes, entity_dags
+from falcon_airflow.operate.lifecycles import dag_prefixes
 from falcon_airflow.operate.states import EntityStatus, entity_status, marker_line, with_marker
 
 POLL_SECONDS = 2.0
@@ -41,7 +41,7 @@ def status_of(context: Context, entity: Entity, dags: Mapping[str, Mapping[str, 
     known = dags if dags is not None else airflow_dags(context, entity.entity_type, entity.name)
     rows = []
     paused = []
-    for ref in entity_dags(entity):
+    for ref in context.entity_dags(entity):
         dag = known.get(ref.dag_id)
         rows.append({"dagId": ref.dag_id, "lifecycle": ref.lifecycle.value, "cluster": ref.cluster,
                      "exists": dag is not None, "paused": None if dag is None else bool(dag.get("is_paused"))})

@@ -36,7 +36,6 @@ from falcon_airflow.operate.context import Context
 from falcon_airflow.operate.dag_control import airflow_dags, reparse, status_of
 from falcon_airflow.operate.entity_queries import describe_issue, require_stored
 from falcon_airflow.operate.entity_steps import begin, deleting, run_journaled
-from falcon_airflow.operate.lifecycles import entity_dags
 from falcon_airflow.operate.lookup import update_cluster_dependents as _update_cluster_dependents
 from falcon_airflow.operate.options import Options
 from falcon_airflow.operate.outcomes import Outcome, Refused, Status, succeeded
@@ -174,7 +173,7 @@ def submit(context: Context, options: Options, *, and_schedule: bool = False) ->
         run_journaled(context, journal)
         outcome = succeeded(f"Submit successful ({entity_type.value}) {entity.name}", file=str(path))
     else:
-        refs = [ref.dag_id for ref in entity_dags(entity)]
+        refs = [ref.dag_id for ref in context.entity_dags(entity)]
         journal = begin(context, "submitAndSchedule", entity_type, entity.name,
                          ["write", "doas", "state", "reparse", "unpause"], "write",
                          {**store_steps.change(context.store, entity_type.value, entity.name, path, new=data,
@@ -219,7 +218,7 @@ def schedule(context: Context, options: Options) -> Outcome:
     if errors:
         raise Refused(f"Entity schedule failed for {entity_type.value}: {name}",
                       details=[describe_issue(issue) for issue in errors])
-    refs = [ref.dag_id for ref in entity_dags(stored.entity)]
+    refs = [ref.dag_id for ref in context.entity_dags(stored.entity)]
     journal = begin(context, "schedule", entity_type, name, ["state", "doas", "unpause"], "state",
                      {"state": EntityStatus.RUNNING.value, "dags": refs})
     pending = run_journaled(context, journal)
@@ -248,7 +247,7 @@ def suspend(context: Context, options: Options) -> Outcome:
     check_entity_operation(context.store.safemode, "SUSPEND", entity_type)
     if not _is_active(context, stored.entity):
         raise Refused(f"{name}({entity_type.value}) is not scheduled")
-    refs = [ref.dag_id for ref in entity_dags(stored.entity)]
+    refs = [ref.dag_id for ref in context.entity_dags(stored.entity)]
     journal = begin(context, "suspend", entity_type, name, ["state", "pause"], "state",
                      {"state": EntityStatus.SUSPENDED.value, "dags": refs})
     run_journaled(context, journal)
@@ -264,7 +263,7 @@ def resume(context: Context, options: Options) -> Outcome:
     check_entity_operation(context.store.safemode, "RESUME", entity_type)
     if not _is_active(context, stored.entity):
         raise Refused(f"{name}({entity_type.value}) is not scheduled")
-    refs = [ref.dag_id for ref in entity_dags(stored.entity)]
+    refs = [ref.dag_id for ref in context.entity_dags(stored.entity)]
     journal = begin(context, "resume", entity_type, name, ["state", "unpause"], "state",
                      {"state": EntityStatus.RUNNING.value, "dags": refs})
     pending = run_journaled(context, journal)
@@ -291,7 +290,8 @@ def delete(context: Context, options: Options) -> Outcome:
                          {**deleting(context, stored), "dags": []})
         run_journaled(context, journal)
         return succeeded(f"{name}({entity_type.value}) removed successfully")
-    dags = sorted({ref.dag_id for ref in entity_dags(stored.entity)} | set(airflow_dags(context, entity_type, name)))
+    dags = sorted({ref.dag_id for ref in context.entity_dags(stored.entity)}
+                  | set(airflow_dags(context, entity_type, name)))
     journal = begin(context, "delete", entity_type, name, ["pause", "archive", "kill", "drop", "forget", "reparse"],
                      "archive", {**deleting(context, stored), "dags": dags})
     run_journaled(context, journal)
@@ -320,13 +320,13 @@ def update(context: Context, options: Options) -> Outcome:
     problems = _dependent_regressions(context, parsed, stored.path)
     if problems:
         raise Refused(problems[0], details=problems)
-    old_dags = {ref.dag_id for ref in entity_dags(old)}
-    new_dags = {ref.dag_id for ref in entity_dags(new)}
+    old_dags = {ref.dag_id for ref in context.entity_dags(old)}
+    new_dags = {ref.dag_id for ref in context.entity_dags(new)}
     running = False
     if entity_type.schedulable:
         status, _ = status_of(context, old)
         running = status is EntityStatus.RUNNING
-    dependents = [ref.dag_id for item in context.store.workspace().dependents(old) for ref in entity_dags(item)]
+    dependents = [ref.dag_id for item in context.store.workspace().dependents(old) for ref in context.entity_dags(item)]
     journal = begin(context, "update", entity_type, name, ["archive_old", "write", "doas", "reparse", "sync"],
                      "write", {**store_steps.change(context.store, entity_type.value, name, stored.path, new=data,
                                                     old=stored.read_bytes(), archive=True),
@@ -357,7 +357,7 @@ def touch(context: Context, options: Options) -> Outcome:
     stored = require_stored(context, entity_type, name)
     check_entity_operation(context.store.safemode, "TOUCH", entity_type)
     note = reparse(context)
-    refs = [ref.dag_id for ref in entity_dags(stored.entity)]
+    refs = [ref.dag_id for ref in context.entity_dags(stored.entity)]
     outcome = succeeded(f"({entity_type.value}) {name} touched: Airflow re-parses its DAG(s) "
                         f"{', '.join(refs) or '(none)'}", dags=refs)
     if note:

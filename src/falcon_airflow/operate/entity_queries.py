@@ -14,7 +14,7 @@ from falcon_airflow.operate.config_store import StoredEntity
 from falcon_airflow.operate.context import Context
 from falcon_airflow.operate.dag_control import status_of
 from falcon_airflow.operate.invalid import UnreadableEntity, invalid_entities, invalid_text, unreadable_entities
-from falcon_airflow.operate.lifecycles import DEFAULT_LIFECYCLE, entity_dags
+from falcon_airflow.operate.lifecycles import DEFAULT_LIFECYCLE
 from falcon_airflow.operate.options import Options
 from falcon_airflow.operate.outcomes import Outcome, Refused, succeeded
 from falcon_airflow.operate.runs import collect, page
@@ -257,7 +257,7 @@ def summary(context: Context, options: Options) -> Outcome:
     summaries = []
     lines = []
     for entity in page(chosen, offset, num_results):
-        refs = [ref for ref in entity_dags(entity, frozenset({DEFAULT_LIFECYCLE[entity_type]}))
+        refs = [ref for ref in context.entity_dags(entity, frozenset({DEFAULT_LIFECYCLE[entity_type]}))
                 if ref.cluster == cluster]
         records = collect(context.airflow(), refs, start, end)[-num_instances:]
         instances = [{"instance": format_falcon_date(record.instance), "status": record.status.value,

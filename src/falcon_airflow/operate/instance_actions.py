@@ -108,7 +108,7 @@ class Target:
         self.name = name
 
     def refs(self) -> list[DagRef]:
-        refs = entity_dags(self.entity, self.lifecycles)
+        refs = self.context.entity_dags(self.entity, self.lifecycles)
         colo = (self.options.text("colo") or "*").strip()
         if colo and colo != "*":
             colos = set(rules.names(colo))

@@ -8,7 +8,7 @@ from typing import Any
 from falcon_airflow.entities import Entity, EntityType, Feed, Process
 from falcon_airflow.operate import options as rules
 from falcon_airflow.operate.context import Context
-from falcon_airflow.operate.lifecycles import DEFAULT_LIFECYCLE, entity_dags
+from falcon_airflow.operate.lifecycles import DEFAULT_LIFECYCLE
 from falcon_airflow.operate.options import Options
 from falcon_airflow.operate.outcomes import Outcome, Refused, succeeded
 from falcon_airflow.operate.runs import InstanceRecord, collect, page, sort_records, window
@@ -72,7 +72,7 @@ def search(context: Context, options: Options) -> Outcome:
             first, last = window(entity, start, end, None, context.now())
         except Refused:
             continue  # the window lies outside this entity's validity
-        refs = entity_dags(entity, frozenset({DEFAULT_LIFECYCLE[entity.entity_type]}))
+        refs = context.entity_dags(entity, frozenset({DEFAULT_LIFECYCLE[entity.entity_type]}))
         records += [(entity, record) for record in collect(client, refs, first, last)
                     if not wanted or record.status.value in wanted]
     by_record = {id(record): entity for entity, record in records}

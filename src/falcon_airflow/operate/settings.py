@@ -19,6 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from falcon_airflow.compiler.colo import normalized_colo
 from falcon_airflow.compiler.store_state import state_folder
 from falcon_airflow.operate.outcomes import usage_error
 
@@ -50,6 +51,9 @@ class Settings:
     password: str | None = field(default=None, repr=False)
     wait_seconds: float = DEFAULT_WAIT_SECONDS
     http_timeout: float = DEFAULT_HTTP_TIMEOUT
+    colo: str | None = None
+    """The deployment's colo (``[falcon] colo``): its Airflow has only the DAGs of that colo's clusters, so the
+    commands act on and answer for those (:mod:`falcon_airflow.compiler.colo`). ``None``: every colo's."""
 
     def __repr__(self) -> str:  # never show a secret, even in a traceback
         hidden = "set" if self.token or self.password else "none"
@@ -71,9 +75,12 @@ class Settings:
             folder = airflow_config("falcon", "entities_dir").strip()
         entities_dir = Path(folder or "entities").expanduser().resolve()
         configured = airflow_config("falcon", "store_dir").strip() if airflow_config is not None else None
+        colo = airflow_config("falcon", "colo") if airflow_config is not None else \
+            os.environ.get("AIRFLOW__FALCON__COLO")
         return cls(url=chosen_url, entities=entities_dir, state=state_folder(entities_dir, configured),
                    token=os.environ.get("FALCON_AIRFLOW_TOKEN") or None,
                    user=os.environ.get("FALCON_AIRFLOW_USER") or None,
                    password=os.environ.get("FALCON_AIRFLOW_PASSWORD") or None,
                    wait_seconds=_seconds("FALCON_AIRFLOW_WAIT", DEFAULT_WAIT_SECONDS),
-                   http_timeout=_seconds("FALCON_AIRFLOW_HTTP_TIMEOUT", DEFAULT_HTTP_TIMEOUT) or DEFAULT_HTTP_TIMEOUT)
+                   http_timeout=_seconds("FALCON_AIRFLOW_HTTP_TIMEOUT", DEFAULT_HTTP_TIMEOUT) or DEFAULT_HTTP_TIMEOUT,
+                   colo=normalized_colo(colo))
