@@ -16,6 +16,7 @@ JAR_STAMPS := $(foreach group,$(JAR_GROUPS),$(JARS_DIR)/$(group)/.resolved)
 # The sandbox's S3-compatible server (moto) lives in a virtualenv of its own, see deps/s3-server.txt.
 S3_VENV := .venv-s3
 S3_STAMP := $(S3_VENV)/.installed
+KERBEROS_STAMP := $(VENV)/.kerberos
 
 # `make run`: Airflow (api-server, scheduler, dag-processor, triggerer; LocalExecutor on SQLite) with the example
 # entities; data under /tmp/falcon-airflow, Airflow's home in airflow-home/, lineage events in airflow-home/lineage.
@@ -80,7 +81,7 @@ $(STAMP): pyproject.toml constraints.txt
 	$(BIN)/python -m pip install --quiet --constraint constraints.txt --editable '.[test]'
 	@touch $(STAMP)
 
-install: venv check-java jars $(S3_STAMP)
+install: venv check-java jars $(S3_STAMP) $(KERBEROS_STAMP)
 
 jars: $(JAR_STAMPS)
 
@@ -90,6 +91,13 @@ $(JARS_DIR)/%/.resolved: deps/maven/%.pom.xml
 	rm -rf $(JARS_DIR)/$*
 	mvn --batch-mode --quiet -Dstyle.color=never --strict-checksums -f $< dependency:copy-dependencies \
 	  -DincludeScope=runtime -DoutputDirectory=$(JARS_DIR)/$*
+	@touch $@
+
+# The kerberos extra (gssapi, requests-gssapi: the Airflow side's WebHDFS on Kerberized clusters and the secure
+# sandbox's tests). gssapi has no Linux wheel: it builds against MIT Kerberos' development files.
+$(KERBEROS_STAMP): $(STAMP)
+	@command -v krb5-config >/dev/null || { echo "MIT Kerberos' development files are required to build gssapi: sudo apt-get install -y libkrb5-dev"; exit 1; }
+	$(BIN)/python -m pip install --quiet --constraint constraints.txt --editable '.[kerberos]'
 	@touch $@
 
 $(S3_STAMP): deps/s3-server.txt

@@ -77,10 +77,19 @@ def remote_location(location: str, settings: Settings = None) -> tuple[Any, str]
 def _webhdfs(authority: str) -> Any:
     from fsspec import filesystem
 
-    from falcon_airflow.instances.webhdfs import http_address, webhdfs_user
+    from falcon_airflow.instances.kerberos import kerberized, service_login, spnego_auth
+    from falcon_airflow.instances.webhdfs import hadoop_settings, http_address, webhdfs_user
 
-    host, port = http_address(authority)
-    return filesystem("webhdfs", host=host, port=port, user=webhdfs_user())
+    settings = hadoop_settings()
+    host, port = http_address(authority, settings)
+    if not kerberized(settings):
+        return filesystem("webhdfs", host=host, port=port, user=webhdfs_user())
+    # A Kerberized namenode refuses user.name=...: the Airflow service principal authenticates with SPNEGO and
+    # acts as itself.
+    auth = spnego_auth(service_login(), host)
+    webhdfs = filesystem("webhdfs", host=host, port=port)
+    webhdfs.session.auth = auth
+    return webhdfs
 
 
 def remote_exists(fs: Any, remote: str, location: str) -> bool:

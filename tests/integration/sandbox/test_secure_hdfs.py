@@ -12,6 +12,7 @@ import os
 import subprocess
 import urllib.error
 import urllib.request
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -92,3 +93,52 @@ def test_the_owner_writes_and_reads_and_the_outsider_is_kept_out(secure: SecureE
     for op in (read_rpc, listed):
         assert outsider[op].startswith("error org.apache.hadoop.security.AccessControlException Permission denied: "
                                        "user=outsider"), outsider[op]
+
+
+@pytest.fixture
+def as_airflow(secure: SecureEndpoints, monkeypatch: pytest.MonkeyPatch) -> SecureEndpoints:
+    """An Airflow worker's environment against the secure sandbox: its Hadoop configuration, krb5.conf and the
+    Airflow service principal's keytab (Airflow's [kerberos] settings)."""
+    airflow = secure.kerberos.keytabs["airflow"]
+    monkeypatch.setenv("HADOOP_CONF_DIR", secure.hadoop_conf_dir)
+    monkeypatch.setenv("KRB5_CONFIG", secure.kerberos.krb5_conf)
+    monkeypatch.setenv("KRB5CCNAME", "FILE:/nonexistent")  # nothing from the machine's own ticket cache
+    monkeypatch.setenv("AIRFLOW__KERBEROS__PRINCIPAL", airflow.principal)
+    monkeypatch.setenv("AIRFLOW__KERBEROS__KEYTAB", airflow.keytab)
+    return secure
+
+
+def test_the_airflow_side_reaches_kerberized_hdfs_with_the_service_keytab(as_airflow: SecureEndpoints) -> None:
+    from falcon_airflow.instances.storage import exists, write_flag
+
+    namenode = as_airflow.namenode("a")
+    assert exists(f"{namenode}/user/airflow")
+    name = f"_SUCCESS-{uuid.uuid4().hex[:8]}"  # new on a sandbox reused across runs too
+    assert not exists(f"{namenode}/user/airflow/{name}")
+    flag = write_flag(f"{namenode}/user/airflow", name)  # a write: CREATE, then the datanode's redirect
+    assert exists(flag)
+    # HDFS permissions apply to the service principal too: the owner's folder is not its to read.
+    from falcon_airflow.instances.storage import StorageError
+
+    with pytest.raises(StorageError, match="Permission denied: user=airflow"):
+        exists(f"{namenode}/user/owner/anything")
+
+
+def test_a_missing_keytab_or_principal_is_a_clear_error(as_airflow: SecureEndpoints,
+                                                        monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    from falcon_airflow.instances.storage import StorageError, exists
+
+    namenode = as_airflow.namenode("b")
+    missing = tmp_path / "missing.keytab"
+    monkeypatch.setenv("AIRFLOW__KERBEROS__KEYTAB", str(missing))
+    with pytest.raises(StorageError, match=f"airflow@FALCON.SANDBOX \\(keytab {missing}\\): the keytab is missing"):
+        exists(f"{namenode}/user")
+    # A keytab without the principal's key: the outsider's, for the airflow principal.
+    outsider = as_airflow.kerberos.keytabs["outsider"].keytab
+    monkeypatch.setenv("AIRFLOW__KERBEROS__KEYTAB", outsider)
+    with pytest.raises(StorageError, match=f"cannot obtain a Kerberos ticket for HTTP@127.0.0.1 as principal "
+                                           f"airflow@FALCON.SANDBOX \\(keytab {outsider}\\)"):
+        exists(f"{namenode}/user")
+    monkeypatch.delenv("AIRFLOW__KERBEROS__PRINCIPAL")
+    with pytest.raises(StorageError, match="set AIRFLOW__KERBEROS__PRINCIPAL"):
+        exists(f"{namenode}/user")

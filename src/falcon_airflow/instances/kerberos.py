@@ -1,0 +1,86 @@
+"""Kerberos for the Airflow side's WebHDFS calls: SPNEGO with a ticket obtained from the service keytab.
+
+A cluster is Kerberized when the Hadoop configuration (``$HADOOP_CONF_DIR``'s core-site.xml) says
+``hadoop.security.authentication=kerberos``; its namenodes then refuse ``user.name=...`` (HTTP 401). The Airflow
+workers authenticate as the Airflow service principal, named as Airflow's own ``[kerberos]`` section names it
+(``AIRFLOW__KERBEROS__PRINCIPAL``, ``AIRFLOW__KERBEROS__KEYTAB``): MIT Kerberos gets the ticket from that keytab into
+a credential cache in memory (and a fresh one when it expires), so neither ``kinit`` nor ``airflow kerberos`` is
+needed for these calls. A keytab that is missing, unreadable or holds no key of the principal is an error naming
+both, before any request.
+
+The GSS-API bindings (``gssapi``, ``requests-gssapi``: the ``kerberos`` extra) are imported only for a Kerberized
+cluster.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import uuid
+from dataclasses import dataclass
+from typing import Any
+
+from falcon_airflow.instances.storage import StorageError
+
+AUTHENTICATION = "hadoop.security.authentication"
+PRINCIPAL_ENV = "AIRFLOW__KERBEROS__PRINCIPAL"
+KEYTAB_ENV = "AIRFLOW__KERBEROS__KEYTAB"
+
+
+@dataclass(frozen=True)
+class KerberosLogin:
+    principal: str
+    keytab: str
+
+    def describe(self) -> str:
+        return f"principal {self.principal} (keytab {self.keytab})"
+
+
+def kerberized(settings: dict[str, str]) -> bool:
+    return settings.get(AUTHENTICATION, "simple").strip().lower() == "kerberos"
+
+
+def service_login(environ: dict[str, str] | None = None) -> KerberosLogin:
+    """The Airflow service principal and keytab of this worker; a clear error when either is not set."""
+    env = os.environ if environ is None else environ
+    principal, keytab = env.get(PRINCIPAL_ENV, "").strip(), env.get(KEYTAB_ENV, "").strip()
+    if not principal or not keytab:
+        raise StorageError(f"the Hadoop configuration says {AUTHENTICATION}=kerberos, so WebHDFS needs a Kerberos "
+                           f"ticket: set {PRINCIPAL_ENV} (the Airflow service principal, e.g. airflow@REALM) and "
+                           f"{KEYTAB_ENV} (its keytab) where Airflow's workers run "
+                           f"(now: principal {principal or 'unset'}, keytab {keytab or 'unset'})")
+    return KerberosLogin(principal=principal, keytab=keytab)
+
+
+@functools.lru_cache(maxsize=32)
+def spnego_auth(login: KerberosLogin, host: str) -> Any:
+    """A requests authentication that answers WebHDFS's ``401 Negotiate`` with a ticket of ``login`` for the
+    namenode's HTTP service at ``host`` (``HTTP@host``). Both tickets are obtained now, so a bad keytab, an unknown
+    principal or a KDC that cannot be reached fails here, naming the principal and the keytab; the credentials are
+    kept (per login and host) and renewed from the keytab by MIT Kerberos when they expire."""
+    try:
+        import gssapi
+        import gssapi.raw
+        from requests_gssapi import HTTPSPNEGOAuth
+    except ImportError:
+        raise StorageError(f"WebHDFS on a Kerberized cluster needs the GSS-API bindings: install falcon-airflow"
+                           f"[kerberos] (gssapi, requests-gssapi; MIT Kerberos' libkrb5) to authenticate as "
+                           f"{login.describe()}") from None
+    if not os.access(login.keytab, os.R_OK):
+        raise StorageError(f"cannot authenticate to WebHDFS as {login.describe()}: the keytab is missing or "
+                           "unreadable")
+    service = gssapi.Name(f"HTTP@{host}", gssapi.NameType.hostbased_service)
+    try:
+        name = gssapi.Name(login.principal, gssapi.NameType.kerberos_principal)
+        # The tickets live in a cache in memory of this process, one per login and host: the machine's default
+        # cache is never read or overwritten, a ticket got with another keytab never stands in for this one, and
+        # MIT Kerberos gets a new ticket from the client keytab when this one expires.
+        credentials = gssapi.Credentials(name=name, usage="initiate", store={
+            "client_keytab": login.keytab, "ccache": f"MEMORY:falcon-airflow-{uuid.uuid4().hex}"})
+        gssapi.SecurityContext(name=service, creds=credentials, usage="initiate").step()
+    except gssapi.raw.GSSError as problem:
+        reason = " ".join(str(problem).split())
+        raise StorageError(f"cannot obtain a Kerberos ticket for HTTP@{host} as {login.describe()}: {reason} "
+                           f"(`klist -k {login.keytab}` lists the principals the keytab holds; KRB5_CONFIG names "
+                           "the krb5.conf that finds the KDC)") from None
+    return HTTPSPNEGOAuth(creds=credentials, target_name=service)
