@@ -173,6 +173,28 @@ def get_provider_info() -> dict[str, Any]:
                     "prism_timeout": _option(
                         "With mode = prism: seconds a colo's server has to answer one request before the colo "
                         "counts as failed.", "30", "float"),
+                    "prism_ca_file": _option(
+                        "With mode = prism: the CA bundle (PEM) the colo servers' TLS certificates are checked "
+                        "against (Falcon's Prism trust store). Empty: the default CA bundle.", "",
+                        example="/etc/falcon/colos-ca.pem"),
+                    "prism_client_cert": _option(
+                        "With mode = prism: the client certificate (PEM) the Prism presents to the colos' "
+                        "api-servers, which demand one with [api] ssl_ca_file and ssl_cert_reqs = required. Set "
+                        "with prism_client_key.", "", example="/etc/falcon/prism.crt"),
+                    "prism_client_key": _option(
+                        "With mode = prism: the private key (PEM, unencrypted) of prism_client_cert.", "",
+                        example="/etc/falcon/prism.key"),
+                    "prism_identity": _option(
+                        "With mode = prism: the name the Prism proves to its colo servers on every request, which "
+                        "a colo server's accept_writes_from names.", "prism"),
+                    "prism_secret": {**_option(
+                        "The key that signs (on the Prism) and checks (on a colo server with accept_writes_from) "
+                        "the Prism's proof; the Prism and its colos must have the same. Empty: derived from "
+                        "[api_auth] jwt_secret.", ""), "sensitive": True},
+                    "accept_writes_from": _option(
+                        "On a colo server behind a Prism: the Prism (its prism_identity) whose requests alone may "
+                        "submit, update, schedule, suspend, resume or delete entities here; any other is refused "
+                        "with 403. Empty: any caller the server's authorization allows.", "", example="prism"),
                     "authentication": _option(
                         "How callers of Falcon's REST server (the api-server's /falcon/api/...) authenticate: "
                         "'airflow' - an Airflow token (Authorization: Bearer, from /auth/token) only; 'simple' - "

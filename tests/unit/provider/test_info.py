@@ -132,8 +132,11 @@ def test_config_section_falcon() -> None:
                             "open_impersonation", "oozie_file_roots", "oozie_shell_environment",
                             "authentication", "authentication_secret", "authentication_token_validity",
                             "store", "store_url", "store_bundle_secret", "store_lease_seconds",
-                            "mode", "colo", "prism_colos", "prism_timeout"}
+                            "mode", "colo", "prism_colos", "prism_timeout", "prism_ca_file",
+                            "prism_client_cert", "prism_client_key", "prism_identity", "prism_secret",
+                            "accept_writes_from"}
     assert options["authentication"]["default"] == "airflow"
     assert options["authentication_secret"]["sensitive"] is True
     assert options["store"]["default"] == "folder" and options["store_url"]["default"] == ""
     assert options["store_bundle_secret"]["sensitive"] is True
+    assert options["prism_secret"]["sensitive"] is True and options["prism_identity"]["default"] == "prism"

@@ -41,6 +41,7 @@ from falcon_airflow.server.authentication import (
 from falcon_airflow.server.bodies import APIResult, ResultStatus
 from falcon_airflow.server.bodies.conversion import property_list
 from falcon_airflow.server.configuration import AirflowConfig, ServerConfig
+from falcon_airflow.server.prism.colo_access import ColoAccess
 from falcon_airflow.server.prism.colos import Colo, ColoNotApplicable, PrismSettings, selected
 from falcon_airflow.server.prism.convergence import DELETED, Converger
 from falcon_airflow.server.prism.forwarding import Forwarder, Identity, to_each
@@ -468,7 +469,8 @@ def create_prism_app(*, config: ServerConfig | None = None, verify_token: TokenV
     authentication = AuthenticationSettings.from_config(config.get)
     header_spelling.install()
     app = FastAPI(title="Apache Falcon Prism (falcon-airflow)", docs_url=None, redoc_url=None, openapi_url=None)
-    app.state.prism = Prism(settings, record or airflow_record, forwarder)
+    app.state.prism = Prism(settings, record or airflow_record,
+                            forwarder or Forwarder(settings.timeout, access=ColoAccess.from_config(config.get)))
     app.state.authentication = authentication.scheme
 
     async def unauthenticated(request: Request, problem: AuthenticationFailed) -> Response:

@@ -6,6 +6,10 @@ auth managers accept it), or, for a caller of Falcon's simple scheme, ``user.nam
 simple scheme too, on the same trusted network). ``doAs`` goes on as given: each colo server decides whether the
 caller may act, and for whom.
 
+A colo's api-server may demand TLS with the Prism's client certificate, and a colo server may take entity changes
+only from the Prism: the Prism's TLS settings and its proof (:mod:`falcon_airflow.server.prism.colo_access`) go
+with every request.
+
 Every request is bounded in time (``[falcon] prism_timeout``): a colo that is down or hangs is a failed colo of the
 answer, never a hung Prism. Colos are asked concurrently (:func:`to_each`).
 """
@@ -19,7 +23,10 @@ from typing import TypeVar
 
 import httpx
 
+from falcon_airflow.server.prism.colo_access import ColoAccess
 from falcon_airflow.server.prism.colos import Colo
+from falcon_airflow.server.prism_identity import HEADER as PRISM_HEADER
+from falcon_airflow.server.prism_identity import prove
 
 USER_NAME = "user.name"
 T = TypeVar("T")
@@ -62,10 +69,12 @@ class Forwarder:
     timeout: float
     transport: httpx.AsyncBaseTransport | None = None
     """Tests hand in a mock transport; the product uses httpx's own."""
+    access: ColoAccess = field(default_factory=ColoAccess)
 
     def client(self) -> httpx.AsyncClient:
         return httpx.AsyncClient(timeout=httpx.Timeout(self.timeout, connect=min(self.timeout, 5.0)),
-                                 transport=self.transport, follow_redirects=False)
+                                 transport=self.transport, follow_redirects=False,
+                                 verify=self.access.tls if self.access.tls is not None else True)
 
     async def send(self, http: httpx.AsyncClient, colo: Colo, method: str, path: str, identity: Identity, *,
                    query: Sequence[tuple[str, str]] = (), body: bytes | None = None,
@@ -73,6 +82,8 @@ class Forwarder:
         """``method`` ``<colo url>/<path>``; never raises for the colo's failure, which is in the answer."""
         params: list[tuple[str, str | int | float | bool | None]] = list(query)
         headers = {"Accept": accept}
+        if self.access.key is not None:  # made for each request: a proof holds a few minutes only
+            headers[PRISM_HEADER] = prove(self.access.key, self.access.identity)
         if identity.token is not None:
             headers["Authorization"] = f"Bearer {identity.token}"
         else:

@@ -34,6 +34,8 @@ from falcon_airflow.operate.outcomes import Refused
 from falcon_airflow.server.access import client_hosts
 from falcon_airflow.server.authentication import caller
 from falcon_airflow.server.configuration import ServerContext
+from falcon_airflow.server.prism_identity import HEADER as PRISM_HEADER
+from falcon_airflow.server.prism_identity import writes_refused
 from falcon_airflow.server.resources.declared import _executor, _request_id, deployment
 
 log = logging.getLogger("falcon_airflow.server")
@@ -82,6 +84,9 @@ async def run_command(command: str, action: str, request: Request) -> Response:
     except Refused as refused:
         return failed(refused.message, status=400, usage=refused.usage)
     who = caller(request)
+    not_from_prism = writes_refused(context.config.get, command, action, request.headers.get(PRISM_HEADER))
+    if not_from_prism is not None:
+        return failed(not_from_prism, status=403)
     do_as = options.text("do_as")
     address = request.client.host if request.client else None
     acting = Caller(who.user, do_as, who.roles, client_hosts(address))

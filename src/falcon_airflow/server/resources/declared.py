@@ -49,6 +49,8 @@ from falcon_airflow.server.airflow_access import AIRFLOW_USER, client_factory
 from falcon_airflow.server.authentication import Caller as Authenticated
 from falcon_airflow.server.authentication import caller
 from falcon_airflow.server.configuration import ServerContext
+from falcon_airflow.server.prism_identity import HEADER as PRISM_HEADER
+from falcon_airflow.server.prism_identity import writes_refused
 from falcon_airflow.server.resources.admin import NotAcceptable
 
 log = logging.getLogger(__name__)
@@ -181,6 +183,11 @@ def endpoint(action: Action, route: Route, answers: Mapping[str, AnswerContext],
         who = caller(request)
         request_id = _request_id(request)
         do_as = request.query_params.get("doAs") or None
+        not_from_prism = writes_refused(context.config.get, action.command, action.name,
+                                        request.headers.get(PRISM_HEADER))
+        if not_from_prism is not None:
+            _audit_refusal(context, who, action, do_as, request_id, not_from_prism)
+            return _denial(request, not_from_prism)
         chosen = bodies.negotiate(request.headers.get("accept"), produces)
         if chosen is None:
             raise NotAcceptable(produces)
