@@ -28,6 +28,10 @@ class FalconPlugin(AirflowPlugin):
     priority_weight_strategies = [OldestInstanceFirst, NewestInstanceFirst]  # noqa: RUF012
     listeners = [lineage_runs]  # noqa: RUF012
     fastapi_apps = [{"app": LazyApp(), "url_prefix": URL_PREFIX, "name": "Falcon"}]  # noqa: RUF012
+    # Falcon's console: an entry "Falcon" in Airflow's navigation, its page served by the app above and shown in
+    # Airflow's iframe (docs/console.md)
+    external_views = [{"name": "Falcon", "href": f"{URL_PREFIX}/console/", "destination": "nav",  # noqa: RUF012
+                       "url_route": "falcon", "category": "Falcon", "nav_top_level": True}]
 
     @classmethod
     def on_load(cls, *args: object, **kwargs: object) -> None:

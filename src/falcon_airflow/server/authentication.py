@@ -14,6 +14,8 @@ On every request, as hadoop-auth's ``AuthenticationFilter`` decides:
 
 * ``Authorization: Bearer <jwt>`` (Airflow's token from the api-server's ``/auth/token``) wins over any cookie and
   is verified by Airflow's auth manager; the user is the name the auth manager gives it;
+* else, on ``GET`` and ``HEAD`` only, Airflow's session cookie ``_token`` (a browser signed in to Airflow's UI: the
+  console, docs/console.md) is verified the same way, whatever the scheme;
 * else a ``hadoop.auth`` cookie whose signature, type and expiry hold names the user;
 * else (the cookie is missing or bad) a ``user.name`` query parameter authenticates anew and a fresh cookie is set;
 * else the request is refused with ``401`` (``WWW-Authenticate: PseudoAuth``, and the reason: "Authentication
@@ -56,6 +58,12 @@ DEFAULT_SCHEME: Scheme = AIRFLOW
 """Without ``[falcon] authentication``: only Airflow's tokens. ``make run`` sets ``simple``, Falcon's default."""
 
 AUTH_COOKIE = "hadoop.auth"
+AIRFLOW_SESSION_COOKIE = "_token"
+"""Where Airflow's UI keeps the signed-in user's token (``COOKIE_NAME_JWT_TOKEN``, HttpOnly, SameSite=Lax), sent
+with every request of the browser to the api-server's origin, ``/falcon`` included."""
+SESSION_METHODS = frozenset({"GET", "HEAD"})
+"""The requests Airflow's session cookie authenticates: reads only (a cookie travels with requests other sites
+make the browser send)."""
 USER_NAME_PARAMETER = "user.name"
 TOKEN_TYPE = "simple"
 """hadoop-auth's ``PseudoAuthenticationHandler.TYPE``: the ``t`` of every cookie this server signs."""
@@ -279,6 +287,11 @@ class Authenticator:
         scheme_name, _, credentials = header.partition(" ")
         if scheme_name.lower() == "bearer" and credentials.strip():
             return await self.verify_token(credentials.strip())
+        session = cookies_of(request.headers.get("cookie", "")).get(AIRFLOW_SESSION_COOKIE, "").strip('"')
+        if session and request.method in SESSION_METHODS:
+            # a browser signed in to Airflow's UI (the console's pages and their JSON): Airflow's own token, kept
+            # in its cookie; only for reading, so that another site cannot make the browser change anything
+            return await self.verify_token(session)
         if self.settings.scheme != SIMPLE:
             raise AuthenticationFailed("Authentication required: an Airflow token (Authorization: Bearer, from the "
                                        "api-server's /auth/token)")
