@@ -8,8 +8,10 @@ product's client code. ``FALCON_SECURE_SANDBOX_STATE=DIR`` uses a secure sandbox
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
+import sys
 import urllib.error
 import urllib.request
 import uuid
@@ -142,3 +144,16 @@ def test_a_missing_keytab_or_principal_is_a_clear_error(as_airflow: SecureEndpoi
     monkeypatch.delenv("AIRFLOW__KERBEROS__PRINCIPAL")
     with pytest.raises(StorageError, match="set AIRFLOW__KERBEROS__PRINCIPAL"):
         exists(f"{namenode}/user")
+
+
+def test_status_prints_the_realm_kdc_krb5_conf_and_keytabs(secure: SecureEndpoints) -> None:
+    state = Path(secure.kerberos.krb5_conf).parent
+    done = subprocess.run([sys.executable, "-m", "falcon_airflow.cli", "sandbox", "status", "--state", str(state)],
+                          capture_output=True, text=True, timeout=120, check=False)
+    assert done.returncode == 0, done.stderr
+    kerberos = json.loads(done.stdout)["kerberos"]
+    assert kerberos["realm"] == secure.kerberos.realm
+    assert kerberos["kdc"].startswith("127.0.0.1:")
+    assert Path(kerberos["krb5_conf"]).read_text(encoding="utf-8").count(kerberos["kdc"]) == 1
+    assert {user: Path(item["keytab"]).stat().st_mode & 0o777 for user, item in kerberos["keytabs"].items()} == {
+        "airflow": 0o600, "owner": 0o600, "outsider": 0o600}
