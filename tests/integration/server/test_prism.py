@@ -4,7 +4,8 @@ SQLite (the Prism's in ``[falcon] mode = prism``), reached over HTTP as Falcon's
 The seeds' scenario: a cluster per colo submitted through the Prism reaches both colos, a feed on both clusters
 too; with west stopped, scheduling the feed is PARTIAL (east scheduled, west named with why); with west back, the
 same request completes west and leaves east untouched; ``entity -list`` is merged with colo labels, through the
-stock Falcon CLI as well.
+stock Falcon CLI as well. Each colo (``[falcon] colo``) builds the DAGs of its own cluster: east the feed's retention
+on east, west its retention on west and the replication from east into west.
 """
 
 from __future__ import annotations
@@ -64,7 +65,8 @@ class Deployment:
 
 def _colo(root: Path, name: str) -> AirflowServer:
     server = AirflowServer.prepare(root / name)
-    server.env.update({"AIRFLOW__FALCON__AUTHENTICATION": "simple", "AIRFLOW__FALCON__AIRFLOW_USER": "admin"})
+    server.env.update({"AIRFLOW__FALCON__AUTHENTICATION": "simple", "AIRFLOW__FALCON__AIRFLOW_USER": "admin",
+                       "AIRFLOW__FALCON__COLO": name})
     return server
 
 
@@ -117,8 +119,11 @@ def test_partial_schedule_completed_by_the_same_request_and_the_merged_list(
     for colo in (east, west):  # each colo's own store has the entities the Prism sent it
         assert (colo.store / "feeds" / "clicks.xml").is_file() or any(colo.store.rglob("clicks.xml")), colo.store
     concurrently(east.reserialize, west.reserialize)  # the colos' dag-processors, once
-    dag = "falcon.feed.clicks.retention.east"
-    assert paused(east, dag) is True and paused(west, dag) is True
+    dag, west_dag = "falcon.feed.clicks.retention.east", "falcon.feed.clicks.retention.west"
+    replication = "falcon.feed.clicks.replication.east.west"
+    # each colo's Airflow has the DAGs of its own cluster; the replication runs where it pulls to, in west
+    assert [paused(east, item) for item in (dag, west_dag, replication)] == [True, None, None]
+    assert [paused(west, item) for item in (dag, west_dag, replication)] == [None, True, True]
 
     west.stop()
     answer = deployment.call("POST", "entities/schedule/feed/clicks")
@@ -135,7 +140,7 @@ def test_partial_schedule_completed_by_the_same_request_and_the_merged_list(
     assert (answer.status_code, document["status"]) == (200, "SUCCEEDED"), answer.text
     assert document["message"] == ("east/clicks(feed) is already RUNNING with this definition here: unchanged\n"
                                    "west/default/clicks(feed) scheduled successfully\n")
-    assert paused(west, dag) is False and paused(east, dag) is False
+    assert paused(west, west_dag) is False and paused(west, replication) is False and paused(east, dag) is False
 
     answer = deployment.call("GET", "entities/list/feed", fields="status")
     assert answer.status_code == 200, answer.text
