@@ -31,6 +31,15 @@ os.environ.setdefault("AIRFLOW__CORE__UNIT_TEST_MODE", "False")
 # JIT's second tier would spend more CPU compiling than it saves, on a 2-core machine running two test workers.
 # SPARK_SUBMIT_OPTS reaches only the launcher's JVM, so no JVM prints a "Picked up ..." line.
 os.environ.setdefault("SPARK_SUBMIT_OPTS", "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC")
+# The same for the executors and YARN application masters of jobs on the sandbox's standalone master and YARN: a
+# Spark configuration folder for the whole run, as a deployment's spark-defaults.conf would say it.
+if "SPARK_CONF_DIR" not in os.environ and os.environ.get("FALCON_TEST_HOME_BASE"):
+    _spark_conf = Path(os.environ["FALCON_TEST_HOME_BASE"]) / "spark-conf"
+    _spark_conf.mkdir(exist_ok=True)
+    _quick = "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC"
+    (_spark_conf / "spark-defaults.conf").write_text(
+        f"spark.executor.extraJavaOptions {_quick}\nspark.yarn.am.extraJavaOptions {_quick}\n", encoding="utf-8")
+    os.environ["SPARK_CONF_DIR"] = str(_spark_conf)
 
 REPOSITORY = Path(__file__).resolve().parent.parent
 INTEGRATION = REPOSITORY / "tests" / "integration"
