@@ -126,6 +126,20 @@ def test_the_airflow_side_reaches_kerberized_hdfs_with_the_service_keytab(as_air
         exists(f"{namenode}/user/owner/anything")
 
 
+def test_the_airflow_principal_acts_for_the_owner_as_its_proxy_user(as_airflow: SecureEndpoints,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    from falcon_airflow.instances.storage import StorageError, exists, write_flag
+
+    namenode = as_airflow.namenode("a")
+    monkeypatch.setenv("HADOOP_PROXY_USER", "owner")  # hadoop.proxyuser.airflow.* lets airflow act for anyone
+    name = f"_SUCCESS-{uuid.uuid4().hex[:8]}"
+    flag = write_flag(f"{namenode}/user/owner", name)
+    assert exists(flag)
+    monkeypatch.setenv("HADOOP_PROXY_USER", "outsider")
+    with pytest.raises(StorageError, match="Permission denied: user=outsider"):
+        exists(flag)
+
+
 def test_a_missing_keytab_or_principal_is_a_clear_error(as_airflow: SecureEndpoints,
                                                         monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     from falcon_airflow.instances.storage import StorageError, exists
