@@ -179,7 +179,7 @@ def get_provider_info() -> dict[str, Any]:
                         example="/etc/falcon/colos-ca.pem"),
                     "prism_client_cert": _option(
                         "With mode = prism: the client certificate (PEM) the Prism presents to the colos' "
-                        "api-servers, which demand one with [api] ssl_ca_file and ssl_cert_reqs = required. Set "
+                        "api-servers, which verify it with [api] ssl_ca_file and ssl_cert_reqs (docs/prism.md). Set "
                         "with prism_client_key.", "", example="/etc/falcon/prism.crt"),
                     "prism_client_key": _option(
                         "With mode = prism: the private key (PEM, unencrypted) of prism_client_cert.", "",
