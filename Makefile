@@ -94,11 +94,14 @@ $(JARS_DIR)/%/.resolved: deps/maven/%.pom.xml
 	@touch $@
 
 # The kerberos extra (gssapi, requests-gssapi: the Airflow side's WebHDFS on Kerberized clusters and the secure
-# sandbox's tests). gssapi has no Linux wheel: it builds against MIT Kerberos' development files.
+# sandbox's tests). gssapi has no Linux wheel: it builds against MIT Kerberos' development files. Without them the
+# rest installs and runs (make run needs no Kerberos); the secure sandbox's tests then fail saying what is missing.
 $(KERBEROS_STAMP): $(STAMP)
-	@command -v krb5-config >/dev/null || { echo "MIT Kerberos' development files are required to build gssapi: sudo apt-get install -y libkrb5-dev"; exit 1; }
-	$(BIN)/python -m pip install --quiet --constraint constraints.txt --editable '.[kerberos]'
-	@touch $@
+	@if command -v krb5-config >/dev/null; then \
+	  $(BIN)/python -m pip install --quiet --constraint constraints.txt --editable '.[kerberos]' && touch $@; \
+	else \
+	  echo "note: the kerberos extra (Kerberized HDFS from the Airflow side, the secure sandbox's tests) is not installed: building gssapi needs MIT Kerberos' development files (apt-get install -y libkrb5-dev)"; \
+	fi
 
 $(S3_STAMP): deps/s3-server.txt
 	test -x $(S3_VENV)/bin/python || $(PYTHON) -m venv $(S3_VENV)
