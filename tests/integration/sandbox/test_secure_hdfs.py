@@ -23,7 +23,8 @@ import pytest
 from falcon_airflow.jvm import jar_group
 from falcon_airflow.sandbox.secure import SecureEndpoints, SecureSandbox
 
-pytestmark = [pytest.mark.sandbox, pytest.mark.xdist_group("sandbox")]
+# A group of its own: its KDC and clusters share nothing with the plain sandbox, so the two may run on two workers.
+pytestmark = [pytest.mark.sandbox, pytest.mark.xdist_group("sandbox-secure")]
 
 CLIENT = Path(__file__).resolve().parent / "apps" / "HdfsAs.java"
 
