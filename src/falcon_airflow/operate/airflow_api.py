@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import json
+import ssl
 import sys
 import urllib.error
 import urllib.request
@@ -75,10 +76,19 @@ class AirflowClient:
             raise AirflowError(f"Airflow at {self.base} returned no access token for user {self.settings.user}")
         return str(token)
 
+    def _tls(self) -> ssl.SSLContext | None:
+        """With a client certificate (an api-server that demands one): the default verification presenting it."""
+        if self.settings.client_cert is None:
+            return None
+        context = ssl.create_default_context()
+        context.load_cert_chain(*self.settings.client_cert)
+        return context
+
     def _send(self, method: str, url: str, body: bytes | None, headers: Mapping[str, str]) -> Any:
         request = urllib.request.Request(url, data=body, method=method, headers=dict(headers))
         try:
-            with urllib.request.urlopen(request, timeout=self.settings.http_timeout) as response:
+            with urllib.request.urlopen(request, timeout=self.settings.http_timeout,
+                                        context=self._tls()) as response:
                 payload = response.read()
                 status = response.status
         except urllib.error.HTTPError as problem:

@@ -52,6 +52,9 @@ class Settings:
     wait_seconds: float = DEFAULT_WAIT_SECONDS
     http_timeout: float = DEFAULT_HTTP_TIMEOUT
     colo: str | None = None
+    client_cert: tuple[str, str] | None = None
+    """Airflow's ``[api] client_ssl_cert`` and ``client_ssl_key``: the certificate this deployment's own parts
+    present to its api-server, which with ``[api] ssl_cert_reqs = required`` takes no connection without one."""
     """The deployment's colo (``[falcon] colo``): its Airflow has only the DAGs of that colo's clusters, so the
     commands act on and answer for those (:mod:`falcon_airflow.compiler.colo`). ``None``: every colo's."""
 
@@ -77,10 +80,12 @@ class Settings:
         configured = airflow_config("falcon", "store_dir").strip() if airflow_config is not None else None
         colo = airflow_config("falcon", "colo") if airflow_config is not None else \
             os.environ.get("AIRFLOW__FALCON__COLO")
+        cert, key = ((airflow_config("api", name) or "").strip() if airflow_config is not None else ""
+                     for name in ("client_ssl_cert", "client_ssl_key"))
         return cls(url=chosen_url, entities=entities_dir, state=state_folder(entities_dir, configured),
                    token=os.environ.get("FALCON_AIRFLOW_TOKEN") or None,
                    user=os.environ.get("FALCON_AIRFLOW_USER") or None,
                    password=os.environ.get("FALCON_AIRFLOW_PASSWORD") or None,
                    wait_seconds=_seconds("FALCON_AIRFLOW_WAIT", DEFAULT_WAIT_SECONDS),
                    http_timeout=_seconds("FALCON_AIRFLOW_HTTP_TIMEOUT", DEFAULT_HTTP_TIMEOUT) or DEFAULT_HTTP_TIMEOUT,
-                   colo=normalized_colo(colo))
+                   colo=normalized_colo(colo), client_cert=(cert, key) if cert and key else None)

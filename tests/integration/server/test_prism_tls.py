@@ -4,9 +4,8 @@ layer), and its Falcon server takes entity changes only from the Prism (``[falco
 Prism trusts the colo through ``[falcon] prism_ca_file`` and presents ``prism_client_cert``. Every certificate is
 made here.
 
-The colo asks ``ssl_cert_reqs = optional``: its Falcon server calls its own Airflow REST API without a client
-certificate (docs/prism.md), so ``required`` would lock it out of its own Airflow; a certificate that is shown is
-still verified, and one of another CA is refused by the TLS handshake.
+The colo asks ``ssl_cert_reqs = required``: no connection without a certificate of its CA gets through the TLS
+handshake, so its Falcon server calls its own Airflow REST API with Airflow's ``[api] client_ssl_cert``.
 """
 
 from __future__ import annotations
@@ -16,6 +15,7 @@ import ipaddress
 import os
 import shutil
 import ssl
+import urllib.request
 from collections.abc import Iterator
 from dataclasses import dataclass, fields
 from pathlib import Path
@@ -67,7 +67,7 @@ def certificates(folder: Path) -> Path:
     ca_key, rogue_key = ec.generate_private_key(ec.SECP256R1()), ec.generate_private_key(ec.SECP256R1())
     ca = _certificate("falcon test CA", ca_key, None, ca=True)
     _write(folder, "ca", ca, ca_key)
-    for name, server in (("colo", True), ("prism", False)):
+    for name, server in (("colo", True), ("prism", False), ("colo-client", False)):
         key = ec.generate_private_key(ec.SECP256R1())
         _write(folder, name, _certificate(name, key, ("falcon test CA", ca_key), server=server), key)
     outsider_key = ec.generate_private_key(ec.SECP256R1())
@@ -105,7 +105,9 @@ def deployment(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Deployment]
         "AIRFLOW__FALCON__COLO": "east", "AIRFLOW__FALCON__ACCEPT_WRITES_FROM": "prism",
         "AIRFLOW__FALCON__PRISM_SECRET": SECRET,
         "AIRFLOW__API__SSL_CERT": str(certs / "colo.crt"), "AIRFLOW__API__SSL_KEY": str(certs / "colo.key"),
-        "AIRFLOW__API__SSL_CA_FILE": str(certs / "ca.crt"), "AIRFLOW__API__SSL_CERT_REQS": "optional",
+        "AIRFLOW__API__SSL_CA_FILE": str(certs / "ca.crt"), "AIRFLOW__API__SSL_CERT_REQS": "required",
+        "AIRFLOW__API__CLIENT_SSL_CERT": str(certs / "colo-client.crt"),
+        "AIRFLOW__API__CLIENT_SSL_KEY": str(certs / "colo-client.key"),
         "AIRFLOW__API__BASE_URL": colo.url, "SSL_CERT_FILE": str(certs / "ca.crt"),
     })
     prism = AirflowServer.prepare(root / "prism")
@@ -120,6 +122,9 @@ def deployment(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Deployment]
     shutil.copy(colo.home / "airflow.db", prism.home / "airflow.db")
     saved = os.environ.get("SSL_CERT_FILE")
     os.environ["SSL_CERT_FILE"] = str(certs / "ca.crt")  # the harness waits for the colo over https
+    waiting = ssl.create_default_context(cafile=str(certs / "ca.crt"))  # ... with a certificate, as it must
+    waiting.load_cert_chain(certs / "colo-client.crt", certs / "colo-client.key")
+    urllib.request.install_opener(urllib.request.build_opener(urllib.request.HTTPSHandler(context=waiting)))
     try:
         colo.start(migrate=False)
         prism.start(migrate=False)
@@ -127,6 +132,7 @@ def deployment(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Deployment]
     finally:
         prism.stop()
         colo.stop()
+        urllib.request.install_opener(urllib.request.build_opener())
         if saved is None:
             os.environ.pop("SSL_CERT_FILE", None)
         else:
@@ -153,6 +159,9 @@ def test_changes_reach_the_colo_through_the_prism_only(deployment: Deployment, t
     # a certificate of another CA does not get through the TLS handshake
     with httpx.Client(verify=deployment.tls("outsider"), timeout=60) as outsider, pytest.raises(httpx.HTTPError):
         outsider.get(f"{colo}/list/cluster", params=USER, headers=headers)
+    # nor does a connection without a certificate
+    with httpx.Client(verify=deployment.tls(None), timeout=60) as anonymous, pytest.raises(httpx.HTTPError):
+        anonymous.get(f"{colo}/list/cluster", params=USER, headers=headers)
     # plain http to the colo's https port is no way round
     with pytest.raises(httpx.HTTPError):
         httpx.get(f"http://127.0.0.1:{deployment.colo.port}/falcon/api/entities/list/cluster", params=USER,

@@ -4,8 +4,7 @@ proof that a request comes from the Prism (:mod:`falcon_airflow.server.prism_ide
 ``[falcon] prism_ca_file`` is the CA bundle the colos' api-server certificates are checked against (Falcon's
 Prism trust store; unset: httpx's default bundle); ``prism_client_cert`` and ``prism_client_key`` (PEM) the
 certificate the Prism presents (Falcon's ``keystore.file``), which a colo api-server with ``[api] ssl_ca_file`` and
-``ssl_cert_reqs = optional`` verifies (``required`` would also refuse the colo server's own calls to its Airflow
-REST API, which present none). ``prism_identity`` is the name the Prism
+``ssl_cert_reqs = required`` demands of every connection. ``prism_identity`` is the name the Prism
 proves to colos configured with ``accept_writes_from``.
 """
 
