@@ -291,3 +291,41 @@ def test_the_assets_view_shows_the_feeds_and_an_event_per_instance(airflow: Runn
         page.screenshot(path=str(picture))
     if os.environ.get("FALCON_UPDATE_SCREENSHOT") == "1":
         shutil.copyfile(picture, ASSETS_SCREENSHOT)
+
+
+# -- Falcon's console --------------------------------------------------------------------------------------------------
+
+FEED = "click-counts"
+REPLICATION_DAG = f"falcon.feed.{FEED}.replication.primary.backup"
+
+
+def test_the_falcon_console_lists_the_entities_and_shows_a_feed(airflow: RunningAirflow, tmp_path: Path) -> None:
+    from playwright.sync_api import expect
+
+    with chromium(tmp_path / "chromium-console") as page:
+        sign_in(page, airflow.url)
+        # Airflow's navigation has the plugin's "Falcon" entry; its page is the console, in Airflow's frame
+        page.get_by_role("link", name="Falcon", exact=True).or_(
+            page.get_by_role("button", name="Falcon", exact=True)).first.click()
+        page.wait_for_url(re.compile(r"/plugin/falcon"))
+        console = page.frame_locator("iframe[title='Falcon']")
+        rows = console.locator("#entities tbody tr")
+        for kind, name in (("cluster", "primary"), ("cluster", "backup"), ("feed", "raw-clicks"), ("feed", FEED),
+                           ("process", PROCESS), ("process", "count-clicks"), ("datasource", "shop-db")):
+            expect(console.locator(f"#entities tbody tr[data-type='{kind}'][data-name='{name}']")).to_be_visible()
+        # (the invalid-entity test of this module may have added the feed broken-clicks)
+        console.get_by_label("Type").select_option("feed")
+        expect(console.locator("#entities tbody tr[data-type='cluster']")).to_have_count(0)
+        expect(console.locator(f"#entities tbody tr[data-name='{FEED}']")).to_be_visible()
+        assert rows.count() == console.locator("#entities tbody tr[data-type='feed']").count() >= 2
+
+        console.get_by_role("link", name=FEED, exact=True).click()
+        definition = console.locator("#entity-definition")
+        expect(definition).to_contain_text(f'<feed name="{FEED}"')  # the XML as text, highlighted
+        expect(definition.locator(".xml-tag").first).to_be_visible()
+        dag = console.get_by_role("link", name=REPLICATION_DAG)
+        expect(dag).to_have_attribute("href", f"/dags/{REPLICATION_DAG}")
+        expect(console.locator("#entity-used-by")).to_contain_text("count-clicks")
+        page.screenshot(path=str(tmp_path / "console.png"))
+        dag.click()  # Airflow's DAG page, in the whole window
+        page.wait_for_url(re.compile(rf"/dags/{re.escape(REPLICATION_DAG)}$"))

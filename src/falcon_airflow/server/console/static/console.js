@@ -37,6 +37,19 @@ async function getJson(path) {
   return body;
 }
 
+function openInAirflow(event, url) {
+  // Airflow's frame is sandboxed without top navigation: its own router (same origin) is asked to show the page,
+  // as its links do, so the DAG opens in the whole window; elsewhere the link opens here.
+  try {
+    const top = window.parent;
+    if (top === window) return;
+    const index = ((top.history.state && top.history.state.idx) || 0) + 1;
+    top.history.pushState({ usr: null, key: Math.random().toString(36).slice(2, 10), idx: index }, "", url);
+    top.dispatchEvent(new PopStateEvent("popstate", { state: top.history.state }));
+    event.preventDefault();
+  } catch (ignored) { /* another origin: follow the link in the frame */ }
+}
+
 function entityHref(type, name) {
   return `#/entity/${encodeURIComponent(type)}/${encodeURIComponent(name)}`;
 }
@@ -164,7 +177,7 @@ async function showEntity(type, name) {
   fillList("entity-dags", entity.dags, (line, dag) => {
     const link = el("a", dag.dag_id);
     link.href = dag.url;
-    link.target = "_top"; // Airflow's own DAG page, in the whole window rather than in this frame
+    link.addEventListener("click", (event) => openInAirflow(event, dag.url));
     line.append(link, ` ${dag.lifecycle.toLowerCase()} on ${dag.cluster}`);
   });
   const relation = (wanted) => entity.dependencies.filter((item) => item.relation === wanted);
