@@ -33,6 +33,7 @@ import os
 import re
 import secrets
 import shutil
+import ssl
 import time
 from pathlib import Path
 from typing import Any
@@ -71,6 +72,18 @@ def store_url(configured: str | None = None) -> str:
         port = _config_of("api", "port", "8080").strip() or "8080"
         url = f"{base.rstrip('/') if base else f'http://localhost:{port}'}/falcon"
     return url.rstrip("/")
+
+
+def client_tls() -> ssl.SSLContext | None:
+    """With Airflow's ``[api] client_ssl_cert`` and ``client_ssl_key`` (an api-server with ``ssl_cert_reqs =
+    required`` takes no connection without a certificate): the default verification, presenting that certificate.
+    ``None``: httpx's own."""
+    cert, key = (_config_of("api", name, "").strip() for name in ("client_ssl_cert", "client_ssl_key"))
+    if not (cert and key):
+        return None
+    context = ssl.create_default_context()
+    context.load_cert_chain(cert, key)
+    return context
 
 
 class FalconStoreBundle(BaseDagBundle):
@@ -237,7 +250,9 @@ class FalconStoreBundle(BaseDagBundle):
             raise StoreFetchError(f"the Falcon server at {url} answered no JSON: {problem}") from None
 
     def _client(self) -> httpx.Client:
-        return httpx.Client(timeout=self.timeout, follow_redirects=False)
+        tls = client_tls()
+        return httpx.Client(timeout=self.timeout, follow_redirects=False,
+                            verify=tls if tls is not None else True)
 
     def _read(self, response: httpx.Response, url: str, limit: int, deadline: float) -> bytes:
         declared = response.headers.get("content-length", "")

@@ -207,8 +207,9 @@ def _set_safemode(request: Request, who: Caller, mode: str, do_as: str | None) -
         if chosen not in ("true", "false"):
             raise Refused(f'Invalid value "{mode}" provided for safemode.')
         context = _context(request)
+        cert, key = ((context.config.get("api", name) or "").strip() for name in ("client_ssl_cert", "client_ssl_key"))
         settings = Settings(url=context.config.get("api", "base_url") or "", entities=context.entities,
-                            state=context.state)
+                            state=context.state, client_cert=(cert, key) if cert and key else None)
         store = context.open_store()
         store.act_as(do_as or who.user)
         acting = Context(settings=settings, store=store, user=do_as or who.user, do_as=do_as)
