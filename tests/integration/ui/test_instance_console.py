@@ -313,6 +313,11 @@ def test_the_falcon_console_lists_the_entities_and_shows_a_feed(airflow: Running
         for kind, name in (("cluster", "primary"), ("cluster", "backup"), ("feed", "raw-clicks"), ("feed", FEED),
                            ("process", PROCESS), ("process", "count-clicks"), ("datasource", "shop-db")):
             expect(console.locator(f"#entities tbody tr[data-type='{kind}'][data-name='{name}']")).to_be_visible()
+        # Airflow's theme, followed: the browser turns dark, Airflow's UI follows it, and the console follows Airflow
+        expect(console.locator("html")).to_have_attribute("data-theme", "light")
+        page.emulate_media(color_scheme="dark")
+        expect(console.locator("html")).to_have_attribute("data-theme", "dark")
+
         # (the invalid-entity test of this module may have added the feed broken-clicks)
         console.get_by_label("Type").select_option("feed")
         expect(console.locator("#entities tbody tr[data-type='cluster']")).to_have_count(0)

@@ -24,6 +24,15 @@ function followTheme() {
   document.documentElement.dataset.theme = dark ? "dark" : "light";
 }
 
+function watchTheme() {
+  // Airflow's UI (next-themes) switches its theme by the class and color-scheme of its <html>: follow each switch.
+  try {
+    if (window.parent === window) return;
+    new MutationObserver(followTheme).observe(window.parent.document.documentElement,
+      { attributes: true, attributeFilter: ["class", "style", "data-theme"] });
+  } catch (ignored) { /* another origin: nothing to watch */ }
+}
+
 function showError(message) {
   const box = document.getElementById("error");
   box.textContent = message || "";
@@ -207,6 +216,7 @@ function restart() {
 
 document.addEventListener("DOMContentLoaded", () => {
   followTheme();
+  watchTheme();
   const form = document.getElementById("filters");
   form.addEventListener("change", restart);
   let typing;
