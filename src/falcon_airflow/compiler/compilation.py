@@ -129,6 +129,9 @@ class Compilation:
     specs: tuple[DagSpec, ...]
     report: Report
     """Validation issues plus compile issues (rule FA100) and entities left out (rule FA101)."""
+    compiled: frozenset[tuple[str, str]] = frozenset()
+    """``(type, name)`` of every entity that compiled to a DAG, in any colo: what runs, for the incumbents of rules
+    FA008 and FA009, which every colo must judge alike whichever DAGs it builds itself."""
 
 
 def _issue(entity: Entity, rule: str, message: str) -> Issue:
@@ -233,4 +236,5 @@ def compile_workspace(workspace: Workspace, *, entities_dir: Path | None = None,
     if entities_dir is not None or extension_jobs:
         specs += _compile_extensions(workspace, entities_dir, issues, store_state, extension_jobs)
     kept = select_colo(specs, workspace.clusters, normalized_colo(colo))
-    return Compilation(tuple(kept), Report(report.files, tuple(sorted(issues, key=Issue.sort_key))))
+    return Compilation(tuple(kept), Report(report.files, tuple(sorted(issues, key=Issue.sort_key))),
+                       frozenset((spec.source.type, spec.source.name) for spec in specs))

@@ -187,7 +187,7 @@ def compile_folder_reusing(folder: Path, *, catchup_default: bool) -> FolderComp
     store_state = recorded_store_state(folder, state_dir)
     compilation = compile_workspace(workspace, entities_dir=folder, catchup_default=catchup_default,
                                     store_state=store_state, memo=memo, colo=deployment_colo())
-    record_first_built(folder, state_dir, {(spec.source.type, spec.source.name) for spec in compilation.specs},
+    record_first_built(folder, state_dir, set(compilation.compiled),
                        {(entity.entity_type.value, entity.name) for entity in workspace.entities()},
                        store_state.first_built)
     result = FolderCompilation(list(compilation.specs), list(compilation.report.issues), files=len(parsed.files),

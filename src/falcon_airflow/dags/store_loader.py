@@ -128,7 +128,7 @@ def compile_with_store(layout: Layout, folder: Path, *, catchup_default: bool) -
     compilation = compile_workspace(workspace, entities_dir=folder, catchup_default=catchup_default,
                                     store_state=store_state, memo=memo, extension_jobs=store.extension_jobs,
                                     colo=deployment_colo())
-    record_first_built(folder, state_dir, {(spec.source.type, spec.source.name) for spec in compilation.specs},
+    record_first_built(folder, state_dir, set(compilation.compiled),
                        {(entity.entity_type.value, entity.name) for entity in workspace.entities()},
                        store_state.first_built)
     files_parsed = len(parsed.files) - parsed.reused + store.parsed

@@ -77,3 +77,9 @@ def test_the_loader_reads_the_colo_and_caches_each_colo_apart(tmp_path: Path, mo
     monkeypatch.setenv("AIRFLOW__FALCON__COLO", " west ")
     assert deployment_colo() == "west"
     assert content_key(tmp_path, [], True) != everywhere
+
+
+def test_what_compiled_is_known_in_every_colo_for_the_incumbents(tmp_path: Path) -> None:
+    """A colo that builds none of an entity's DAGs still counts it as running (rules FA008, FA009)."""
+    compilation = compile_workspace(workspace(tmp_path), colo="east")
+    assert compilation.compiled == {("feed", "f"), ("process", "p")}
