@@ -175,10 +175,11 @@ def _filtered(context: Context, candidates: Iterable[Listed], filters: Mapping[s
     return chosen
 
 
-def _statuses(context: Context, entities: Sequence[Listed]) -> dict[tuple[str, str], str]:
+def _statuses(context: Context, entities: Sequence[Listed],
+              broken: dict[tuple[str, str], list[str]]) -> dict[tuple[str, str], str]:
+    """Each entity's status; ``broken``: the workspace's invalid entities (:func:`invalid_entities`)."""
     dags = {str(dag["dag_id"]): dag for dag in context.airflow().dags("falcon.")} \
         if any(entity.entity_type.schedulable for entity in entities) else {}
-    broken = invalid_entities(context.store.workspace(), context.now(), context.store.incumbents())
     return {(entity.entity_type.value, entity.name):
             EntityStatus.INVALID.value
             if (entity.entity_type.value, entity.name) in broken or isinstance(entity, UnreadableEntity)
@@ -199,9 +200,10 @@ def list_entities(context: Context, options: Options) -> Outcome:
                                                *unreadable_entities(context.store.workspace())]
     candidates = [entity for entity in context.visible(stored) if not types or entity.entity_type in types]
     need_status = "status" in chosen_fields or "STATUS" in filters
-    statuses = _statuses(context, candidates) if need_status else {}
+    # validating the whole workspace is the costly part of a status: once per listing
     broken_rules = (invalid_entities(context.store.workspace(), context.now(), context.store.incumbents())
                     if need_status else {})
+    statuses = _statuses(context, candidates, broken_rules) if need_status else {}
     chosen = _filtered(context, candidates, filters, options.text("tags"), options.text("nameseq"),
                        options.text("tagkeys"), statuses)
     if order == "name":
@@ -250,7 +252,8 @@ def summary(context: Context, options: Options) -> Outcome:
     candidates = [entity for entity in candidates if isinstance(entity, (Feed, Process)) and any(
         item.name == cluster and item.validity.start <= end and item.validity.end >= start
         for item in entity.clusters)]
-    statuses = _statuses(context, candidates)
+    statuses = _statuses(context, candidates,
+                         invalid_entities(context.store.workspace(), context.now(), context.store.incumbents()))
     chosen = _filtered(context, candidates, filters, options.text("tags"), None, None, statuses)
     if order == "name":
         chosen.sort(key=lambda entity: entity.name, reverse=direction == "desc")
