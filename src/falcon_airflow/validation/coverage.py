@@ -83,7 +83,7 @@ _SPARK_NAME = ("tests/unit/dags/test_builder_rendering.py::"
 _LINEAGE_FACTS = "tests/unit/lineage/test_facets.py::test_compiled_lineage_facts"
 _FLAG = "tests/unit/instances/test_storage.py::test_flags_sizes_and_existence"
 _ASSETS = ("tests/unit/notifications/test_assets.py::"
-           "test_a_feed_is_named_and_identified_by_its_logical_dataset_and_located_by_its_template")
+           "test_a_feed_is_named_and_identified_by_its_logical_dataset_in_the_falcon_feed_group")
 _TIMETABLE = "tests/unit/provider/scheduling/test_timetables.py::test_hourly_instances_from_validity_start_with_catchup"
 _DST = "tests/unit/provider/scheduling/test_timetables.py::test_days_keep_local_midnight_across_dst"
 _NOTHING_AFTER = "tests/unit/provider/scheduling/test_timetables.py::test_nothing_after_validity"
