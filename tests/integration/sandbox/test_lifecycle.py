@@ -25,10 +25,10 @@ from falcon_airflow.sandbox import Endpoints
 pytestmark = [pytest.mark.sandbox, pytest.mark.xdist_group("sandbox")]
 
 def sandbox_cluster(name: str, storage: str, sandbox: Endpoints, *, metastore: str | None = None,
-                    properties: dict[str, str] | None = None) -> str:
-    """A cluster (colo ``name``) on the sandbox: ``storage``, the sandbox's Spark master and its metastore (or
-    ``metastore``)."""
-    return builders.cluster(name, storage, colo=name, spark=sandbox.spark_master, properties=properties,
+                    properties: dict[str, str] | None = None, spark: str | None = None) -> str:
+    """A cluster (colo ``name``) on the sandbox: ``storage``, the sandbox's Spark master (or ``spark``) and its
+    metastore (or ``metastore``)."""
+    return builders.cluster(name, storage, colo=name, spark=spark or sandbox.spark_master, properties=properties,
                             interfaces=builders.interface("registry", metastore or sandbox.metastore, "2.3.10"))
 
 

@@ -23,6 +23,8 @@ from tests.integration.sandbox.test_lifecycle import run_dag, sandbox_cluster
 from falcon_airflow.instances.metastore import partition_exists
 from falcon_airflow.sandbox import Endpoints
 
+# Spark in local mode: the standalone master has its own test (test_lifecycle); here the tables are the subject.
+LOCAL_SPARK = "local[2]"
 pytestmark = [pytest.mark.sandbox, pytest.mark.xdist_group("sandbox")]
 
 FEED = """\
@@ -84,7 +86,8 @@ def test_table_feed_replication_and_retention_on_the_metastore(
     # source metastore's thrift API, the target table created in the target's from that definition).
     source_metastore = sandbox.metastore.replace("127.0.0.1", "localhost")
     for name, metastore in (("a", source_metastore), ("b", sandbox.metastore)):
-        entities(f"{name}.xml", sandbox_cluster(name, sandbox.namenode(name), sandbox, metastore=metastore))
+        entities(f"{name}.xml", sandbox_cluster(name, sandbox.namenode(name), sandbox, metastore=metastore,
+                                                spark=LOCAL_SPARK))
     entities("page-views.xml", FEED)
     a, b = WebHdfs(sandbox.webhdfs("a")), WebHdfs(sandbox.webhdfs("b"))
     source_location = f"{sandbox.namenode('a')}/warehouse/falcon_a.db/page_views"
@@ -183,7 +186,7 @@ INSERT OVERWRITE TABLE ${falcon_counts_database}.${falcon_counts_table}
 def test_a_hive_process_reads_and_writes_tables_through_falcons_catalog_properties(
         entities: Callable[..., Path], sandbox: Endpoints, tmp_path: Path) -> None:
     for name in ("a", "b"):
-        entities(f"{name}.xml", sandbox_cluster(name, sandbox.namenode(name), sandbox))
+        entities(f"{name}.xml", sandbox_cluster(name, sandbox.namenode(name), sandbox, spark=LOCAL_SPARK))
     entities("page-views.xml", FEED.replace("falcon_a:page_views", "falcon_p:page_views")
              .replace("falcon_b:page_views", "falcon_p:page_views_b"))
     entities("view-counts.xml", COUNTS_FEED.replace("falcon_a:", "falcon_p:"))
