@@ -26,7 +26,7 @@ import glob as globbing
 import os
 import shutil
 import stat
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -132,6 +132,17 @@ def exists(location: str, settings: Settings = None) -> bool:
         return path.exists()
     fs, remote = remote_location(location, settings)
     return remote_exists(fs, remote, location)
+
+
+def exists_by_bucket(settings_by_bucket: Mapping[str, Mapping[str, str]]) -> Callable[[str], bool]:
+    """``exists`` for locations on several storages: an S3 location is asked with the client settings its bucket
+    is known by (an endpoint, a region ...), any other storage as it is."""
+
+    def check(location: str) -> bool:
+        parts = urlsplit(location)
+        return exists(location, settings_by_bucket.get(parts.netloc) if parts.scheme in S3_SCHEMES else None)
+
+    return check
 
 
 def _storage_parts(uri: str) -> tuple[str, str, str]:

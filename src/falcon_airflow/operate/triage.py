@@ -25,7 +25,7 @@ from falcon_airflow.errors import FalconAirflowError
 from falcon_airflow.instances.feeds import FeedOnCluster
 from falcon_airflow.instances.process import ProcessOnCluster, check_instance
 from falcon_airflow.instances.s3 import S3_SCHEMES, client_settings
-from falcon_airflow.instances.storage import StorageError, exists
+from falcon_airflow.instances.storage import StorageError, exists_by_bucket
 from falcon_airflow.operate.airflow_api import AirflowClient, AirflowError
 from falcon_airflow.operate.lifecycles import DagRef, Lifecycle, entity_dags
 from falcon_airflow.operate.runs import assess, latest
@@ -119,12 +119,7 @@ def storage_check(workspace: Workspace) -> Exists:
             parts = urlsplit(interface.endpoint.strip())
             if chosen and parts.scheme in S3_SCHEMES:
                 settings.setdefault(parts.netloc, chosen)
-
-    def check(location: str) -> bool:
-        parts = urlsplit(location)
-        return exists(location, settings.get(parts.netloc) if parts.scheme in S3_SCHEMES else None)
-
-    return check
+    return exists_by_bucket(settings)
 
 
 class Walk:

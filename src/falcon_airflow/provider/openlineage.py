@@ -65,11 +65,10 @@ def _exists_in(spec: ProcessDagSpec) -> Callable[[str], bool]:
     storage it is on (S3: the bucket's; every input of a process is on the process's cluster)."""
     from urllib.parse import urlsplit
 
-    from falcon_airflow.instances.storage import exists
+    from falcon_airflow.instances.storage import exists_by_bucket
 
-    settings = {urlsplit(item.feed.location).netloc: item.feed.storage_settings
-                for item in spec.inputs if item.feed.storage_settings}
-    return lambda location: exists(location, settings.get(urlsplit(location).netloc))
+    return exists_by_bucket({urlsplit(item.feed.location).netloc: item.feed.storage_settings
+                             for item in spec.inputs if item.feed.storage_settings})
 
 
 def task_lineage(spec: DagSpec, *, instance: datetime | None, report: dict[str, Any] | None) -> TaskLineage:

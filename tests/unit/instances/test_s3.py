@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from tests.builders import cluster, feed, workspace
 
-import falcon_airflow.operate.triage as triage
+import falcon_airflow.instances.storage as storage
 from falcon_airflow.instances.feeds import FeedOnCluster
 from falcon_airflow.instances.s3 import client_settings, s3fs_options
 from falcon_airflow.instances.storage import remote_location
@@ -73,7 +73,7 @@ def test_triage_asks_each_bucket_with_its_cluster_s_settings(tmp_path: Path,
         asked.append((location, settings))
         return True
 
-    monkeypatch.setattr(triage, "exists", exists)
+    monkeypatch.setattr(storage, "exists", exists)
     check = storage_check(loaded)
     assert check("s3a://landing/data/x") and check("file:///srv/c1/data/x") and check("s3a://other/y")
     assert asked == [("s3a://landing/data/x", client_settings(S3A)), ("file:///srv/c1/data/x", None),
