@@ -281,3 +281,61 @@ others without it, and nothing may set it as text.
 {{- fail (printf "airflow.secret sets %s from a Secret (%v) but store.bundleSecret.secretName is empty: set it to that Secret, or remove the entry" $variable $references) }}
 {{- end }}
 {{- end }}
+
+{{/*
+Falcon's distributed mode (falcon.colo, falcon.prism): a release is a colo or the Prism, not both, and a Prism
+names its colos. [falcon] prism_secret comes from the Secret falcon.prism.secret names, to the api-server only
+(airflow.apiServer.env, whose secretKeyRef must name it once), never as text. The Prism's TLS Secret
+(falcon.prism.tls) must be mounted in the api-server at its mountPath by airflow.apiServer.extraVolumes and
+extraVolumeMounts (the Airflow chart's values are not templated: they repeat the names).
+*/}}
+{{- define "falcon-airflow.checkPrism" -}}
+{{- $variable := "AIRFLOW__FALCON__PRISM_SECRET" }}
+{{- $colo := .Values.falcon.colo | default dict }}
+{{- $prism := .Values.falcon.prism | default dict }}
+{{- $airflow := .Values.airflow | default dict }}
+{{- include "falcon-airflow.refuseSecretAsText" (dict "Values" .Values "variable" $variable "option" "prism_secret" "what" "the Prism's shared secret" "names" "falcon.prism.secret.secretName and secretKey") }}
+{{- if and $prism.enabled (or $colo.name $colo.acceptWritesFrom) }}
+{{- fail "falcon.prism.enabled makes this release the Prism: falcon.colo (name, acceptWritesFrom) is for a colo's release, behind it" }}
+{{- end }}
+{{- if and $prism.enabled (not $prism.colos) }}
+{{- fail "falcon.prism.enabled needs falcon.prism.colos: the colos and their Falcon servers' URLs (colo: url)" }}
+{{- end }}
+{{- $secret := $prism.secret | default dict }}
+{{- $references := list }}
+{{- range (dig "apiServer" "env" list $airflow) }}
+{{- if eq (upper (toString .name)) $variable }}
+{{- $reference := dig "valueFrom" "secretKeyRef" dict . }}
+{{- if not $reference }}
+{{- fail (printf "airflow.apiServer.env sets %s as plain text: keep the Prism's shared secret in a Secret and name it with falcon.prism.secret.secretName and secretKey" $variable) }}
+{{- end }}
+{{- $references = append $references (printf "%s/%s" (toString ($reference.name | default "")) (toString ($reference.key | default ""))) }}
+{{- end }}
+{{- end }}
+{{- if $secret.secretName }}
+{{- $wanted := printf "%s/%s" $secret.secretName $secret.secretKey }}
+{{- if or (ne (len $references) 1) (ne (first ($references | default (list ""))) $wanted) }}
+{{- fail (printf "falcon.prism.secret names Secret %s key %s: airflow.apiServer.env must set %s from it (valueFrom.secretKeyRef name %s, key %s), once; found %v. The Airflow chart's values are not templated, so they repeat the names" $secret.secretName $secret.secretKey $variable $secret.secretName $secret.secretKey $references) }}
+{{- end }}
+{{- else if $references }}
+{{- fail (printf "airflow.apiServer.env sets %s from a Secret (%v) but falcon.prism.secret.secretName is empty: set it to that Secret, or remove the entry" $variable $references) }}
+{{- end }}
+{{- $tls := $prism.tls | default dict }}
+{{- if and $prism.enabled $tls.secretName }}
+{{- $volumes := list }}
+{{- range (dig "apiServer" "extraVolumes" list $airflow) }}
+{{- if eq (toString (dig "secret" "secretName" "" .)) $tls.secretName }}
+{{- $volumes = append $volumes (toString .name) }}
+{{- end }}
+{{- end }}
+{{- $mounted := false }}
+{{- range (dig "apiServer" "extraVolumeMounts" list $airflow) }}
+{{- if and (has (toString .name) $volumes) (eq (trimSuffix "/" (toString .mountPath)) (trimSuffix "/" $tls.mountPath)) }}
+{{- $mounted = true }}
+{{- end }}
+{{- end }}
+{{- if not $mounted }}
+{{- fail (printf "falcon.prism.tls names Secret %s: airflow.apiServer.extraVolumes must hold a volume of it (secret.secretName %s) and airflow.apiServer.extraVolumeMounts must mount that volume at %s. The Airflow chart's values are not templated, so they repeat the names" $tls.secretName $tls.secretName $tls.mountPath) }}
+{{- end }}
+{{- end }}
+{{- end }}

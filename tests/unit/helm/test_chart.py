@@ -9,6 +9,7 @@ the Airflow chart's values refer to the objects by the names they are rendered w
 from __future__ import annotations
 
 import base64
+import datetime
 import hashlib
 import hmac
 import importlib
@@ -867,3 +868,216 @@ def test_dockerignore_keeps_the_build_context_to_the_package() -> None:
     assert {".venv", ".venv-s3", "airflow-home", "tests", ".git"} <= patterns
     needed = {"src", "dags", "pyproject.toml", "constraints.txt", "README.md", "deps", "deps/maven"}
     assert not needed & {pattern.strip("/") for pattern in patterns}
+
+
+# -- Falcon's distributed mode: colo releases and a Prism (docs/prism.md, "Deploying with Helm") -------------------
+
+PRISM_SECRET_VARIABLE = "AIRFLOW__FALCON__PRISM_SECRET"
+
+
+def api_server_env_with(*entries: dict[str, Any]) -> list[dict[str, Any]]:
+    """airflow.apiServer.env of a release: the chart's entries (a values file's list replaces them) and more."""
+    return [*default_values()["airflow"]["apiServer"]["env"], *entries]
+
+
+def prism_secret_reference(name: str = "falcon-prism", key: str = "prism-secret") -> dict[str, Any]:
+    return {"name": PRISM_SECRET_VARIABLE, "valueFrom": {"secretKeyRef": {"name": name, "key": key}}}
+
+
+COLO_EAST = {
+    "falcon": {"colo": {"name": "east", "acceptWritesFrom": "prism"},
+               "prism": {"secret": {"secretName": "falcon-prism", "secretKey": "prism-secret"}}},
+    "airflow": {"apiServer": {"env": api_server_env_with(prism_secret_reference())}},
+}
+
+PRISM = {
+    "falcon": {"prism": {
+        "enabled": True,
+        "colos": {"east": "https://falcon-east.example.com/falcon/", "west": "https://falcon-west.example.com/falcon"},
+        "timeout": 45,
+        "secret": {"secretName": "falcon-prism", "secretKey": "prism-secret"},
+        "tls": {"secretName": "falcon-prism-tls", "mountPath": "/etc/falcon/prism"},
+    }},
+    "airflow": {"apiServer": {
+        "env": api_server_env_with(prism_secret_reference()),
+        "extraVolumes": [{"name": "falcon-prism-tls", "secret": {"secretName": "falcon-prism-tls"}}],
+        "extraVolumeMounts": [{"name": "falcon-prism-tls", "mountPath": "/etc/falcon/prism", "readOnly": True}],
+    }},
+}
+
+DISTRIBUTED_KEYS = {"AIRFLOW__FALCON__MODE", "AIRFLOW__FALCON__COLO", "AIRFLOW__FALCON__ACCEPT_WRITES_FROM",
+                    "AIRFLOW__FALCON__PRISM_COLOS", "AIRFLOW__FALCON__PRISM_TIMEOUT", "AIRFLOW__FALCON__PRISM_IDENTITY",
+                    "AIRFLOW__FALCON__PRISM_CA_FILE", "AIRFLOW__FALCON__PRISM_CLIENT_CERT",
+                    "AIRFLOW__FALCON__PRISM_CLIENT_KEY", PRISM_SECRET_VARIABLE}
+
+
+def test_defaults_render_no_distributed_mode(chart: Any) -> None:
+    data = settings(render(chart))
+    assert not DISTRIBUTED_KEYS & set(data)
+    assert "prism" not in json.dumps(data).lower()
+    values = default_values()
+    assert PRISM_SECRET_VARIABLE not in json.dumps(values["airflow"])
+    assert values["falcon"]["prism"]["enabled"] is False and values["falcon"]["colo"]["name"] == ""
+
+
+def test_a_colo_release_renders_its_colo_and_whom_it_accepts_writes_from(chart: Any) -> None:
+    objects = render(chart, COLO_EAST)
+    data = settings(objects)
+    assert data["AIRFLOW__FALCON__COLO"] == "east"
+    assert data["AIRFLOW__FALCON__ACCEPT_WRITES_FROM"] == "prism"
+    assert not {"AIRFLOW__FALCON__MODE", "AIRFLOW__FALCON__PRISM_COLOS"} & set(data)
+    # the shared secret comes from a secretKeyRef to the api-server, never from a ConfigMap
+    (entry,) = [e for e in COLO_EAST["airflow"]["apiServer"]["env"] if e["name"] == PRISM_SECRET_VARIABLE]
+    assert entry["valueFrom"]["secretKeyRef"] == {"name": "falcon-prism", "key": "prism-secret"}
+    for o in objects:
+        if o["kind"] == "ConfigMap":
+            assert "prism_secret" not in json.dumps(o).lower(), o["metadata"]["name"]
+
+
+PRISM_PROBE = """
+import json, sys
+from falcon_airflow.operate.settings import Settings
+from falcon_airflow.server.configuration import AirflowConfig
+from falcon_airflow.server.prism.colo_access import ColoAccess
+from falcon_airflow.server.prism.colos import PrismSettings, server_mode
+from falcon_airflow.server.prism_identity import prove, writes_refused
+config = AirflowConfig()
+read = {"mode": server_mode(config.get("falcon", "mode")),
+        "colo": Settings.resolve(airflow_config=lambda section, key: config.get(section, key) or "").colo}
+if read["mode"] == "prism":
+    prism, access = PrismSettings.from_config(config.get), ColoAccess.from_config(config.get)
+    read.update(colos=[[colo.name, colo.url] for colo in prism.colos], timeout=prism.timeout,
+                identity=access.identity, tls=access.tls is not None, proof=prove(access.key, access.identity))
+else:
+    read.update(direct=writes_refused(config.get, "entity", "submit", None),
+                through_prism=writes_refused(config.get, "entity", "submit", sys.argv[1]))
+print(json.dumps(read))
+"""
+
+
+def read_as_the_server(data: dict[str, str], folder: Path, *argv: str) -> dict[str, Any]:
+    """What the server reads from a release's ConfigMap as its api-server's environment, with the Prism's shared
+    secret as its Secret gives it (the api-server's secretKeyRef)."""
+    environment = {"PATH": os.environ.get("PATH", ""), "HOME": str(folder), "AIRFLOW_HOME": str(folder), **data,
+                   PRISM_SECRET_VARIABLE: "the-shared-prism-secret"}
+    done = subprocess.run(["bash", "-c", 'exec "$0" -c "$@"', sys.executable, PRISM_PROBE, *argv], env=environment,
+                          cwd=folder, capture_output=True, text=True, timeout=300, check=False)
+    assert done.returncode == 0, done.stderr[-3000:]
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def test_the_rendered_colo_and_prism_settings_are_what_the_server_reads(chart: Any, tmp_path: Path) -> None:
+    """The Prism release's ConfigMap gives the Prism its colos, its timeout and its certificate (files of the
+    mounted Secret, here a folder with a certificate made for the test); the colo release's gives the colo its
+    name and takes a change only with the proof the Prism release makes. Only keys the provider declares are
+    rendered for the distributed mode (the chart's authorization keys, read by the server too, are not declared
+    options: the provider's list is no test of those)."""
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.x509.oid import NameOID
+
+    from falcon_airflow.provider import info
+
+    mounted = tmp_path / "prism-tls"
+    mounted.mkdir()
+    key = ec.generate_private_key(ec.SECP256R1())
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "prism")])
+    now = datetime.datetime.now(datetime.UTC)
+    certificate = (x509.CertificateBuilder().subject_name(name).issuer_name(name).public_key(key.public_key())
+                   .serial_number(x509.random_serial_number()).not_valid_before(now)
+                   .not_valid_after(now + datetime.timedelta(days=1))
+                   .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
+                   .sign(key, hashes.SHA256()))
+    for file in ("ca.crt", "tls.crt"):
+        (mounted / file).write_bytes(certificate.public_bytes(serialization.Encoding.PEM))
+    (mounted / "tls.key").write_bytes(key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                                                        serialization.NoEncryption()))
+    api_server = PRISM["airflow"]["apiServer"]
+    prism_values = {
+        "falcon": {"prism": {**PRISM["falcon"]["prism"], "tls": {"secretName": "falcon-prism-tls",
+                                                                 "mountPath": str(mounted)}}},
+        "airflow": {"apiServer": {**api_server, "extraVolumeMounts": [
+            {"name": "falcon-prism-tls", "mountPath": str(mounted), "readOnly": True}]}},
+    }
+    prism_data, colo_data = settings(render(chart, prism_values)), settings(render(chart, COLO_EAST))
+    options = info.get_provider_info()["config"]["falcon"]["options"]
+    for data in (prism_data, colo_data):
+        for variable in DISTRIBUTED_KEYS & set(data):
+            assert variable.removeprefix("AIRFLOW__FALCON__").lower() in options, variable
+
+    (tmp_path / "prism").mkdir()
+    prism = read_as_the_server(prism_data, tmp_path / "prism")
+    assert {key: value for key, value in prism.items() if key != "proof"} == {
+        "mode": "prism", "colo": None, "identity": "prism", "tls": True, "timeout": 45.0,
+        "colos": [["east", "https://falcon-east.example.com/falcon"],
+                  ["west", "https://falcon-west.example.com/falcon"]]}
+    (tmp_path / "east").mkdir()
+    east = read_as_the_server(colo_data, tmp_path / "east", prism["proof"])
+    assert east["mode"] == "embedded" and east["colo"] == "east"
+    assert east["through_prism"] is None, east
+    assert "only from the Prism 'prism'" in east["direct"], east
+
+
+def test_the_prisms_shared_secret_must_come_from_the_named_secret(chart: Any) -> None:
+    colo = {"falcon": COLO_EAST["falcon"]}
+    with pytest.raises(helm.HelmRenderError, match=rf"airflow\.apiServer\.env must set {PRISM_SECRET_VARIABLE}"):
+        chart.render(colo, name=RELEASE, namespace=NAMESPACE)
+    with pytest.raises(helm.HelmRenderError, match=rf"airflow\.apiServer\.env must set {PRISM_SECRET_VARIABLE}"):
+        chart.render({**colo, "airflow": {"apiServer": {"env": api_server_env_with(
+            prism_secret_reference(key="other"))}}}, name=RELEASE, namespace=NAMESPACE)
+    with pytest.raises(helm.HelmRenderError, match=r"falcon\.prism\.secret\.secretName is empty"):
+        chart.render({"airflow": COLO_EAST["airflow"]}, name=RELEASE, namespace=NAMESPACE)
+    for text in ({"falcon": {"extraEnv": {PRISM_SECRET_VARIABLE: "s3cret-s3cret"}}},
+                 {"airflow": {"config": {"falcon": {"prism_secret": "s3cret-s3cret"}}}},
+                 {"airflow": {"env": [{"name": PRISM_SECRET_VARIABLE, "value": "s3cret-s3cret"}]}},
+                 {"airflow": {"apiServer": {"env": api_server_env_with(
+                     {"name": PRISM_SECRET_VARIABLE, "value": "s3cret-s3cret"})}}}):
+        with pytest.raises(helm.HelmRenderError, match="Secret"):
+            chart.render(text, name=RELEASE, namespace=NAMESPACE)
+
+
+def test_a_prism_release_renders_mode_prism_its_colos_and_mounts_its_certificate_secret(chart: Any) -> None:
+    objects = render(chart, PRISM)
+    data = settings(objects)
+    assert data["AIRFLOW__FALCON__MODE"] == "prism"
+    assert data["AIRFLOW__FALCON__PRISM_COLOS"] == (
+        "east=https://falcon-east.example.com/falcon,west=https://falcon-west.example.com/falcon")
+    assert data["AIRFLOW__FALCON__PRISM_TIMEOUT"] == "45"
+    assert data["AIRFLOW__FALCON__PRISM_IDENTITY"] == "prism"
+    assert data["AIRFLOW__FALCON__PRISM_CA_FILE"] == "/etc/falcon/prism/ca.crt"
+    assert data["AIRFLOW__FALCON__PRISM_CLIENT_CERT"] == "/etc/falcon/prism/tls.crt"
+    assert data["AIRFLOW__FALCON__PRISM_CLIENT_KEY"] == "/etc/falcon/prism/tls.key"
+    assert not {"AIRFLOW__FALCON__COLO", "AIRFLOW__FALCON__ACCEPT_WRITES_FROM"} & set(data)
+    # the certificate and key are files of the Secret, mounted in the api-server where the settings point
+    api_server = PRISM["airflow"]["apiServer"]
+    (volume,) = api_server["extraVolumes"]
+    assert volume["secret"]["secretName"] == PRISM["falcon"]["prism"]["tls"]["secretName"]
+    (mount,) = api_server["extraVolumeMounts"]
+    assert mount["name"] == volume["name"]
+    assert os.path.dirname(data["AIRFLOW__FALCON__PRISM_CLIENT_CERT"]) == mount["mountPath"]
+    for o in objects:
+        if o["kind"] == "ConfigMap":
+            assert "BEGIN" not in json.dumps(o), o["metadata"]["name"]
+
+    # without the mount (the Airflow chart's values are not templated) the chart refuses to render
+    unmounted = {"falcon": PRISM["falcon"], "airflow": {"apiServer": {"env": api_server["env"]}}}
+    with pytest.raises(helm.HelmRenderError, match=r"airflow\.apiServer\.extraVolumes must hold a volume"):
+        chart.render(unmounted, name=RELEASE, namespace=NAMESPACE)
+    elsewhere = {"falcon": PRISM["falcon"], "airflow": {"apiServer": {
+        **api_server, "extraVolumeMounts": [{"name": "falcon-prism-tls", "mountPath": "/etc/other"}]}}}
+    with pytest.raises(helm.HelmRenderError, match="extraVolumeMounts must mount"):
+        chart.render(elsewhere, name=RELEASE, namespace=NAMESPACE)
+
+
+def test_a_release_is_a_colo_or_the_prism_and_a_prism_names_its_colos(chart: Any) -> None:
+    both = {"falcon": {**PRISM["falcon"], "colo": {"name": "east"}}, "airflow": PRISM["airflow"]}
+    with pytest.raises(helm.HelmRenderError, match="makes this release the Prism"):
+        chart.render(both, name=RELEASE, namespace=NAMESPACE)
+    with pytest.raises(helm.HelmRenderError, match=r"needs falcon\.prism\.colos"):
+        chart.render({"falcon": {"prism": {"enabled": True}}}, name=RELEASE, namespace=NAMESPACE)
+    with pytest.raises(helm.HelmValuesError):
+        chart.render({"falcon": {"prism": {"colos": {"east": "falcon-east:8080"}}}}, name=RELEASE,
+                     namespace=NAMESPACE)
+    with pytest.raises(helm.HelmValuesError):
+        chart.render({"falcon": {"colo": {"name": "east,west"}}}, name=RELEASE, namespace=NAMESPACE)
