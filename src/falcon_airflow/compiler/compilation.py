@@ -29,6 +29,7 @@ from falcon_airflow.entities import Entity, EntityType, Feed, Process
 from falcon_airflow.entities.extension import ENTITY_TYPE as EXTENSION
 from falcon_airflow.errors import FalconAirflowError
 from falcon_airflow.issues import Issue, Level
+from falcon_airflow.parsing import ParsedFile
 from falcon_airflow.validation import Report, validate_workspace
 from falcon_airflow.validation.extensions import ExtensionFile, read_jobs
 from falcon_airflow.validation.incumbents import NO_INCUMBENTS
@@ -139,15 +140,26 @@ def _issue(entity: Entity, rule: str, message: str) -> Issue:
                  entity.entity_type.value)
 
 
-def compile_workspace(workspace: Workspace, *, entities_dir: Path | None = None, catchup_default: bool = True,
-                      now: datetime | None = None, store_state: StoreState | None = None,
-                      memo: CompileMemo | None = None, extension_jobs: Sequence[ExtensionFile] = (),
-                      colo: str | None = None) -> Compilation:
-    """Validate, then compile every entity without errors. With ``memo``, an entity whose inputs are unchanged
-    since the memo's compilation gets that compilation's outcome instead of compiling again. The extension jobs
-    are those of ``entities_dir`` and ``extension_jobs`` (the store's, laid out elsewhere). With ``colo`` (the
-    deployment's ``[falcon] colo``), only the DAGs that run in that colo are kept (:mod:`.colo`); the report
-    still covers the whole workspace."""
+@dataclass(frozen=True)
+class Judgement:
+    """What validation of the whole workspace decides about compiling each entity: the validation issues, the
+    entities with errors and the processes left out for an invalid feed (rule FA101). Compiling any entity needs
+    this and nothing else of the entities outside its own inputs, so a shard of the entities compiles from it
+    alone (:mod:`falcon_airflow.dags.shard_compile`)."""
+
+    issues: tuple[Issue, ...]
+    """The validation issues and one FA101 issue per process left out for an invalid feed."""
+    files: tuple[ParsedFile, ...]
+    broken: frozenset[tuple[str | None, str | None]]
+    """``(type, name)`` of every entity with an error of its own."""
+    left_out: frozenset[tuple[str, str]]
+    """``(type, name)`` of every entity that does not compile: the broken ones and the processes naming one."""
+    moment: datetime
+
+
+def judge_workspace(workspace: Workspace, *, now: datetime | None = None,
+                    store_state: StoreState | None = None) -> Judgement:
+    """Validate the workspace and say which entities are left out of the compilation."""
     moment = now or datetime.now(UTC)
     # With the store's records, a pairwise rule (FA008, FA009) blames only the entity that arrived last.
     report = validate_workspace(workspace, now=moment,
@@ -157,18 +169,31 @@ def compile_workspace(workspace: Workspace, *, entities_dir: Path | None = None,
     broken |= {(parsed.entity_type.value, parsed.entity_name) for parsed in workspace.files
                if parsed.has_errors and parsed.entity_type is not None}
     issues = list(report.issues)
-    specs: list[DagSpec] = []
-
-    def left_out(entity: Entity) -> bool:
-        if (entity.entity_type.value, entity.name) in broken:
-            return True
-        if isinstance(entity, Process):
+    left_out: set[tuple[str, str]] = set()
+    for entity in workspace.entities():
+        key = (entity.entity_type.value, entity.name)
+        if key in broken:
+            left_out.add(key)
+        elif isinstance(entity, Process):
             bad = [name for name in entity.feed_names if (EntityType.FEED.value, name) in broken]
             if bad:
                 issues.append(_issue(entity, "FA101", f"process '{entity.name}' is not scheduled because feed(s) "
                                      f"{', '.join(bad)} are invalid"))
-                return True
-        return False
+                left_out.add(key)
+    return Judgement(tuple(issues), report.files, frozenset(broken), frozenset(left_out), moment)
+
+
+def compile_entities(workspace: Workspace, entities: Sequence[Entity], judgement: Judgement, *,
+                     entities_dir: Path | None = None, catchup_default: bool = True,
+                     store_state: StoreState | None = None, memo: CompileMemo | None = None,
+                     ) -> tuple[list[DagSpec], list[Issue]]:
+    """Compile ``entities`` (feeds and processes of ``workspace``, which must hold at least their inputs: the
+    clusters, the datasources, the Oozie workflows and the feeds each process names) as the judgement allows; the
+    specs (the store's records applied, every colo) and the compile issues. With ``memo``, an entity whose inputs
+    are unchanged since the memo's compilation gets that compilation's outcome instead of compiling again."""
+    moment = judgement.moment
+    issues: list[Issue] = []
+    specs: list[DagSpec] = []
 
     def attempt(entity: Entity, build: Callable[[], DagSpec | None], made: list[DagSpec],
                 found: list[Issue]) -> None:
@@ -227,14 +252,32 @@ def compile_workspace(workspace: Workspace, *, entities_dir: Path | None = None,
             builds.append(partial(compile_process_sla, view.clusters, process, placement))
         return builds
 
-    for feed in workspace.feeds.values():
-        if not left_out(feed):
-            compile_entity(feed, partial(feed_builds, feed))
-    for process in workspace.processes.values():
-        if not left_out(process):
-            compile_entity(process, partial(process_builds, process))
+    for entity in entities:
+        if (entity.entity_type.value, entity.name) in judgement.left_out:
+            continue
+        if isinstance(entity, Feed):
+            compile_entity(entity, partial(feed_builds, entity))
+        elif isinstance(entity, Process):
+            compile_entity(entity, partial(process_builds, entity))
+    return specs, issues
+
+
+def compile_workspace(workspace: Workspace, *, entities_dir: Path | None = None, catchup_default: bool = True,
+                      now: datetime | None = None, store_state: StoreState | None = None,
+                      memo: CompileMemo | None = None, extension_jobs: Sequence[ExtensionFile] = (),
+                      colo: str | None = None) -> Compilation:
+    """Validate, then compile every entity without errors. With ``memo``, an entity whose inputs are unchanged
+    since the memo's compilation gets that compilation's outcome instead of compiling again. The extension jobs
+    are those of ``entities_dir`` and ``extension_jobs`` (the store's, laid out elsewhere). With ``colo`` (the
+    deployment's ``[falcon] colo``), only the DAGs that run in that colo are kept (:mod:`.colo`); the report
+    still covers the whole workspace."""
+    judgement = judge_workspace(workspace, now=now, store_state=store_state)
+    specs, compile_issues = compile_entities(
+        workspace, [*workspace.feeds.values(), *workspace.processes.values()], judgement,
+        entities_dir=entities_dir, catchup_default=catchup_default, store_state=store_state, memo=memo)
+    issues = [*judgement.issues, *compile_issues]
     if entities_dir is not None or extension_jobs:
         specs += _compile_extensions(workspace, entities_dir, issues, store_state, extension_jobs)
     kept = select_colo(specs, workspace.clusters, normalized_colo(colo))
-    return Compilation(tuple(kept), Report(report.files, tuple(sorted(issues, key=Issue.sort_key))),
+    return Compilation(tuple(kept), Report(judgement.files, tuple(sorted(issues, key=Issue.sort_key))),
                        frozenset((spec.source.type, spec.source.name) for spec in specs))
