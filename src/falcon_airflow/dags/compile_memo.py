@@ -34,9 +34,11 @@ ParseKey = tuple[str, str]
 """(the file as the workspace names it, the hash of its bytes)."""
 
 
-def memo_file(folder: Path, *, catchup_default: bool) -> Path:
+def memo_file(folder: Path, *, catchup_default: bool, part: str = "") -> Path:
+    """The memo of the folder's last compilation today; ``part`` names one of several memos of the same folder
+    (the shard files keep one for the folder's parses and one per shard: see shard_compile)."""
     key = hashlib.sha256(f"{code_fingerprint()}|{datetime.now(UTC).date()}|{catchup_default}|{folder}".encode())
-    return cache_folder() / f"memo-{key.hexdigest()[:32]}.memo"
+    return cache_folder() / f"memo-{key.hexdigest()[:32]}{'-' + part if part else ''}.memo"
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,8 @@
   shown in the Airflow UI as the ``falcon.invalid-entities`` DAG (its docs list them; running it fails with
   them) and, through the second DAG file ``falcon_invalid_entities.py``, as a DAG import error naming each invalid
   entity's file, line and rule (``[falcon] invalid_entities_as_import_errors = false`` turns that off). With
-  ``[falcon] strict = true`` the main DAG file fails instead, so CI sees an import error.
+  ``[falcon] strict = true`` the main DAG file fails instead (and a shard file whose own entities fail to compile),
+  so CI sees an import error.
 * With ``[falcon] store = database`` these files build nothing: the store's DAG bundle compiles the entities folder
   together with the store's definitions (:mod:`falcon_airflow.dags.store_bundle`, ``store_loader``).
 """
@@ -270,10 +271,10 @@ def report_invalid_entities(dags_file: str | None = None, *, folder: Path | None
         return  # the main DAG file logs it
     catchup_default = _config("catchup", "True").strip().lower() == "true"
     count, _ = _sharding(str(Path(dags_file).parent / "falcon_entities.py") if dags_file else None)
-    if count > 1:  # the issues the shard files' compilation recorded: no compilation of its own
+    if count > 1:  # the issues the shard files' compilation recorded (every shard's): no compilation of its own
         from falcon_airflow.dags.shards import load_shard
 
-        _, issues = load_shard(folder, catchup_default=catchup_default, count=count, shard=0)
+        _, issues = load_shard(folder, catchup_default=catchup_default, count=count, shard=None)
     else:
         _, issues = load_specs(folder, catchup_default=catchup_default)
     fail_on_invalid(issues, str(folder))
@@ -360,11 +361,12 @@ def build_dags(specs: list[DagSpec], issues: list[dict[str, Any]], where: Path |
 
     from falcon_airflow.dags.builder import DeploymentSettings, build_dag
 
-    # Every shard knows every issue; shard 0 reports them (log, strict mode, the invalid-entities DAG), so that each
-    # is listed once. A DAG that fails to build is reported by the shard that builds it.
+    # Each issue is given to one shard, which reports it (log, strict mode, its invalid-entities DAG), so that each is
+    # listed once: shard 0 the folder's validation issues, every shard the compile issues of its own entities (see
+    # shards.load_shard). A DAG that fails to build is reported by the shard that builds it.
     reporting = shard is None or shard == 0
-    errors = [issue for issue in issues if issue["level"] == "error"] if reporting else []
-    for issue in issues if reporting else []:
+    errors = [issue for issue in issues if issue["level"] == "error"]
+    for issue in issues:
         (log.error if issue["level"] == "error" else log.warning)("falcon-airflow: %s", _describe(issue))
     if errors and strict:
         fail_listing("invalid Falcon entities:\n" + "\n".join(_describe(issue) for issue in errors))

@@ -11,8 +11,6 @@ parallel (one process per file, ``[dag_processor] parsing_processes``) and each 
 
 from __future__ import annotations
 
-import fcntl
-import json
 import logging
 import re
 import zlib
@@ -20,14 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from falcon_airflow.compiler.specs import DagSpec
-from falcon_airflow.dags.compiled_cache import (
-    cache_folder,
-    mark_used,
-    prune_cache,
-    read_pickled,
-    write_atomically,
-    write_pickled,
-)
+from falcon_airflow.dags.compiled_cache import cache_folder
 
 log = logging.getLogger("falcon_airflow.dags")
 
@@ -66,70 +57,44 @@ def shard_of(entity_type: str, name: str, count: int) -> int:
 
 # -- the compiled cache, per shard ----------------------------------------------------------------------------------
 #
-# One parse of one shard file must not compile the whole estate again for its part: the first shard file parsed
-# after a change takes a lock, compiles the folder once and writes every shard's specs (one file each) and the
-# issues (every entity's, so any shard can report them); the others wait on the lock and read their file. The key
-# is the content key of the whole folder, so an edit to any file, a new "day" (rule P10), a store record or a new
-# package version starts over, exactly as for one DAG file.
+# One parse of one shard file must not compile the whole estate for its part. The entry of the folder's content
+# (its content key, so an edit to any file, a new day, a store record or a new package version starts a new one)
+# holds the folder's judgement, made once by the first shard file parsed (whole-folder validation: see
+# shard_compile), and one compiled part per shard, made by that shard's own parse from the judgement and the inputs
+# of its entities alone. A shard file whose part is there only reads it.
 
 
 def _entry_folder(key: str, count: int) -> Path:
     return cache_folder() / f"{key}-{count}"
 
 
-def _compile_into(entry: Path, folder: Path, *, catchup_default: bool, count: int) -> None:
-    from falcon_airflow.dags.loader import _issue_dict, compile_folder
-
-    specs, issues = compile_folder(folder, catchup_default=catchup_default)
-    parts: list[list[DagSpec]] = [[] for _ in range(count)]
-    for spec in specs:
-        parts[shard_of(spec.source.type, spec.source.name, count)].append(spec)
-    entry.mkdir(parents=True, exist_ok=True)
-    for index, part in enumerate(parts):
-        write_pickled(entry / f"shard-{index}.pickle", part)
-    # written last: its presence says every shard file is there
-    write_atomically(entry / "issues.json", json.dumps([_issue_dict(issue) for issue in issues]).encode())
-    prune_cache(entry)
-
-
-def _ensure_compiled(folder: Path, *, catchup_default: bool, count: int) -> Path | None:
-    """The cache entry of the folder's current content, compiled by this process if no other did; ``None`` when
-    the cache cannot be written (the caller compiles for itself)."""
-    from falcon_airflow.dags.loader import _entity_files, content_key
-
-    key = content_key(folder, _entity_files(folder), catchup_default)
-    entry = _entry_folder(key, count)
-    if (entry / "issues.json").exists():
-        mark_used(entry)
-        return entry
-    try:
-        entry.parent.mkdir(parents=True, exist_ok=True)
-        with open(entry.parent / f"{entry.name}.lock", "w", encoding="utf-8") as lock:
-            fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes, also if this process dies
-            if not (entry / "issues.json").exists():
-                _compile_into(entry, folder, catchup_default=catchup_default, count=count)
-        return entry
-    except OSError as problem:
-        log.warning("falcon-airflow: cannot write the compiled cache %s: %s", entry, problem)
-        return None
-
-
 def load_shard(folder: Path, *, catchup_default: bool, count: int,
                shard: int | None) -> tuple[list[DagSpec], list[dict[str, Any]]]:
-    """The specs of one shard (every shard's with ``shard=None``) and the issues of the whole folder."""
-    from falcon_airflow.dags.loader import _issue_dict, compile_folder
+    """The specs of one shard (every shard's with ``shard=None``) and the issues that shard reports: shard 0 (and
+    ``None``) every issue of the folder's validation, each shard the compile issues of its own entities."""
+    from falcon_airflow.dags.loader import _entity_files, _issue_dict, compile_folder, content_key
+    from falcon_airflow.dags.shard_compile import judged, shard_outcome
+    from falcon_airflow.issues import Issue
 
-    entry = _ensure_compiled(folder, catchup_default=catchup_default, count=count)
-    if entry is not None:
-        try:
-            parts = [read_pickled(entry / f"shard-{index}.pickle")
-                     for index in (range(count) if shard is None else [shard])]
-            issues = json.loads((entry / "issues.json").read_text(encoding="utf-8"))
-            if all(isinstance(part, list) for part in parts) and isinstance(issues, list):
-                return [spec for part in parts for spec in part], issues
-        except (OSError, ValueError) as problem:
-            log.warning("falcon-airflow: ignoring unreadable compiled cache %s: %s", entry, problem)
+    wanted = list(range(count)) if shard is None else [shard]
+    entry = _entry_folder(content_key(folder, _entity_files(folder), catchup_default), count)
+    try:
+        outcomes = [shard_outcome(entry, folder, catchup_default=catchup_default, count=count, shard=index)
+                    for index in wanted]
+        issues = [issue for outcome in outcomes for issue in outcome.issues]
+        if shard in (None, 0):
+            issues += judged(entry, folder, catchup_default=catchup_default, count=count).issues
+        return ([spec for outcome in outcomes for spec in outcome.specs],
+                [_issue_dict(issue) for issue in sorted(issues, key=Issue.sort_key)])
+    except OSError as problem:
+        log.warning("falcon-airflow: cannot use the compiled cache %s: %s", entry, problem)
     compiled, found = compile_folder(folder, catchup_default=catchup_default)
     mine = [spec for spec in compiled
             if shard is None or shard_of(spec.source.type, spec.source.name, count) == shard]
+    if shard not in (None, 0):  # a shard reports only its own entities' compile issues, as with the cache
+        found = [issue for issue in found if issue.rule == "FA100" and issue.entity_type in ("feed", "process")
+                 and shard_of(issue.entity_type, issue.entity or "", count) == shard]
+    elif shard == 0:
+        found = [issue for issue in found if not (issue.rule == "FA100" and issue.entity_type in ("feed", "process")
+                 and shard_of(issue.entity_type, issue.entity or "", count) != 0)]
     return mine, [_issue_dict(issue) for issue in found]

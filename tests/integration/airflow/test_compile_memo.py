@@ -1,4 +1,5 @@
-"""A change to one entity re-compiles only what it affects, and the result is exactly a compilation from scratch.
+"""A change to one entity re-compiles only what it affects, and the result is exactly a compilation from scratch:
+through the one DAG file's memo and through the shard files' cache (one judgement, a part per shard).
 
 Each case edits the folder, compiles it through the loader (which keeps the memo) and compares the specs and
 issues with ``compile_workspace`` of a freshly loaded workspace: the memo may save work, never change an outcome.
@@ -6,6 +7,8 @@ issues with ``compile_workspace`` of a freshly loaded workspace: the memo may sa
 
 from __future__ import annotations
 
+import json
+import os
 import shutil
 from pathlib import Path
 from typing import Any
@@ -16,7 +19,10 @@ from tests.integration.airflow.test_sharded_loader import freeze_compile_time
 
 from falcon_airflow.compiler.compilation import compile_workspace
 from falcon_airflow.compiler.store_state import recorded_store_state
-from falcon_airflow.dags.loader import _state_dir, compile_folder_reusing
+from falcon_airflow.dags.compiled_cache import read_pickled
+from falcon_airflow.dags.loader import _entity_files, _issue_dict, _state_dir, compile_folder_reusing, content_key
+from falcon_airflow.dags.shard_compile import JUDGEMENT
+from falcon_airflow.dags.shards import _entry_folder, load_shard
 from falcon_airflow.workspace import Workspace
 
 REPOSITORY = Path(__file__).resolve().parents[3]
@@ -125,3 +131,94 @@ def test_a_memo_written_by_other_code_is_not_read(estate: Path, monkeypatch: pyt
     monkeypatch.setattr("falcon_airflow.dags.compile_memo.code_fingerprint", lambda: "other code")
     parsed, _ = compiled(estate)
     assert parsed == 25
+
+
+# -- the shard files: one judgement of the folder, each shard compiling its own entities (dags/shard_compile.py) --
+
+SHARDS = 3
+
+
+def _dumped(specs: list[Any]) -> list[str]:
+    return sorted(json.dumps(spec.model_dump(mode="json"), sort_keys=True) for spec in specs)
+
+
+def shards_compiled(folder: Path, count: int = SHARDS) -> tuple[int, int]:
+    """Load every shard as its shard file does and check the shards together against a compilation from scratch;
+    (files parsed, entities compiled) to make the cache entry of the folder's content, (0, 0) when it was there."""
+    entry = _entry_folder(content_key(folder, _entity_files(folder), True), count)
+    existed = (entry / JUDGEMENT).exists()
+    parts = [load_shard(folder, catchup_default=True, count=count, shard=index) for index in range(count)]
+    _, every_issue = load_shard(folder, catchup_default=True, count=count, shard=None)
+    expected_specs, expected_issues = from_scratch(folder)
+    assert _dumped([spec for specs, _ in parts for spec in specs]) == _dumped(expected_specs)
+    assert every_issue == [_issue_dict(issue) for issue in expected_issues]
+    reported = [issue for _, issues in parts for issue in issues]  # each issue by exactly one shard file
+    assert sorted(map(json.dumps, reported)) == sorted(map(json.dumps, every_issue))
+    if existed:
+        return 0, 0
+    judgement = read_pickled(entry / JUDGEMENT)
+    outcomes = [read_pickled(entry / f"shard-{index}.pickle") for index in range(count)]
+    return judgement.files_parsed, sum(outcome.entities_compiled for outcome in outcomes)
+
+
+def test_shards_compile_their_own_entities_once_and_what_an_edit_affects(estate: Path) -> None:
+    parsed, everything = shards_compiled(estate)
+    assert parsed == 25 and everything > 0
+    assert shards_compiled(estate) == (0, 0)  # the same content: every shard reads its part
+    edit(estate / "processes" / "process-8.xml", "--driver-memory 1g", "--driver-memory 2g")
+    assert shards_compiled(estate) == (1, 1)  # one entity changed: it alone is compiled again
+    edit(estate / "feeds" / "feed-8.xml", "days(7)", "days(9)")
+    # a dependency: feed-8, process-8 writing it, process-9 reading it (process-8's file is parsed again until the
+    # edits add up to a new parse memo, as for the one DAG file's memo)
+    assert shards_compiled(estate) == (2, 3)
+    edit(estate / "clusters" / "primary.xml", "colo=\"primary\"", "colo=\"elsewhere\"")
+    assert shards_compiled(estate) == (3, everything)  # every entity compiles from the cluster
+
+
+def test_shards_follow_an_entity_made_invalid_deleted_and_restored(estate: Path) -> None:
+    shards_compiled(estate)
+    feed = estate / "feeds" / "feed-3.xml"
+    original = feed.read_text()
+    edit(feed, "days(7)", "hours(1)")  # invalid now: processes 3 and 4, maybe in other shards, are left out
+    assert shards_compiled(estate)[1] == 0  # nothing to compile: only the judgement changed
+    feed.write_text(original)
+    assert shards_compiled(estate) == (0, 0)  # the bytes the cache knows again
+    (estate / "processes" / "process-4.xml").unlink()
+    (estate / "feeds" / "feed-6.xml").unlink()  # process-6 and process-7 lose a feed
+    shards_compiled(estate)
+    (estate / "feeds" / "feed-6.xml").write_text(original.replace("feed-3", "feed-6"))
+    shards_compiled(estate)
+
+
+def test_a_damaged_cache_entry_is_made_again(estate: Path) -> None:
+    shards_compiled(estate)
+    entry = _entry_folder(content_key(estate, _entity_files(estate), True), SHARDS)
+    (entry / "shard-1.pickle").write_bytes(b"\x80\x05truncated")
+    (entry / "inputs-2.pickle").write_bytes(b"not a pickle")
+    (entry / "shard-2.pickle").unlink()
+    assert shards_compiled(estate) == (0, 0)  # the judgement stood; shards 1 and 2 compiled again, as from scratch
+    (entry / JUDGEMENT).write_bytes(b"")
+    for index in range(SHARDS):
+        (entry / f"shard-{index}.pickle").unlink()
+    assert shards_compiled(estate) == (0, 0)
+
+
+def test_shard_files_parsed_at_once_share_one_judgement(estate: Path, tmp_path: Path) -> None:
+    """The dag-processor forks a process per file: all shards at once, on an empty cache, build what one does."""
+    children: list[int] = []
+    for index in range(SHARDS):
+        child = os.fork()
+        if child == 0:  # the child loads its shard and leaves without the parent's cleanup
+            code = 1
+            try:
+                specs, _ = load_shard(estate, catchup_default=True, count=SHARDS, shard=index)
+                (tmp_path / f"shard-{index}.json").write_text(json.dumps(_dumped(specs)))
+                code = 0
+            finally:
+                os._exit(code)
+        children.append(child)
+    assert all(os.waitpid(child, 0)[1] == 0 for child in children)
+    expected, _ = from_scratch(estate)
+    made = [spec for index in range(SHARDS) for spec in json.loads((tmp_path / f"shard-{index}.json").read_text())]
+    assert sorted(made) == _dumped(expected)
+    assert shards_compiled(estate) == (0, 0)  # judged once: the entry the three made is whole
