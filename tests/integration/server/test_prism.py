@@ -5,7 +5,8 @@ The seeds' scenario: a cluster per colo submitted through the Prism reaches both
 too; with west stopped, scheduling the feed is PARTIAL (east scheduled, west named with why); with west back, the
 same request completes west and leaves east untouched; ``entity -list`` is merged with colo labels, through the
 stock Falcon CLI as well. Each colo (``[falcon] colo``) builds the DAGs of its own cluster: east the feed's retention
-on east, west its retention on west and the replication from east into west.
+on east, west its retention on west and the replication from east into west, which, run in west, copies an
+instance from east's storage into west's (two folders, the two clusters' file systems).
 """
 
 from __future__ import annotations
@@ -71,6 +72,12 @@ def _colo(root: Path, name: str) -> AirflowServer:
 
 
 @pytest.fixture(scope="module")
+def storage(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The clusters' file systems: cluster east's data under ``storage/east``, west's under ``storage/west``."""
+    return tmp_path_factory.mktemp("prism-storage")
+
+
+@pytest.fixture(scope="module")
 def deployment(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Deployment]:
     root = tmp_path_factory.mktemp("falcon-prism")
     east, west, prism = _colo(root, "east"), _colo(root, "west"), _colo(root, "prism")
@@ -102,14 +109,14 @@ def paused(server: AirflowServer, dag_id: str) -> bool | None:
 
 
 def test_partial_schedule_completed_by_the_same_request_and_the_merged_list(
-        deployment: Deployment, stock_cli: StockCli, tmp_path: Path) -> None:
+        deployment: Deployment, stock_cli: StockCli, storage: Path) -> None:
     east, west = deployment.east, deployment.west
     version = deployment.call("GET", "admin/version").json()
     assert {"key": "Mode", "value": "prism"} in version["properties"], version
 
     for name in ("east", "west"):
         answer = deployment.call("POST", "entities/submit/cluster",
-                                 ops_cluster(name, colo=name, storage=tmp_path / "storage"))
+                                 ops_cluster(name, colo=name, storage=storage))
         assert answer.json()["status"] == "SUCCEEDED", answer.text
         colos = [line for line in answer.json()["message"].splitlines() if "Submit successful" in line]
         assert colos == [f"east/falcon/default/Submit successful (cluster) {name}",
@@ -194,3 +201,39 @@ def test_prism_sync_brings_a_colo_that_was_down_up_to_date(deployment: Deploymen
     status = falcon_airflow("entity", "-status", "-type", "feed", "-name", "clicks", env=prism)
     assert status.returncode == 0, status.stdout + status.stderr
     assert status.stdout.splitlines()[:2] == ["east/default/RUNNING", "west/default/RUNNING"], status.stdout
+
+
+def test_the_cross_colo_replication_runs_in_the_targets_colo_and_copies_an_instance(
+        deployment: Deployment, storage: Path) -> None:
+    """clicks, submitted and scheduled through the Prism, replicates from cluster east (colo east) into west (colo
+    west). Its replication DAG is in west's deployment only, and run there for one instance (``airflow dags test``
+    on west's Airflow home and database: the replication operator, its copy on local Spark) it pulls the instance
+    from east's storage into west's."""
+    east, west = deployment.east, deployment.west
+    replication = "falcon.feed.clicks.replication.east.west"
+    assert paused(east, replication) is None and paused(west, replication) is False
+    assert [dag["dag_id"] for dag in east.client().dags("falcon.feed.clicks.")] == ["falcon.feed.clicks.retention.east"]
+
+    source = storage / "east" / "clicks" / "2026" / "01" / "01" / "03"
+    (source / "nested").mkdir(parents=True)
+    payload = bytes(range(256)) * 64  # bytes, not text: a copy must not re-encode
+    (source / "part-00000").write_bytes(payload)
+    (source / "nested" / "part-00001").write_bytes(b"more clicks\n")
+    (source / "_DONE").touch()
+    target = storage / "west" / "clicks" / "2026" / "01" / "01" / "03"
+    assert not target.exists()
+
+    west.airflow("dags", "test", replication, "2026-01-01T03:00:00+00:00", timeout=600)
+    assert (target / "part-00000").read_bytes() == payload
+    assert (target / "nested" / "part-00001").read_bytes() == b"more clicks\n"
+    assert (target / "_DONE").exists()  # the replica is available on west: its own flag
+    assert (source / "part-00000").read_bytes() == payload  # the source is read, never moved
+
+    # the run is recorded in west's Airflow, as its scheduler would have made it
+    runs = west.client().runs(replication)
+    assert [(run["logical_date"][:16], run["state"]) for run in runs] == [("2026-01-01T03:00", "success")], runs
+    # and the Prism's merged instance -status has it, west's instance pulled from east
+    answer = deployment.call("GET", "instance/status/feed/clicks", start="2026-01-01T03:00Z", end="2026-01-01T04:00Z")
+    assert answer.status_code == 200, answer.text
+    assert [(item["instance"], item["status"], item["cluster"], item.get("sourceCluster"))
+            for item in answer.json()["instances"]] == [("2026-01-01T03:00Z", "SUCCEEDED", "west", "east")], answer.text
