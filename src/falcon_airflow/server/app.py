@@ -77,6 +77,7 @@ def create_app(*, config: ServerConfig | None = None, verify_token: TokenVerifie
     """The Falcon server. ``config`` defaults to Airflow's configuration of this process; ``verify_token`` to
     Airflow's auth manager (the api-server's)."""
     from falcon_airflow.server import header_spelling
+    from falcon_airflow.server.console import actions as console_actions
     from falcon_airflow.server.console import routes as console_routes
     from falcon_airflow.server.prism.colos import server_mode
     from falcon_airflow.server.resources import admin, commands, entities, extension, instances, metadata, store
@@ -147,6 +148,7 @@ def create_app(*, config: ServerConfig | None = None, verify_token: TokenVerifie
     app.include_router(commands.router)  # falcon-airflow's own command line (resources/commands.py)
     app.include_router(store.router)  # the DAG bundle's, authenticated by a bundle token (resources/store.py)
     app.include_router(console_routes.router)  # the console's pages in Airflow's UI (console/routes.py)
+    app.include_router(console_actions.router)  # the console's actions (console/actions.py)
 
     authenticator = Authenticator(context.authentication, verify_token or airflow_token_caller)
     app.add_middleware(AuthenticationMiddleware, authenticator=authenticator, respond=unauthenticated,

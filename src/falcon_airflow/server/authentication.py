@@ -15,7 +15,9 @@ On every request, as hadoop-auth's ``AuthenticationFilter`` decides:
 * ``Authorization: Bearer <jwt>`` (Airflow's token from the api-server's ``/auth/token``) wins over any cookie and
   is verified by Airflow's auth manager; the user is the name the auth manager gives it;
 * else, on ``GET`` and ``HEAD`` only, Airflow's session cookie ``_token`` (a browser signed in to Airflow's UI: the
-  console, docs/console.md) is verified the same way, whatever the scheme;
+  console, docs/console.md) is verified the same way, whatever the scheme; on any other method the cookie counts
+  only with the console's write token in ``X-Falcon-Console-Token`` (:mod:`.console.write_token`), else the
+  request is refused with ``403``;
 * else a ``hadoop.auth`` cookie whose signature, type and expiry hold names the user;
 * else (the cookie is missing or bad) a ``user.name`` query parameter authenticates anew and a fresh cookie is set;
 * else the request is refused with ``401`` (``WWW-Authenticate: PseudoAuth``, and the reason: "Authentication
@@ -49,6 +51,9 @@ from starlette.requests import Request
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from falcon_airflow.core.identity import is_user_name
+from falcon_airflow.server.console.write_token import HEADER as WRITE_TOKEN_HEADER
+from falcon_airflow.server.console.write_token import WriteTokenRefused
+from falcon_airflow.server.console.write_token import check as check_write_token
 
 Scheme = Literal["simple", "airflow"]
 SIMPLE: Scheme = "simple"
@@ -292,6 +297,15 @@ class Authenticator:
             # a browser signed in to Airflow's UI (the console's pages and their JSON): Airflow's own token, kept
             # in its cookie; only for reading, so that another site cannot make the browser change anything
             return await self.verify_token(session)
+        if session:
+            # a change with the session cookie: only with the console's write token, which the browser never sends
+            # by itself (a request another site makes it send carries the cookie alone)
+            found = await self.verify_token(session)
+            try:
+                check_write_token(session, found.user, request.headers.get(WRITE_TOKEN_HEADER))
+            except WriteTokenRefused as refused:
+                raise AuthenticationFailed(refused.message, status=403) from None
+            return found
         if self.settings.scheme != SIMPLE:
             raise AuthenticationFailed("Authentication required: an Airflow token (Authorization: Bearer, from the "
                                        "api-server's /auth/token)")

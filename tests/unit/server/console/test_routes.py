@@ -62,5 +62,5 @@ def test_a_browser_session_reads_only(served: Served) -> None:
     assert client.get("/console/api/entities").status_code == 401
     client.cookies.set("_token", "ops")
     assert client.get("/console/api/entities").status_code == 200
-    # the session cookie never authenticates a change: another site could make the browser send it
-    assert client.post("/api/entities/suspend/feed/logs").status_code == 401
+    # the session cookie alone never authenticates a change: another site could make the browser send it
+    assert client.post("/api/entities/suspend/feed/logs").status_code == 403
