@@ -1081,3 +1081,54 @@ def test_a_release_is_a_colo_or_the_prism_and_a_prism_names_its_colos(chart: Any
                      namespace=NAMESPACE)
     with pytest.raises(helm.HelmValuesError):
         chart.render({"falcon": {"colo": {"name": "east,west"}}}, name=RELEASE, namespace=NAMESPACE)
+
+
+def prism_doc_values() -> dict[str, dict[str, Any]]:
+    """The values files of docs/prism.md's Helm deployment: its yaml blocks whose first line names the file."""
+    text = (REPOSITORY / "docs" / "prism.md").read_text(encoding="utf-8")
+    found: dict[str, dict[str, Any]] = {}
+    for block in re.findall(r"```yaml\n(.*?)```", text, re.DOTALL):
+        named = re.match(r"# (values-[a-z]+\.yaml):", block)
+        if named:
+            found[named.group(1)] = yaml.safe_load(block)
+    return found
+
+
+def test_the_helm_deployment_of_docs_prism_renders_two_colos_and_their_prism(chart: Any) -> None:
+    documented = prism_doc_values()
+    assert set(documented) == {"values-east.yaml", "values-prism.yaml"}
+    # values-west.yaml, as the page makes it: values-east.yaml with west for east
+    west = yaml.safe_load(yaml.safe_dump(documented["values-east.yaml"]).replace("east", "west"))
+    colos = {"east": documented["values-east.yaml"], "west": west}
+    prism_values = documented["values-prism.yaml"]
+    prism = settings(render(chart, prism_values, name="prism", namespace="falcon-prism"))
+    assert prism["AIRFLOW__FALCON__MODE"] == "prism"
+    urls = dict(part.split("=", 1) for part in prism["AIRFLOW__FALCON__PRISM_COLOS"].split(","))
+    assert list(urls) == ["east", "west"]
+    tls = prism_values["falcon"]["prism"]["tls"]
+    assert [prism[f"AIRFLOW__FALCON__PRISM_{key}"] for key in ("CA_FILE", "CLIENT_CERT", "CLIENT_KEY")] == [
+        f"{tls['mountPath']}/{name}" for name in ("ca.crt", "tls.crt", "tls.key")]
+    # the chart's own api-server env entries stay (a values file's list replaces the chart's)
+    chart_env = default_values()["airflow"]["apiServer"]["env"]
+    for values in (prism_values, *colos.values()):
+        assert all(entry in values["airflow"]["apiServer"]["env"] for entry in chart_env)
+    for name, values in colos.items():
+        namespace = f"falcon-{name}"
+        data = settings(render(chart, values, name=name, namespace=namespace))
+        assert data["AIRFLOW__FALCON__COLO"] == name
+        assert data["AIRFLOW__FALCON__ACCEPT_WRITES_FROM"] == prism["AIRFLOW__FALCON__PRISM_IDENTITY"]
+        # the Prism reaches the colo at the release's api-server Service (as NOTES.txt names it), over https
+        rendered = chart.render(values, name=name, namespace=namespace)
+        release_notes = next(text for template, text in rendered.items() if template.endswith("NOTES.txt"))
+        (cluster_url,) = [line.split()[-1] for line in release_notes.splitlines()
+                          if line.strip().startswith("From the cluster:")]
+        assert urls[name] == cluster_url.replace("http://", "https://", 1) == \
+            f"https://{name}-api-server.{namespace}.svc:8080/falcon"
+        # the colo's api-server serves https with the files of its TLS Secret, mounted where [api] ssl_* point
+        api = values["airflow"]["config"]["api"]
+        (volume,) = values["airflow"]["apiServer"]["extraVolumes"]
+        (mount,) = values["airflow"]["apiServer"]["extraVolumeMounts"]
+        assert volume["secret"]["secretName"] == f"falcon-{name}-tls" and mount["name"] == volume["name"]
+        assert {os.path.dirname(api[key]) for key in ("ssl_cert", "ssl_key", "ssl_ca_file")} == {mount["mountPath"]}
+        # both ends take the shared secret from the same Secret and key
+        assert values["falcon"]["prism"]["secret"] == prism_values["falcon"]["prism"]["secret"]
