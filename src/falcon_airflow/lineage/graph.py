@@ -319,6 +319,12 @@ def _layout(graph: Graph) -> tuple[dict[str, Box], float, float]:
     return boxes, right + MARGIN, height + MARGIN + 12
 
 
+def layout(graph: Graph) -> tuple[dict[str, Box], float, float]:
+    """Where :func:`to_svg` puts each node (x, y of its top left corner, its width; every node is
+    :data:`NODE_HEIGHT` high) and the drawing's width and height: for a page that draws the graph itself."""
+    return _layout(graph)
+
+
 Point = tuple[float, float]
 Curve = tuple[Point, Point, Point, Point]
 """A cubic Bezier: start, two control points, end."""
@@ -499,4 +505,4 @@ def render(graph: Graph, kind: str) -> str:
     return json.dumps(graph.as_json(), indent=2) + "\n"
 
 
-__all__ = ["Graph", "Node", "add_events", "add_workspace", "build_graph", "render", "to_dot", "to_svg"]
+__all__ = ["Graph", "Node", "add_events", "add_workspace", "build_graph", "layout", "render", "to_dot", "to_svg"]

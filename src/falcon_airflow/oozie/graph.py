@@ -130,6 +130,12 @@ def _columns(workflow: Workflow) -> dict[str, int]:
     return column
 
 
+def columns_of(workflow: Workflow) -> dict[str, int]:
+    """The column :func:`to_svg` puts each node in (its longest distance from the start node): for a page that
+    draws the graph itself."""
+    return _columns(workflow)
+
+
 def to_svg(workflow: Workflow) -> str:
     column = _columns(workflow)
     rows: dict[int, int] = {}

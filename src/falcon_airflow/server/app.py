@@ -78,6 +78,8 @@ def create_app(*, config: ServerConfig | None = None, verify_token: TokenVerifie
     Airflow's auth manager (the api-server's)."""
     from falcon_airflow.server import header_spelling
     from falcon_airflow.server.console import actions as console_actions
+    from falcon_airflow.server.console import instances as console_instances
+    from falcon_airflow.server.console import lineage_view as console_lineage
     from falcon_airflow.server.console import routes as console_routes
     from falcon_airflow.server.prism.colos import server_mode
     from falcon_airflow.server.resources import admin, commands, entities, extension, instances, metadata, store
@@ -149,6 +151,8 @@ def create_app(*, config: ServerConfig | None = None, verify_token: TokenVerifie
     app.include_router(store.router)  # the DAG bundle's, authenticated by a bundle token (resources/store.py)
     app.include_router(console_routes.router)  # the console's pages in Airflow's UI (console/routes.py)
     app.include_router(console_actions.router)  # the console's actions (console/actions.py)
+    app.include_router(console_instances.router)  # its instance grids (console/instances.py)
+    app.include_router(console_lineage.router)  # its lineage graphs and columns (console/lineage_view.py)
 
     authenticator = Authenticator(context.authentication, verify_token or airflow_token_caller)
     app.add_middleware(AuthenticationMiddleware, authenticator=authenticator, respond=unauthenticated,

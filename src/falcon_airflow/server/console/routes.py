@@ -30,7 +30,8 @@ from falcon_airflow.server.console.listing import BadQuery, Row, parse_query, se
 from falcon_airflow.server.resources.declared import _executor, deployment
 
 PREFIX = "/console"
-ASSETS = {"console.css": "text/css", "console.js": "text/javascript", "index.html": "text/html"}
+ASSETS = {"console.css": "text/css", "console.js": "text/javascript", "index.html": "text/html",
+          "instances.js": "text/javascript", "lineage.js": "text/javascript"}
 """The files of ``static/`` the console serves, and their types: nothing else of the package is reachable."""
 MOUNT = "/falcon"
 """Where the plugin mounts the app (provider/server_app.py's ``URL_PREFIX``): the part of the app's root path that is
