@@ -35,16 +35,29 @@ def collect_files(paths: Sequence[str]) -> list[EntityFile]:
     A path that does not exist is a usage error: a typo in CI must not pass as "nothing to validate".
     """
     found: list[EntityFile] = []
+    symlinks = False
     for given in paths:
         path = Path(given)
         if path.is_dir():
-            found.extend(_xml_files_under(path, given))
+            for item, is_symlink in _xml_files_under(os.fspath(path), given, ""):
+                found.append(item)
+                symlinks = symlinks or is_symlink
         elif path.exists():
             found.append(EntityFile(path, given))
+            symlinks = True  # a file given by name may be one a folder holds too
         else:
             raise UsageError(f"no such file or folder: {given}")
-    # The same file reached twice (two arguments, a symlink) is read once. Resolving every path costs a stat per
-    # path component; files on different inodes cannot be the same file, so only files sharing one are resolved.
+    if not symlinks and len(paths) == 1:
+        # One folder, walked without following links: every path found is a different name, and two names are
+        # the same file only through a symlink (hard links are kept apart, as resolve() keeps them). Nothing to
+        # compare, so the stat per file below is saved.
+        return found
+    return _once_each(found)
+
+
+def _once_each(found: list[EntityFile]) -> list[EntityFile]:
+    """The same file reached twice (two arguments, a symlink) is read once. Resolving every path costs a stat per
+    path component; files on different inodes cannot be the same file, so only files sharing one are resolved."""
     by_inode: dict[tuple[int, int], list[EntityFile]] = {}
     for item in found:
         try:
@@ -67,13 +80,32 @@ def collect_files(paths: Sequence[str]) -> list[EntityFile]:
     return [item for item in found if id(item) in keep]
 
 
-def _xml_files_under(folder: Path, given: str) -> Iterator[EntityFile]:
-    for root, directories, files in os.walk(folder):
-        directories[:] = sorted(name for name in directories if not name.startswith("."))
-        for name in sorted(files):
-            if name.endswith(".xml") and not name.startswith("."):
-                full = Path(root) / name
-                yield EntityFile(full, os.path.join(given, os.path.relpath(full, folder)))
+def _xml_files_under(folder: str, given: str, relative: str) -> Iterator[tuple[EntityFile, bool]]:
+    """The ``*.xml`` files under ``folder`` as ``os.walk`` finds them (a folder's files by name, then its
+    sub-folders by name; links to folders are not followed, unreadable folders are skipped), each with whether it
+    is a symlink; ``relative`` is the folder's path below the one given, which names the files for issues."""
+    try:
+        with os.scandir(folder) as listing:
+            entries = list(listing)
+    except OSError:
+        return
+    files: list[os.DirEntry[str]] = []
+    folders: list[os.DirEntry[str]] = []
+    for entry in entries:
+        try:
+            is_folder = entry.is_dir()
+        except OSError:
+            is_folder = False
+        (folders if is_folder else files).append(entry)
+    for entry in sorted(files, key=lambda item: item.name):
+        name = entry.name
+        if name.endswith(".xml") and not name.startswith("."):
+            shown = os.path.join(given, relative, name) if relative else os.path.join(given, name)
+            yield EntityFile(Path(entry.path), shown), entry.is_symlink()
+    for entry in sorted(folders, key=lambda item: item.name):
+        if entry.name.startswith(".") or entry.is_symlink():
+            continue
+        yield from _xml_files_under(entry.path, given, os.path.join(relative, entry.name))
 
 
 @dataclass(frozen=True)

@@ -7,6 +7,7 @@ problem; a rule that crashes becomes an issue of its own rather than a traceback
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterator, Sequence
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
@@ -115,31 +116,37 @@ def validate_paths(paths: Sequence[str], *, schema_only: bool = False, now: date
 
 # What forked rule helpers read: set just before they start, so each inherits it instead of receiving a copy.
 _SHARED: tuple[RuleContext, dict[object, list[Rule]], list[Entity]] | None = None
+# On a rich estate the rules that index the whole workspace (FA008, FA009) are about a third of the rules' work
+# (benchmarks/validate_estate.py): the helper that runs them takes that much less of the other rules.
+_INDEXED_SHARE = 0.35
+# (entity position, rule position, issue): what a helper hands back, put in serial order here
+_Placed = tuple[int, int, Issue]
 
 
 def _rule_issues(context: RuleContext, by_type: dict[object, list[Rule]], entities: list[Entity],
                  workers: int | None) -> list[Issue]:
-    """Every rule's issues for every entity, in entity order; with helpers, each takes a run of the entities (the
-    first run is this process's) and its issues come back in their place."""
+    """Every rule's issues for every entity, in entity order, each entity's in rule order. With helpers, the
+    first one runs the rules that index the whole workspace for every entity (so each index is built once, not
+    once per process) and every process a run of the entities for the other rules; the issues are put back in the
+    order one process finds them."""
     global _SHARED
     helpers = helper_count(len(entities), workers)
     _SHARED = (context, by_type, entities)
     try:
         if helpers == 0:
-            return _issues_between(0, len(entities))
-        bounds = _runs(entities, helpers + 1)
-        found: list[Issue] = []
-        done = 0
+            return [issue for _, _, issue in _issues_between(0, len(entities), None)]
+        bounds = _runs(entities, helpers + 1, first_helper_share=1 - _INDEXED_SHARE)
         try:
             with forked_pool(helpers) as pool:
-                handed = [pool.submit(_issues_between, start, end) for start, end in bounds[1:]]
-                found, done = _issues_between(*bounds[0]), bounds[0][1]
-                for future, (_, end) in zip(handed, bounds[1:], strict=True):
+                handed = [pool.submit(_issues_between, 0, len(entities), True)]
+                handed += [pool.submit(_issues_between, start, end, False) for start, end in bounds[1:]]
+                found = _issues_between(*bounds[0], False)
+                for future in handed:
                     found.extend(future.result())
-                    done = end
-        except (BrokenProcessPool, OSError):  # a helper could not start or died (memory): the rest runs here
-            found.extend(_issues_between(done, len(entities)))
-        return found
+        except (BrokenProcessPool, OSError):  # a helper could not start or died (memory): all of it runs here
+            found = _issues_between(0, len(entities), None)
+        found.sort(key=lambda placed: (placed[0], placed[1]))  # stable: a rule's own findings keep their order
+        return [issue for _, _, issue in found]
     finally:
         _SHARED = None
 
@@ -148,45 +155,56 @@ def _rule_issues(context: RuleContext, by_type: dict[object, list[Rule]], entiti
 _WEIGHTS = {EntityType.FEED: 3}
 
 
-def _runs(entities: list[Entity], parts: int) -> list[tuple[int, int]]:
-    """``parts`` consecutive runs of the entities with about the same work each."""
+def _runs(entities: list[Entity], parts: int, *, first_helper_share: float = 1.0) -> list[tuple[int, int]]:
+    """``parts`` consecutive runs of the entities with about the same work each; the second run (the first
+    helper's) is ``first_helper_share`` of the others' when that helper has other work too."""
     weights = [_WEIGHTS.get(entity.entity_type, 1) for entity in entities]
-    share = sum(weights) / parts
+    shares = [1.0] * parts
+    if parts > 1:
+        shares[1] = first_helper_share
+    total = sum(shares)
+    limits = list(itertools.accumulate(sum(weights) * share / total for share in shares))
     bounds: list[tuple[int, int]] = []
     start, done = 0, 0.0
     for index, weight in enumerate(weights):
         done += weight
-        if done >= share * (len(bounds) + 1) and len(bounds) < parts - 1:
+        if len(bounds) < parts - 1 and done >= limits[len(bounds)]:
             bounds.append((start, index + 1))
             start = index + 1
     bounds.append((start, len(entities)))
     return [bounds[0], *(run for run in bounds[1:] if run[0] < run[1])]
 
 
-def _issues_between(start: int, end: int) -> list[Issue]:
+def _issues_between(start: int, end: int, indexed: bool | None) -> list[_Placed]:
+    """The issues of entities ``start`` to ``end``: of the rules that index the workspace (``indexed`` True), of
+    the others (False) or of all (None)."""
     assert _SHARED is not None, "set by _rule_issues"
     context, by_type, entities = _SHARED
-    found: list[Issue] = []
+    chosen = {kind: [(order, rule) for order, rule in enumerate(rules)
+                     if indexed is None or rule.workspace_index is indexed] for kind, rules in by_type.items()}
+    found: list[_Placed] = []
     with collector_paused():
-        for entity in entities[start:end]:
-            rules = by_type.get(entity.entity_type)
+        for position in range(start, end):
+            entity = entities[position]
+            rules = chosen.get(entity.entity_type)
             if rules:
-                found.extend(_entity_issues(rules, context, entity))
+                found.extend((position, order, issue) for order, issue in _entity_issues(rules, context, entity))
     return found
 
 
-def _entity_issues(rules: list[Rule], context: RuleContext, entity: Entity) -> Iterator[Issue]:
-    """What each rule, in order, finds in one entity (its file, line and names read once for all its rules)."""
+def _entity_issues(rules: list[tuple[int, Rule]], context: RuleContext, entity: Entity) -> Iterator[tuple[int, Issue]]:
+    """What each rule, in order, finds in one entity, with the rule's position (its file, line and names read once
+    for all its rules)."""
     source = entity.source
     name = entity.name
     kind = entity.entity_type.value
-    for rule in rules:
+    for order, rule in rules:
         try:
             findings = list(rule.check(context, entity))
         except Exception as crash:  # a rule must never hide the others; report the crash where it happened
-            yield Issue(Level.ERROR, rule.id, f"rule {rule.id} ({rule.summary}) could not be checked: "
-                        f"{type(crash).__name__}: {crash}", source.file, source.line, name, kind)
+            yield order, Issue(Level.ERROR, rule.id, f"rule {rule.id} ({rule.summary}) could not be checked: "
+                               f"{type(crash).__name__}: {crash}", source.file, source.line, name, kind)
             continue
         for finding in findings:
-            yield Issue(finding.level, rule.id, finding.message, source.file, finding.line or source.line, name,
-                        kind)
+            yield order, Issue(finding.level, rule.id, finding.message, source.file, finding.line or source.line,
+                               name, kind)

@@ -48,17 +48,22 @@ class Rule:
     summary: str
     check: Callable[[RuleContext, Entity], Iterable[Finding]]
     environment: bool = False
+    # The rule builds an index over the whole workspace on first use (and keeps it for the workspace): run on
+    # several cores, all its checks go to one process, so that the index is built once.
+    workspace_index: bool = False
 
 
 RULES: list[Rule] = []
 
 
-def rule(rule_id: str, entity_type: EntityType, summary: str, *,
-         environment: bool = False) -> Callable[[Check[E]], Check[E]]:
-    """Register a rule. ``environment=True`` rules look outside the files and run only when asked."""
+def rule(rule_id: str, entity_type: EntityType, summary: str, *, environment: bool = False,
+         workspace_index: bool = False) -> Callable[[Check[E]], Check[E]]:
+    """Register a rule. ``environment=True`` rules look outside the files and run only when asked;
+    ``workspace_index=True`` rules index the whole workspace once (see :class:`Rule`)."""
 
     def register(check: Check[E]) -> Check[E]:
-        RULES.append(Rule(rule_id, entity_type, summary, check, environment))  # type: ignore[arg-type]
+        RULES.append(Rule(rule_id, entity_type, summary, check, environment,  # type: ignore[arg-type]
+                          workspace_index))
         return check
 
     return register

@@ -131,7 +131,8 @@ def _cached_writers(workspace: Workspace) -> _WriterIndex:
     return _writer_cache[1]
 
 
-@rule("FA008", EntityType.PROCESS, "no two process outputs write overlapping instances of one feed on one cluster")
+@rule("FA008", EntityType.PROCESS, "no two process outputs write overlapping instances of one feed on one cluster",
+      workspace_index=True)
 def two_writers(context: RuleContext, process: Process) -> Iterator[Finding]:
     if "FA008" in accepted_rules(process.properties):
         return
@@ -422,7 +423,7 @@ def _shown(place: _Place) -> str:
 
 
 @rule("FA009", EntityType.FEED, "no two feeds keep their data, stats, meta, tmp or table partitions in the same "
-      "place or one inside the other")
+      "place or one inside the other", workspace_index=True)
 def overlapping_locations(context: RuleContext, feed: Feed) -> Iterator[Finding]:
     if "FA009" in accepted_rules(feed.properties):
         return
