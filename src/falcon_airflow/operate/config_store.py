@@ -46,6 +46,7 @@ from falcon_airflow.compiler.store_state import (
 from falcon_airflow.core.times import format_timestamp
 from falcon_airflow.entities import Entity, EntityType
 from falcon_airflow.entities.extension import ExtensionName
+from falcon_airflow.operate.folder_workspaces import folder_workspace
 from falcon_airflow.operate.outcomes import Refused
 from falcon_airflow.validation.extensions import EXTENSIONS_FOLDER, extension_files
 from falcon_airflow.validation.incumbents import Incumbents
@@ -182,6 +183,8 @@ class ConfigStore(Protocol):
     def safemode_record(self) -> dict[str, Any]: ...
     def set_safemode(self, value: bool, *, user: str) -> None: ...
     def schedule_state(self, entity_type: EntityType | str, name: str) -> str | None: ...
+    def schedule_states(self) -> dict[tuple[str, str], str]:
+        """Every scheduled entity's state by (type, name), read at once (a listing's statuses)."""
     def set_schedule_state(self, entity_type: EntityType | str, name: str, state: str | None, *,
                            user: str) -> None: ...
     def proxy_user(self, entity_type: EntityType | str, name: str) -> str | None: ...
@@ -244,7 +247,7 @@ class Store:
     def workspace(self) -> Workspace:
         """Every entity file of the store as one workspace (read once per command, re-read after a write)."""
         if self._workspace is None:
-            self._workspace = Workspace.load([str(self.root)]) if self.root.is_dir() else Workspace.of([])
+            self._workspace = folder_workspace(self.root)
         return self._workspace
 
     def forget_cache(self) -> None:
@@ -449,6 +452,15 @@ class Store:
         """``RUNNING`` or ``SUSPENDED`` once the entity was scheduled; ``None`` while it is only submitted."""
         entry = self.read_doc(SCHEDULE_DOC).get(entity_key(entity_type, name))
         return str(entry["state"]) if isinstance(entry, dict) and "state" in entry else None
+
+    def schedule_states(self) -> dict[tuple[str, str], str]:
+        """Every scheduled entity's state by (type, name): one read of the schedule document."""
+        found: dict[tuple[str, str], str] = {}
+        for key, entry in self.read_doc(SCHEDULE_DOC).items():
+            kind, separator, name = str(key).partition("/")
+            if separator and isinstance(entry, dict) and "state" in entry:
+                found[(kind, name)] = str(entry["state"])
+        return found
 
     def incumbents(self) -> Incumbents:
         """What runs already (scheduled here, or built by the DAG loader first): the entities a newcomer that

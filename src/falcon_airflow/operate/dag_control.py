@@ -33,9 +33,12 @@ def airflow_dags(context: Context, entity_type: EntityType, name: str) -> dict[s
     return found
 
 
-def status_of(context: Context, entity: Entity, dags: Mapping[str, Mapping[str, Any]] | None = None
+def status_of(context: Context, entity: Entity, dags: Mapping[str, Mapping[str, Any]] | None = None,
+              schedule_states: Mapping[tuple[str, str], str] | None = None
               ) -> tuple[EntityStatus, list[dict[str, Any]]]:
-    """The entity's status and, per DAG of its definition, whether Airflow has it and whether it is paused."""
+    """The entity's status and, per DAG of its definition, whether Airflow has it and whether it is paused;
+    ``dags`` and ``schedule_states`` (the store's, by type and name), when given, are read for many entities at
+    once."""
     if not entity.entity_type.schedulable:
         return EntityStatus.SUBMITTED, []
     known = dags if dags is not None else airflow_dags(context, entity.entity_type, entity.name)
@@ -48,7 +51,8 @@ def status_of(context: Context, entity: Entity, dags: Mapping[str, Mapping[str, 
         if dag is not None:
             paused.append(bool(dag.get("is_paused")))
     ended = all(end <= context.now() for end in _validities(entity)) if _validities(entity) else False
-    state = context.store.schedule_state(entity.entity_type, entity.name)
+    state = (schedule_states.get((entity.entity_type.value, entity.name)) if schedule_states is not None
+             else context.store.schedule_state(entity.entity_type, entity.name))
     return entity_status(paused, state, all_ended=ended), rows
 
 

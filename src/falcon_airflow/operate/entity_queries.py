@@ -178,12 +178,13 @@ def _filtered(context: Context, candidates: Iterable[Listed], filters: Mapping[s
 def _statuses(context: Context, entities: Sequence[Listed],
               broken: dict[tuple[str, str], list[str]]) -> dict[tuple[str, str], str]:
     """Each entity's status; ``broken``: the workspace's invalid entities (:func:`invalid_entities`)."""
-    dags = {str(dag["dag_id"]): dag for dag in context.airflow().dags("falcon.")} \
-        if any(entity.entity_type.schedulable for entity in entities) else {}
+    schedulable = any(entity.entity_type.schedulable for entity in entities)
+    dags = {str(dag["dag_id"]): dag for dag in context.airflow().dags("falcon.")} if schedulable else {}
+    states = context.store.schedule_states() if schedulable else {}  # one read for all, not one per entity
     return {(entity.entity_type.value, entity.name):
             EntityStatus.INVALID.value
             if (entity.entity_type.value, entity.name) in broken or isinstance(entity, UnreadableEntity)
-            else status_of(context, entity, dags)[0].value
+            else status_of(context, entity, dags, states)[0].value
             for entity in entities}
 
 

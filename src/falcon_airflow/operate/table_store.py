@@ -317,6 +317,9 @@ class TableStore:
     def schedule_state(self, entity_type: EntityType | str, name: str) -> str | None:
         return self.database.schedule_state(kind_of(entity_type), name)
 
+    def schedule_states(self) -> dict[tuple[str, str], str]:
+        return self.database.schedule_states()
+
     def set_schedule_state(self, entity_type: EntityType | str, name: str, state: str | None, *, user: str) -> None:
         self.database.set_schedule_state(kind_of(entity_type), name, state, user=user)
 

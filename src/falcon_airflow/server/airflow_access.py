@@ -48,8 +48,8 @@ class ServerAirflowClient(AirflowClient):
 
 class ServiceAirflowClient(ServerAirflowClient):
     """The client of a server that acts in Airflow as its own user: the run and task-instance listings of a window
-    come from the metadata database it shares with the api-server (:mod:`falcon_airflow.server.airflow_listings`),
-    everything else from the REST API."""
+    and the DAGs of a prefix (whether each is paused: every entity's status) come from the metadata database it shares
+    with the api-server (:mod:`falcon_airflow.server.airflow_listings`), everything else from the REST API."""
 
     def runs(self, dag_id: str, *, first: datetime | None = None, last: datetime | None = None,
              states: Sequence[str] | None = None) -> list[dict[str, Any]]:
@@ -57,6 +57,9 @@ class ServiceAirflowClient(ServerAirflowClient):
 
     def runs_task_instances(self, dag_id: str, *, first: datetime, last: datetime) -> list[dict[str, Any]]:
         return airflow_listings.runs_task_instances(dag_id, first=first, last=last)
+
+    def dags(self, prefix: str) -> list[dict[str, Any]]:
+        return airflow_listings.dags(prefix)
 
 
 def issue_token(user_name: str) -> str:

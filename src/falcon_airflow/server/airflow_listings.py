@@ -103,3 +103,25 @@ def runs_task_instances(dag_id: str, *, first: datetime, last: datetime) -> list
              .order_by(TaskInstance.id))
     with _session() as session:
         return _as_json(_rows(session.execute(query)))
+
+
+def dags(prefix: str) -> list[dict[str, Any]]:
+    """The DAGs whose id starts with ``prefix``, stale ones too, by id: of the fields of ``GET /api/v2/dags``, the
+    DAG's own columns (``dag_id``, ``dag_display_name``, ``is_paused``, ``is_stale``, ``fileloc``,
+    ``relative_fileloc``, ``bundle_name``, ``bundle_version``) - what an entity's status reads of its DAGs. One query
+    for 10,000 DAGs, where the REST API answers a page of 100 at a time by default."""
+    from airflow.models.dag import DagModel
+    from sqlalchemy import select
+
+    table = DagModel.__table__.c
+    query = (select(table.dag_id, table.dag_display_name, table.is_paused, table.is_stale, table.fileloc,
+                    table.relative_fileloc, table.bundle_name, table.bundle_version)
+             .where(table.dag_id.startswith(prefix, autoescape=True))
+             .order_by(table.dag_id))
+    with _session() as session:
+        rows = _rows(session.execute(query))
+    for row in rows:
+        row["dag_display_name"] = row["dag_display_name"] or row["dag_id"]
+        row["is_paused"] = bool(row["is_paused"])
+        row["is_stale"] = bool(row["is_stale"])
+    return rows

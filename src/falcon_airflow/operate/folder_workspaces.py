@@ -1,0 +1,49 @@
+"""The entities folder's workspace, read once per process and content of the folder.
+
+Every request of the server opens the store anew; reading and parsing a folder of 10,000 definitions takes
+seconds, and nothing in it changed since the last request most of the time. A workspace is kept under the folder's
+files as they are now - each file's path, inode, size and modification time - so a file written, replaced (the
+store writes by renaming a new file into place: a new inode), added or removed makes another one, read anew.
+"""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+from falcon_airflow.workspace import Workspace, collect_files
+
+Stamps = tuple[tuple[str, int, int, int], ...]
+
+_kept: dict[tuple[str, Stamps], Workspace] = {}
+_lock = threading.Lock()
+FOLDERS_KEPT = 4
+
+
+def stamps(root: Path) -> Stamps:
+    """Each definition file of the folder, as the folder holds it now."""
+    found = []
+    for item in collect_files([str(root)]):
+        try:
+            status = item.path.stat()
+        except FileNotFoundError:
+            continue  # removed meanwhile: the workspace read next says so
+        found.append((str(item.path), status.st_ino, status.st_size, status.st_mtime_ns))
+    return tuple(found)
+
+
+def folder_workspace(root: Path) -> Workspace:
+    """The workspace of the definition files under ``root`` (read again when any of them changed)."""
+    if not root.is_dir():
+        return Workspace.of([])
+    key = (str(root), stamps(root))  # taken before the read: a change during the read makes the next key differ
+    with _lock:
+        known = _kept.get(key)
+    if known is not None:
+        return known
+    made = Workspace.load([str(root)])
+    with _lock:
+        while len(_kept) >= FOLDERS_KEPT:
+            _kept.pop(next(iter(_kept)))
+        _kept[key] = made
+    return made
