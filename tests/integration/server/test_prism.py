@@ -6,7 +6,8 @@ too; with west stopped, scheduling the feed is PARTIAL (east scheduled, west nam
 same request completes west and leaves east untouched; ``entity -list`` is merged with colo labels, through the
 stock Falcon CLI as well. Each colo (``[falcon] colo``) builds the DAGs of its own cluster: east the feed's retention
 on east, west its retention on west and the replication from east into west, which, run in west, copies an
-instance from east's storage into west's (two folders, the two clusters' file systems).
+instance from east's storage into west's (two folders, the two clusters' file systems). ``entity -dependency`` and
+``-summary`` through the Prism: the entity's colos merged, the cluster's colo.
 """
 
 from __future__ import annotations
@@ -237,3 +238,30 @@ def test_the_cross_colo_replication_runs_in_the_targets_colo_and_copies_an_insta
     assert answer.status_code == 200, answer.text
     assert [(item["instance"], item["status"], item["cluster"], item.get("sourceCluster"))
             for item in answer.json()["instances"]] == [("2026-01-01T03:00Z", "SUCCEEDED", "west", "east")], answer.text
+
+
+def test_dependency_and_summary_through_the_prism_merged_by_colo(deployment: Deployment, stock_cli: StockCli) -> None:
+    """entity -dependency asks the entity's colos and labels each dependency with the colos that have it;
+    entity -summary asks the cluster's colo (west's, for cluster west) and gives its entities and instances."""
+    url = f"{deployment.prism.url}/falcon"
+    run = stock_cli("entity", "-dependency", "-type", "feed", "-name", "clicks", url=url)
+    assert run.returncode == 0, run.stderr + run.stdout
+    lines = run.stdout.strip().splitlines()
+    assert lines[0] == "2" and set(lines[1:3]) == {"(cluster) east(east,west)", "(cluster) west(east,west)"}, \
+        run.stdout
+
+    run = stock_cli("entity", "-summary", "-type", "feed", "-cluster", "west", "-start", "2026-01-01T03:00Z",
+                    "-end", "2026-01-01T04:00Z", url=url)
+    assert run.returncode == 0, run.stderr + run.stdout
+    assert run.stdout.startswith("Consolidated Status: SUCCEEDED\n"), run.stdout
+    assert "{Entity: clicks, Type: FEED, Status: RUNNING" in run.stdout, run.stdout
+    assert "2026-01-01T03:00Z" in run.stdout and "SUCCEEDED" in run.stdout, run.stdout
+    answer = deployment.call("GET", "entities/summary/feed", cluster="west", start="2026-01-01T03:00Z",
+                             end="2026-01-01T04:00Z")
+    assert answer.status_code == 200, answer.text
+    assert answer.json()["message"].startswith("west/"), answer.text  # west's answer only: the cluster's colo
+
+    summary = falcon_airflow("entity", "-summary", "-type", "feed", "-cluster", "east", "-start", "2026-01-01T03:00Z",
+                             "-end", "2026-01-01T04:00Z", env={"FALCON_URL": url})
+    assert summary.returncode == 0, summary.stdout + summary.stderr
+    assert "(FEED) clicks(RUNNING)" in summary.stdout, summary.stdout

@@ -8,6 +8,9 @@ api-server, ``[falcon] mode = prism``), every request routed to the colos' serve
 * ``GET api/entities/definition/...``: from the first of the entity's colos that answers (its server decides
   whether the caller may read it, and redacts its secrets);
 * ``GET api/entities/list[/{type}]``: to every colo, one ``EntityList`` labelled by colo;
+* ``GET api/entities/dependencies/{type}/{name}``: to the entity's colos, one ``EntityList`` labelled by colo;
+* ``GET api/entities/summary/{type}?cluster=``: to the cluster's colo (every colo for a cluster the Prism has no
+  record of), one ``EntitySummaryResult``;
 * ``GET|POST api/instance/{action}/{type}/{name}``: to the entity's colos, one ``InstancesResult`` (JSON);
 * ``POST api/prism/sync``: every recorded entity brought up to date on every colo, ``APIResult`` merged.
 
@@ -49,10 +52,12 @@ from falcon_airflow.server.prism.merging import (
     ColoResult,
     json_bytes,
     merge_entity_lists,
+    merge_entity_summaries,
     merge_json_results,
     merge_results,
     read_api_result,
     read_entity_list,
+    read_entity_summary,
 )
 from falcon_airflow.server.prism.routing import (
     ENTITY_KINDS,
@@ -292,6 +297,14 @@ def entity_router() -> APIRouter:
         query = [(key, value) for key, value in request.query_params.multi_items()
                  if key not in ("colo", "doAs", *LIST_PAGING)]
         path = "api/entities/list" + (f"/{quote(kind)}" if kind else "")
+        return await merged_entity_list(request, colos, path, query, offset=_number(request, "offset", 0),
+                                        limit=_number(request, "numResults", None))
+
+    async def merged_entity_list(request: Request, colos: tuple[Colo, ...], path: str,
+                                 query: list[tuple[str, str]], *, offset: int = 0,
+                                 limit: int | None = None) -> Response:
+        """An ``EntityList`` call sent to ``colos``, their lists as one labelled by colo."""
+        prism = _prism(request)
         converger = prism.converger(request)
         async with prism.forwarder.client() as http:
             answers = await to_each(colos, lambda colo: prism.forwarder.send(
@@ -308,8 +321,6 @@ def entity_router() -> APIRouter:
                                      else read_api_result(answer.colo, answer.content).message))
         if not lists:
             return _api_result(request, merge_results(failed))
-        offset = _number(request, "offset", 0)
-        limit = _number(request, "numResults", None)
         merged = merge_entity_lists(lists, offset=offset, limit=limit)
         fmt = bodies.negotiate(request.headers.get("accept"), bodies.PRODUCES_XML_JSON) or "xml"
         content, media_type = bodies.render(merged, fmt)
@@ -325,6 +336,43 @@ def entity_router() -> APIRouter:
     @router.get("/list/{kind}")
     async def _list(request: Request, kind: str) -> Response:
         return await entity_list(request, kind)
+
+    @router.get("/dependencies/{kind}/{name}")
+    async def _dependencies(request: Request, kind: str, name: str) -> Response:
+        # each colo answers for what it holds: a process only one colo runs is a dependency there only
+        prism = _prism(request)
+        kind = _kind(kind)
+        colos = prism.chosen(request, await asyncio.to_thread(prism.colos_of, kind, name))
+        return await merged_entity_list(request, colos, f"api/entities/dependencies/{kind}/{quote(name)}", [])
+
+    @router.get("/summary/{kind}")
+    async def _summary(request: Request, kind: str) -> Response:
+        prism = _prism(request)
+        kind = _kind(kind)
+        cluster = (request.query_params.get("cluster") or "").strip()
+        if not cluster:
+            raise PrismRefused("entity -summary needs the cluster (-cluster) whose entities it summarises")
+        colo = await asyncio.to_thread(prism.colo_of_cluster, cluster)
+        # the cluster's colo runs its instances; a cluster the Prism has no record of: whichever colo knows it
+        applicable = (colo,) if colo in prism.settings.names else prism.settings.names
+        colos = prism.chosen(request, applicable)
+        converger = prism.converger(request)
+        query = [(key, value) for key, value in request.query_params.multi_items() if key not in ("colo", "doAs")]
+        path = f"api/entities/summary/{quote(kind)}"
+        async with prism.forwarder.client() as http:
+            answers = await to_each(colos, lambda colo: prism.forwarder.send(
+                http, colo, "GET", path, converger.identity, query=query + converger.query()))
+        summaries = []
+        for answer in answers:
+            if not answer.reached or not answer.content.lstrip().startswith(b"<"):
+                summaries.append((ColoResult(answer.colo, ResultStatus.FAILED, answer.failure()), ()))
+            else:
+                summaries.append(read_entity_summary(answer.colo, answer.content))
+        merged = merge_entity_summaries(summaries)
+        fmt = bodies.negotiate(request.headers.get("accept"), bodies.PRODUCES_XML_JSON) or "xml"
+        content, media_type = bodies.render(merged, fmt)
+        return Response(content, status_code=400 if merged.status == ResultStatus.FAILED else 200,
+                        media_type=media_type)
 
     return router
 

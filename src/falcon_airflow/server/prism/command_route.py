@@ -22,10 +22,10 @@ from fastapi.responses import JSONResponse, Response
 from falcon_airflow.operate import declarations
 from falcon_airflow.parsing.secure import parse_xml_bytes
 from falcon_airflow.server.prism.forwarding import USER_NAME
-from falcon_airflow.server.prism.merging import read_api_result, read_entity_list
+from falcon_airflow.server.prism.merging import read_api_result, read_entity_list, read_entity_summary
 
 ENTITY_ACTIONS = ("submit", "update", "submitAndSchedule", "schedule", "suspend", "resume", "delete", "status",
-                  "definition", "list")
+                  "definition", "list", "dependency", "summary")
 INSTANCE_ACTIONS = ("running", "status", "list", "summary", "logs", "params", "listing", "dependencies", "triage",
                     "kill", "suspend", "resume", "rerun")
 ROUTED = {"entity": ENTITY_ACTIONS, "instance": INSTANCE_ACTIONS}
@@ -111,6 +111,17 @@ def answer_of(response: httpx.Response) -> Response:
             return failed(result.message)
         return JSONResponse({"status": result.status.value, "message": result.message, "text": result.message,
                              "warnings": [], "notes": [], "exit_code": 0 if result.status.value == "SUCCEEDED" else 1})
+    if tag == "entitySummaryResult":
+        header, summaries = read_entity_summary("", content)
+        if header.status.value == "FAILED":
+            return failed(header.message)
+        lines = [header.message]
+        for summary in summaries:
+            lines.append(f"({summary.type}) {summary.name}" + (f"({summary.status})" if summary.status else ""))
+            lines += [f"  {item.instance} {item.cluster} {item.status}" for item in summary.instances]
+        text = "\n".join(lines)
+        return JSONResponse({"status": header.status.value, "message": header.message, "text": text,
+                             "warnings": [], "notes": [], "exit_code": 0 if header.status.value == "SUCCEEDED" else 1})
     if tag == "entities":
         text = entity_list_text(content)
         return JSONResponse({"status": "SUCCEEDED", "message": text, "text": text, "warnings": [], "notes": [],

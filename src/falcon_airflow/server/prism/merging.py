@@ -6,7 +6,8 @@
 
 An entity list, which Falcon's Prism answered from its own store, is merged here from the colos' lists: one element
 per entity, its status labelled by colo (``east/RUNNING,west/SUBMITTED``; the colos holding it, ``east,west``,
-when the list was asked without its status).
+when the list was asked without its status). An entity's dependencies are such a list too. An entity summary keeps
+each colo's entities one after the other, as Falcon's Prism did, each instance naming its cluster.
 """
 
 from __future__ import annotations
@@ -14,11 +15,12 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 from falcon_airflow.parsing.secure import parse_xml_bytes
 from falcon_airflow.server.bodies import APIResult, EntityList, ResultStatus
-from falcon_airflow.server.bodies.results import EntityElement
+from falcon_airflow.server.bodies.results import EntityElement, EntitySummary, EntitySummaryResult, SummaryInstance
 
 _WEIGHT = {ResultStatus.SUCCEEDED: 0, ResultStatus.PARTIAL: 1, ResultStatus.FAILED: 2}
 _HEADER_KEYS = ("status", "message", "requestId")
@@ -67,6 +69,11 @@ def read_api_result(colo: str, content: bytes) -> ColoResult:
     root = loaded.root
     if root is None or _local(root.tag) != "result":
         return ColoResult(colo, ResultStatus.FAILED, f"unreadable answer: {content[:200]!r}")
+    return _header(colo, root)
+
+
+def _header(colo: str, root: Any) -> ColoResult:
+    """The ``APIResult`` fields of a result element (every result extends ``APIResult``)."""
     status = _text(root, "status") or "FAILED"
     try:
         parsed = ResultStatus(status)
@@ -116,6 +123,45 @@ def merge_entity_lists(lists: Sequence[tuple[str, Sequence[EntityElement]]], *, 
                             first[key].pipelines, first[key].clusters) for key in order]
     page = merged[offset:] if limit is None else merged[offset:offset + limit]
     return EntityList(len(merged), tuple(page))
+
+
+def _texts(element: Any, name: str) -> tuple[str, ...]:
+    return tuple(str(child.text or "") for child in element if _local(child.tag) == name)
+
+
+def _time(element: Any, name: str) -> datetime | None:
+    given = _text(element, name)
+    return datetime.fromisoformat(given) if given else None
+
+
+def read_entity_summary(colo: str, content: bytes) -> tuple[ColoResult, tuple[EntitySummary, ...]]:
+    """A colo's ``EntitySummaryResult`` XML (JAXB's: an ``entitySummaries`` element per entity, an ``instances``
+    element per instance); an answer that is not one is that colo's failure."""
+    root = parse_xml_bytes(content, f"colo {colo}'s answer").root
+    if root is None or _local(root.tag) not in ("entitySummaryResult", "result"):
+        return ColoResult(colo, ResultStatus.FAILED, f"unreadable answer: {content[:200]!r}"), ()
+    header = _header(colo, root)
+    summaries: list[EntitySummary] = []
+    try:
+        for item in (child for child in root if _local(child.tag) == "entitySummaries"):
+            instances = tuple(
+                SummaryInstance(_text(one, "instance"), _text(one, "status"), _text(one, "logFile"),
+                                _text(one, "cluster"), _text(one, "sourceCluster"), _time(one, "startTime"),
+                                _time(one, "endTime"))
+                for one in item if _local(one.tag) == "instances")
+            summaries.append(EntitySummary(_text(item, "name") or "", _text(item, "type") or "",
+                                           _text(item, "status"), _texts(item, "tags"), _texts(item, "pipelines"),
+                                           instances))
+    except ValueError as problem:  # a date or a status Falcon's client would not read
+        return ColoResult(colo, ResultStatus.FAILED, f"unreadable entity summary: {problem}"), ()
+    return header, tuple(summaries)
+
+
+def merge_entity_summaries(answers: Sequence[tuple[ColoResult, Sequence[EntitySummary]]]) -> EntitySummaryResult:
+    """One ``EntitySummaryResult``: the header merged as an ``APIResult``'s, every colo's entities in colo order."""
+    header = merge_results([result for result, _ in answers])
+    return EntitySummaryResult(header.status, header.message, header.request_id,
+                               tuple(summary for _, summaries in answers for summary in summaries))
 
 
 def merge_json_results(answers: Sequence[tuple[str, Mapping[str, Any] | None, str | None]]) -> dict[str, Any]:

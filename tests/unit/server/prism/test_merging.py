@@ -1,19 +1,23 @@
 from __future__ import annotations
 
 import json
+from datetime import UTC, datetime
 
 import pytest
 
+from falcon_airflow.server import bodies
 from falcon_airflow.server.bodies import ResultStatus
-from falcon_airflow.server.bodies.results import EntityElement
+from falcon_airflow.server.bodies.results import EntityElement, EntitySummary, EntitySummaryResult, SummaryInstance
 from falcon_airflow.server.prism.merging import (
     ColoResult,
     merge_entity_lists,
+    merge_entity_summaries,
     merge_json_results,
     merge_results,
     merged_status,
     read_api_result,
     read_entity_list,
+    read_entity_summary,
 )
 
 S, P, F = ResultStatus.SUCCEEDED, ResultStatus.PARTIAL, ResultStatus.FAILED
@@ -75,3 +79,23 @@ def test_instance_results_are_concatenated_and_a_failed_colo_is_named() -> None:
     assert merged["message"] == "east/default/STATUS\nwest/default/STATUS\n"
     partial = merge_json_results([("east", east, None), ("west", None, "cannot reach w")])
     assert partial["status"] == "PARTIAL" and partial["message"].endswith("west/cannot reach w\n")
+
+
+def test_entity_summaries_are_read_back_as_the_server_writes_them_and_kept_colo_after_colo() -> None:
+    instance = SummaryInstance("2026-01-01T03:00Z", "SUCCEEDED", "http://west/log", "west", "east",
+                               datetime(2026, 1, 1, 3, tzinfo=UTC), datetime(2026, 1, 1, 3, 5, tzinfo=UTC))
+    west = EntitySummaryResult(S, "west's", "r1", (EntitySummary("clicks", "FEED", "RUNNING", ("a=b", "c=d"), ("p",),
+                                                                 (instance, instance)),))
+    east = EntitySummaryResult(S, "east's", "r2", (EntitySummary("views", "FEED", "SUBMITTED"),))
+    read = [read_entity_summary(colo, bodies.render(body, "xml")[0]) for colo, body in (("west", west),
+                                                                                        ("east", east))]
+    assert read[0] == (ColoResult("west", S, "west's", "r1"), west.summaries)
+    merged = merge_entity_summaries(read)
+    assert merged == EntitySummaryResult(S, "west/west's\neast/east's\n", "west/r1\neast/r2\n",
+                                         (*west.summaries, *east.summaries))
+
+    refused = bodies.failure("no such cluster")[1]
+    failed = read_entity_summary("east", refused)
+    assert failed == (ColoResult("east", F, "no such cluster", failed[0].request_id), ())
+    assert merge_entity_summaries([read[0], failed]).status == P
+    assert read_entity_summary("east", b"<entities/>")[0].status == F
