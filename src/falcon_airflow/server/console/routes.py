@@ -33,6 +33,7 @@ PREFIX = "/console"
 ASSETS = {"console.css": "text/css", "console.js": "text/javascript", "index.html": "text/html",
           "instances.js": "text/javascript", "lineage.js": "text/javascript"}
 """The files of ``static/`` the console serves, and their types: nothing else of the package is reachable."""
+ASSETS["actions.js"] = "text/javascript"  # the action buttons (console/actions.py)
 MOUNT = "/falcon"
 """Where the plugin mounts the app (provider/server_app.py's ``URL_PREFIX``): the part of the app's root path that is
 not Airflow's own base path."""

@@ -118,3 +118,18 @@ def test_instance_actions_take_their_window(served: Served) -> None:
                          json={"start": "2026-01-01T00:00Z", "end": "2026-01-01T01:00Z"})
     assert answer.status_code in (200, 400), answer.text  # what the instance command answers for no runs
     assert [line["result"] for line in served.audit() if line.get("command") == "instance"][:1] == ["STARTED"]
+
+
+def test_the_buttons_script_is_served_with_the_page_and_fetches_nothing_remote(served: Served) -> None:
+    from importlib import resources
+
+    client = browser(served)
+    page = client.get("/console/").text
+    assert 'src="static/actions.js"' in page
+    script = client.get("/console/static/actions.js")
+    assert script.status_code == 200 and script.headers["content-type"].startswith("text/javascript")
+    assert "api/write-token" in script.text and "innerHTML" not in script.text  # messages are text only
+    static = resources.files("falcon_airflow.server.console").joinpath("static")
+    for asset in static.iterdir():
+        text = asset.read_text(encoding="utf-8").replace("http://www.w3.org/", "")  # XML namespaces name, not fetch
+        assert "://" not in text, asset.name  # no CDN: every asset is in the package
