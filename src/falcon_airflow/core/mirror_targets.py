@@ -21,6 +21,7 @@ before anything is deleted, use this module; it needs the standard library only.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -52,6 +53,7 @@ UNKNOWN = ("", "")
 """The file system of a bare path with no storage to place it on: compared with any."""
 
 
+@functools.lru_cache(maxsize=1024)  # a workspace names a few file systems for thousands of locations
 def file_system(scheme: str, authority: str) -> tuple[str, str]:
     """One spelling per file system: scheme and host in lower case, no user, the scheme's default port written out,
     ``file://localhost`` as ``file://``, ``s3a``/``s3n`` as ``s3``."""

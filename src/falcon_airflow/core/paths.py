@@ -93,6 +93,9 @@ def _parts(text: str, *, backslash: bool) -> list[str]:
     return (text.replace("\\", "/") if backslash else text).split("/")
 
 
+_CLIMBS = "has a '..' component in one of its readings (percent-decoded, or with '\\' as a separator)"
+
+
 def read_path(text: str) -> PathReading:
     """How storage reads a path (the path part of a URI, or a plain path); see :class:`PathReading`.
 
@@ -101,6 +104,12 @@ def read_path(text: str) -> PathReading:
     further decoding or a ``\\`` that gives other components than storage's one decoding: the text names one
     folder to a check and another to the next reader.
     """
+    if "%" not in text and "\\" not in text:
+        # Nothing to decode and no other separator: the one reading below, read once (most locations).
+        parts = text.split("/")
+        climbs = ".." in parts
+        return PathReading(tuple(part for part in parts if part not in ("", ".")), _CLIMBS if climbs else None,
+                           climbs or "." in parts)
     try:
         forms = decodings(text)
     except UnsafePathError:
@@ -111,7 +120,7 @@ def read_path(text: str) -> PathReading:
     dotted = any(part in (".", "..") for reading in readings for part in reading)
     problem = None
     if any(".." in reading for reading in readings):
-        problem = "has a '..' component in one of its readings (percent-decoded, or with '\\' as a separator)"
+        problem = _CLIMBS
     else:
         fullest = tuple(part for part in _parts(forms[-1], backslash=True) if part not in ("", "."))
         if fullest != components:

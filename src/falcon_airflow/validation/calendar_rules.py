@@ -14,7 +14,7 @@ The rule refuses such an entity up front, naming the element:
 from __future__ import annotations
 
 from collections.abc import Iterator
-from datetime import datetime
+from datetime import UTC, datetime, timedelta
 from enum import Enum
 from functools import cache, lru_cache
 from typing import Literal, get_args, get_origin
@@ -85,8 +85,43 @@ def _outside(step: Frequency, moment: datetime, times: int) -> bool:
     return False
 
 
+_LATEST = datetime(9999, 12, 30, tzinfo=UTC)
+_EARLIEST = datetime(1, 1, 2, tzinfo=UTC)
+
+
+def _values(model: BaseModel, found: list[tuple[Frequency, bool]]) -> None:
+    """Every frequency in a model with whether it is a retention limit: what :func:`_frequencies` finds, without
+    saying where (only needed when there is something to say)."""
+    for name in _walked_fields(type(model)):
+        value = getattr(model, name)
+        for item in value if isinstance(value, tuple) else (value,):
+            if isinstance(item, Frequency):
+                found.append((item, name == "limit" and isinstance(model, Retention)))
+            elif isinstance(item, BaseModel):
+                _values(item, found)
+
+
+def _surely_inside(millis: int, moment: datetime, times: int) -> bool:
+    """True when ``times`` (1 or -1) steps of at most ``millis`` from ``moment`` cannot leave the calendar: a
+    step's fixed length (a month counted as 31 days, the longest) keeping a day clear of either end, which also
+    bounds its timedelta. False means "maybe": :func:`_outside` then steps each frequency on the calendar."""
+    try:
+        reach = timedelta(milliseconds=millis)
+        return moment + reach <= _LATEST if times > 0 else moment - reach >= _EARLIEST
+    except (OverflowError, TypeError):
+        return False
+
+
 def _findings(entity: Feed | Process, now: datetime) -> Iterator[Finding]:
     ends = sorted({cluster.validity.end for cluster in entity.clusters})
+    values: list[tuple[Frequency, bool]] = []
+    _values(entity, values)
+    # The longest step from the latest end, and the longest retention back from now, are the ones that reach
+    # furthest: when they stay inside, every other does too.
+    forward = max((value.millis for value, is_retention in values if not is_retention), default=0)
+    backward = max((value.millis for value, is_retention in values if is_retention), default=0)
+    if (not ends or _surely_inside(forward, ends[-1], 1)) and _surely_inside(backward, now, -1):
+        return  # the usual case, settled without stepping a calendar or naming where each frequency is
     for where, value, line, is_retention in _frequencies(entity, "", entity.source.line):
         if is_retention:
             if _outside(value, now, -1):
