@@ -84,6 +84,22 @@ class FakeColo:
         if parts[1] == "status":
             state = self.states.get((parts[2], parts[3]), "SUBMITTED")
             return result("SUCCEEDED", f"default/{state}")
+        if parts[1] == "dependencies":  # the clusters the held definition names
+            held = self.definitions.get((parts[2], parts[3]), "")
+            names = re.findall(r'<cluster name="([^"]+)"', held)
+            items = "".join(f"<entity><type>cluster</type><name>{name}</name></entity>" for name in names)
+            return httpx.Response(200, content=f"<entities><totalResults>{len(names)}</totalResults>"
+                                               f"{items}</entities>".encode(), headers={"content-type": "text/xml"})
+        if parts[1] == "summary":  # every entity of the type held, with one instance on the cluster asked
+            cluster = request.url.params.get("cluster", "")
+            items = "".join(f"<entitySummaries><type>{kind.upper()}</type><name>{name}</name><status>"
+                            f"{self.states.get((kind, name), 'SUBMITTED')}</status><instances><instance>"
+                            f"2026-03-01T05:00Z</instance><status>SUCCEEDED</status><cluster>{cluster}</cluster>"
+                            f"<startTime>2026-03-01T05:00:00Z</startTime></instances></entitySummaries>"
+                            for kind, name in self.definitions if kind == parts[2])
+            return httpx.Response(200, content=f"<entitySummaryResult><status>SUCCEEDED</status><message>summary"
+                                               f"</message><requestId>r</requestId>{items}</entitySummaryResult>"
+                                               .encode(), headers={"content-type": "text/xml"})
         if parts[1] == "list":
             listed = [(kind, name) for kind, name in self.definitions if len(parts) < 3 or kind == parts[2]]
             items = "".join(f"<entity><type>{kind.upper()}</type><name>{name}</name>"
@@ -209,6 +225,43 @@ def test_the_list_is_merged_and_labelled_by_colo(prism: Deployment) -> None:
                               headers={"Accept": "text/xml"})
     assert answer.status_code == 200
     assert "<name>m</name><status>east/RUNNING,west/SUBMITTED</status>" in answer.text
+
+
+def test_dependencies_are_asked_of_the_entitys_colos_and_labelled_by_colo(prism: Deployment) -> None:
+    submit_estate(prism)
+    prism.post("entities/submit/feed", feed("both", "east", "west"))
+    prism.post("entities/submit/feed", feed("only", "east"))
+    answer = prism.client.get("/api/entities/dependencies/feed/both", params={"user.name": "alice"},
+                              headers={"Accept": "text/xml"})
+    assert answer.status_code == 200, answer.text
+    assert ("<entity><type>cluster</type><name>east</name><status>east,west</status></entity>"
+            "<entity><type>cluster</type><name>west</name><status>east,west</status></entity>") in answer.text
+    answer = prism.client.get("/api/entities/dependencies/feed/only", params={"user.name": "alice"},
+                              headers={"Accept": "application/json"})
+    assert answer.json()["entity"] == {"type": "cluster", "name": "east", "status": "east"}, answer.text
+    assert "GET entities/dependencies/feed/only" not in prism.colos["west"].calls
+
+
+def test_a_summary_is_asked_of_the_clusters_colo(prism: Deployment) -> None:
+    submit_estate(prism)
+    prism.post("entities/submit/feed", feed("s", "east", "west"))
+    prism.post("entities/schedule/feed/s", colo="west")
+    params = {"user.name": "alice", "start": "2026-03-01T00:00Z", "end": "2026-03-02T00:00Z"}
+    answer = prism.client.get("/api/entities/summary/feed", params={**params, "cluster": "west"},
+                              headers={"Accept": "application/json"})
+    assert answer.status_code == 200, answer.text
+    document = answer.json()
+    assert (document["status"], document["message"]) == ("SUCCEEDED", "west/summary\n")
+    summary = document["entitySummaries"]
+    assert (summary["name"], summary["status"], summary["instances"]["cluster"]) == ("s", "RUNNING", "west")
+    assert not any("summary" in call for call in prism.colos["east"].calls)
+    # a cluster the Prism has no record of: every colo, their entities one colo after the other
+    answer = prism.client.get("/api/entities/summary/feed", params={**params, "cluster": "elsewhere"},
+                              headers={"Accept": "text/xml"})
+    assert answer.status_code == 200 and answer.text.count("<entitySummaries>") == 2, answer.text
+    assert "<message>east/summary\nwest/summary\n</message>" in answer.text
+    refused = prism.client.get("/api/entities/summary/feed", params=params)
+    assert refused.status_code == 400 and "-cluster" in refused.text
 
 
 def test_delete_forgets_the_entity_once_every_colo_dropped_it(prism: Deployment) -> None:
