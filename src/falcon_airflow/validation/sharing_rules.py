@@ -239,7 +239,9 @@ def _file_place(feed: Feed, cluster: FeedCluster, location: FeedLocation, storag
     text = location.path.strip()
     if not text:
         return None
-    joined = _on_storage(storage, _OOZIE_SPELLING.sub(lambda match: "${" + match[1] + "}", text))
+    if "?{" in text:  # Oozie's spelling of a variable, read as Falcon's
+        text = _OOZIE_SPELLING.sub(lambda match: "${" + match[1] + "}", text)
+    joined = _on_storage(storage, text)
     match = _URI.match(joined)
     root, path = (file_system(match["scheme"], match["authority"]), match["path"]) if match else (("", ""), joined)
     return _Place(feed, cluster.name, location.type.value, location.path, location.line, root,
@@ -276,6 +278,12 @@ def _places_of(workspace: Workspace, feed: Feed, storages: dict[str, str | None]
     return places
 
 
+@functools.lru_cache(maxsize=65536)  # every location's folders are looked at by the index and by each neighbour
+def _dated(segment: str) -> bool:
+    """Whether a folder name holds a date variable."""
+    return _VARIABLE.search(segment) is not None
+
+
 @functools.lru_cache(maxsize=65536)
 def _shape(segment: str) -> str:
     """What a folder name can look like: each variable and each literal digit stands for a digit."""
@@ -287,7 +295,7 @@ def _same_folder(one: str, other: str) -> bool:
     """Whether two template segments can name the same folder for some instances."""
     if one == other:
         return True
-    if not _VARIABLE.search(one) and not _VARIABLE.search(other):
+    if not _dated(one) and not _dated(other):
         return False
     return _shape(one) == _shape(other)
 
@@ -327,6 +335,8 @@ def _relation(mine: _Place, other: _Place) -> str | None:
 class _Node:
     """A folder level of every location: children by literal name and, for dated names, by their shape."""
 
+    __slots__ = ("dated", "literal", "literal_by_shape", "places")
+
     def __init__(self) -> None:
         self.literal: dict[str, _Node] = {}
         self.literal_by_shape: dict[str, list[str]] = {}
@@ -334,7 +344,7 @@ class _Node:
         self.places: list[_Place] = []
 
     def child(self, segment: str) -> _Node:
-        if _VARIABLE.search(segment):
+        if _dated(segment):
             return self.dated.setdefault(_shape(segment), _Node())
         if segment not in self.literal:
             self.literal[segment] = _Node()
@@ -343,9 +353,12 @@ class _Node:
 
     def matching(self, segment: str) -> list[_Node]:
         """Children that can name the same folder as ``segment`` (candidates; :func:`_within` decides)."""
+        if not self.dated and not _dated(segment):  # a literal name under literal names: only itself
+            found_literal = self.literal.get(segment)
+            return [found_literal] if found_literal is not None else []
         shape = _shape(segment)
         found = [self.dated[shape]] if shape in self.dated else []
-        if _VARIABLE.search(segment):
+        if _dated(segment):
             found += [self.literal[name] for name in self.literal_by_shape.get(shape, [])]
         elif segment in self.literal:
             found.append(self.literal[segment])
