@@ -334,3 +334,45 @@ def test_the_falcon_console_lists_the_entities_and_shows_a_feed(airflow: Running
         page.screenshot(path=str(tmp_path / "console.png"))
         dag.click()  # Airflow's DAG page, in the whole window
         page.wait_for_url(re.compile(rf"/dags/{re.escape(REPLICATION_DAG)}$"))
+
+
+# -- the console's actions ---------------------------------------------------------------------------------------------
+
+ACTED_FEED = "raw-clicks"  # the source process's output: only its retention DAG pauses while it is suspended
+
+
+def feed_status(airflow: RunningAirflow, name: str) -> str:
+    return str(airflow.falcon("entity", "-status", "-type", "feed", "-name", name)["message"])
+
+
+def test_the_console_suspends_and_resumes_a_feed_and_refuses_a_forged_request(airflow: RunningAirflow,
+                                                                              tmp_path: Path) -> None:
+    from playwright.sync_api import expect
+
+    actions = f"{airflow.url}/falcon/console/api/actions/feed/{ACTED_FEED}"
+    wait_for(f"{ACTED_FEED} to run", lambda: feed_status(airflow, ACTED_FEED).startswith("RUNNING"), 120)
+    with chromium(tmp_path / "chromium-actions") as page:
+        sign_in(page, airflow.url)
+        visit(page, f"{airflow.url}/falcon/console/#/entity/feed/{ACTED_FEED}")
+        # make run has authorization off: every action on a feed is offered
+        expect(page.locator("#entity-action-buttons button")).to_have_count(4)
+        expect(page.locator("#instance-actions button")).to_have_count(4)
+        result = page.locator("#action-result")
+        page.locator("#entity-action-buttons button[data-action='suspend']").click()
+        expect(result).to_contain_text(f"Suspend feed {ACTED_FEED}:")
+        expect(result).to_have_attribute("data-outcome", "done")
+        assert feed_status(airflow, ACTED_FEED).startswith("SUSPENDED")
+        expect(page.locator("#entity-facts")).to_contain_text("SUSPENDED")
+
+        # what another site can make the browser send: the session cookie without the console's write token
+        forged = page.request.post(f"{actions}/resume")
+        assert forged.status == 403, forged.text()
+        wrong = page.request.post(f"{actions}/resume", headers={"X-Falcon-Console-Token": "1999999999.forged"})
+        assert wrong.status == 403, wrong.text()
+        assert feed_status(airflow, ACTED_FEED).startswith("SUSPENDED")
+
+        page.locator("#entity-action-buttons button[data-action='resume']").click()
+        expect(result).to_contain_text(f"Resume feed {ACTED_FEED}:")
+        expect(result).to_have_attribute("data-outcome", "done")
+        expect(page.locator("#entity-facts")).to_contain_text("RUNNING")
+    assert feed_status(airflow, ACTED_FEED).startswith("RUNNING")
