@@ -231,3 +231,73 @@ def test_in_the_ui_the_acl_group_clears_the_entitys_runs_and_an_outsider_cannot(
     assert state() == "queued", "the ACL group's Clear reruns the instance"
     if os.environ.get("FALCON_UPDATE_SCREENSHOT") == "1":
         shutil.copyfile(tmp_path / "clear-refused.png", SCREENSHOT)
+
+
+# -- Falcon's console under FAB --------------------------------------------------------------------------------------
+
+FEED_STATUS_AFTER = {"SUBMITTED": ("schedule", "RUNNING"), "RUNNING": ("suspend", "SUSPENDED"),
+                     "SUSPENDED": ("resume", "RUNNING")}
+
+
+def console_session(server: AirflowServer, user: str) -> Any:
+    """What a browser signed in to the UI as ``user`` sends: FAB's token in Airflow's session cookie."""
+    import httpx
+
+    answer = httpx.post(f"{server.url}/auth/token", json={"username": user, "password": PASSWORDS[user]}, timeout=60)
+    assert answer.status_code in (200, 201), answer.text
+    client = httpx.Client(base_url=f"{server.url}/falcon/console/api", timeout=120)
+    client.cookies.set("_token", answer.json()["access_token"])
+    return client
+
+
+def feed_status(server: AirflowServer) -> str:
+    code, out, err = falcon(server, "ops", "entity", "-type", "feed", "-name", "logs", "-status")
+    assert code == 0, err
+    return out.strip()
+
+
+def test_the_console_lists_and_acts_for_fab_users(fab: AirflowServer, tmp_path: Path) -> None:
+    """The console under the FAB auth manager: the owner sees the feed and may act on it, the outsider neither sees
+    it nor gets a button, and a forged write (the session cookie alone, a wrong token, the outsider's own) is
+    refused with 403; the owner's action is what ``entity -status`` then says, audited as the command line's."""
+    with console_session(fab, "ops") as ops, console_session(fab, "carl") as carl:
+        listed = ops.get("/entities", params={"type": "feed"})
+        assert listed.status_code == 200, listed.text
+        assert [(item["name"], item["owner"]) for item in listed.json()["entities"]] == [("logs", "ops")]
+        assert carl.get("/entities", params={"type": "feed"}).json()["total"] == 0  # outside the ACL
+        assert set(ops.get("/actions/feed/logs").json()["entity"]) == {"schedule", "suspend", "resume", "delete"}
+        assert carl.get("/actions/feed/logs").status_code == 403
+
+        before = feed_status(fab)
+        action, expected = FEED_STATUS_AFTER[before.split()[0]]
+        assert ops.post(f"/actions/feed/logs/{action}").status_code == 403  # the cookie alone
+        assert ops.post(f"/actions/feed/logs/{action}",
+                        headers={"X-Falcon-Console-Token": "1999999999.forged"}).status_code == 403
+        issued = carl.get("/write-token").json()
+        refused = carl.post(f"/actions/feed/logs/{action}", headers={issued["header"]: issued["token"]})
+        assert refused.status_code == 403 and "user=carl" in refused.json()["error"]
+        assert feed_status(fab) == before
+
+        issued = ops.get("/write-token").json()
+        done = ops.post(f"/actions/feed/logs/{action}", headers={issued["header"]: issued["token"]})
+        assert done.status_code == 200, done.text
+        assert feed_status(fab).startswith(expected)
+    trail = [json.loads(line) for line in
+             (Path(fab.credentials["FALCON_STORE_DIR"]) / "audit.log").read_text().splitlines()]
+    console_lines = [(line["user"], line["result"]) for line in trail
+                     if line.get("action") == action and line.get("name") == "logs"][-3:]
+    assert console_lines == [("carl", "DENIED"), ("ops", "STARTED"), ("ops", "SUCCEEDED")]
+
+    browser_or_fail()
+    from playwright.sync_api import expect
+
+    with chromium(tmp_path / "carl-console") as page:
+        fab_sign_in(page, fab.url, "carl")
+        visit(page, f"{fab.url}/falcon/console/#/entity/feed/logs")
+        expect(page.locator("#error")).to_contain_text("Permission denied")
+        expect(page.locator("#entity-actions button")).to_have_count(0)
+    with chromium(tmp_path / "ops-console") as page:
+        fab_sign_in(page, fab.url, "ops")
+        visit(page, f"{fab.url}/falcon/console/#/entity/feed/logs")
+        expect(page.locator("#entity-action-buttons button[data-action='suspend']")).to_be_visible()
+        expect(page.locator("#entity-facts")).to_contain_text(expected)
