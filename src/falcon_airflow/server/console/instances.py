@@ -90,7 +90,9 @@ def _report(client: AirflowClient, dag_id: str, run_id: str) -> Mapping[str, Any
             return {}  # the run's task returned nothing (a dry run, a failed job)
         raise
     value = entry.get("value") if isinstance(entry, dict) else None
-    if isinstance(value, str):
+    for _ in range(2):  # the stored value is JSON text, which a backend may have written as a JSON string again
+        if not isinstance(value, str):
+            break
         try:
             value = json.loads(value)
         except ValueError:

@@ -296,12 +296,14 @@ def _upstream(index: LineageIndex, feed: str, column: str) -> list[dict[str, Any
     for origin in answer["instances"]:
         for step in origin.get("upstream", []):
             kinds = _kinds(step.get("transformations") or [])
-            key = (step["depth"], _where(step["from"]), step["from"]["field"], _where(step["to"]),
-                   step["to"]["field"], tuple(kinds), step["run"].get("job"), step.get("datasetLevel"))
+            # one row per edge whatever instance or starting cluster reached it, at its shortest depth
+            key = (_where(step["from"]), step["from"]["field"], _where(step["to"]), step["to"]["field"],
+                   tuple(kinds), step["run"].get("job"), step.get("datasetLevel"))
             row = steps.setdefault(key, {
-                "depth": step["depth"], "from": {"where": key[1], "field": key[2]},
-                "to": {"where": key[3], "field": key[4]}, "transformations": kinds,
+                "depth": step["depth"], "from": {"where": key[0], "field": key[1]},
+                "to": {"where": key[2], "field": key[3]}, "transformations": kinds,
                 "datasetLevel": bool(step.get("datasetLevel")), "job": step["run"].get("job"), "instances": []})
+            row["depth"] = min(row["depth"], step["depth"])
             row["instances"] = sorted(set(row["instances"]) | set(step["to"].get("instances") or []))
     return sorted(steps.values(), key=lambda row: (row["depth"], row["from"]["where"], row["from"]["field"]))[
         :MAX_STEPS]

@@ -194,7 +194,13 @@ function routeInstances() {
     if (section) section.hidden = true;
     return;
   }
-  showInstances(decodeURIComponent(match[1]), decodeURIComponent(match[2]));
+  const [type, name] = [decodeURIComponent(match[1]), decodeURIComponent(match[2])];
+  if (type !== instanceView.type || name !== instanceView.name) {
+    // another entity: its own latest instances, not the window chosen for the previous one
+    instanceView.start = instanceView.end = "";
+    document.getElementById("instances-window").reset();
+  }
+  showInstances(type, name);
 }
 
 document.addEventListener("DOMContentLoaded", () => {
