@@ -107,3 +107,14 @@ def test_task_instances_are_read_as_the_rest_api_lists_them(core_api: TestClient
     assert states[(failing, "third")] == "upstream_failed"
     only_last = airflow_listings.runs_task_instances(DAG_ID, first=runs[2], last=runs[2])
     assert {ti["dag_run_id"] for ti in only_last} == {failing}
+
+
+def test_dags_are_read_as_the_rest_api_lists_them(core_api: TestClient, runs: list[datetime]) -> None:
+    response = core_api.get("/api/v2/dags", params={"dag_id_prefix_pattern": "listing_", "exclude_stale": "false",
+                                                    "limit": 100})
+    assert response.status_code == 200, response.text
+    listed = response.json()["dags"]
+    read = airflow_listings.dags("listing_")
+    assert [dag["dag_id"] for dag in read] == [dag["dag_id"] for dag in listed] == [DAG_ID]
+    assert read[0] == {key: listed[0][key] for key in read[0]}
+    assert airflow_listings.dags("listing%") == []  # a prefix, not a pattern
