@@ -27,6 +27,7 @@ import hashlib
 import json
 import logging
 import os
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -128,14 +129,31 @@ def spec_schema_fingerprint() -> str:
     return hashlib.sha256(schema.encode()).hexdigest()[:16]
 
 
+RACY_SECONDS = 3.0
+"""A file changed this recently enters the content key by its bytes as well as its status (see content_key)."""
+
+
 def content_key(folder: Path, files: list[Path], catchup_default: bool) -> str:
+    """A key for the folder's content as it is now: equal keys mean equal compilations.
+
+    Each entity file enters by its status (size, modification and change times in nanoseconds, inode and device),
+    as git's index tells a changed file: reading every byte of 10,000 files at every parse costs more than a shard
+    file's whole warm parse can spare. Any write changes the change time, which nothing can set back (``touch``
+    and ``cp -p`` set the modification time only), and a file replaced by a rename has another inode. The one
+    write a status can miss is a second one of the same size within the file system's timestamp resolution; so a
+    file changed within the last ``RACY_SECONDS`` also enters by its bytes, and once it is older its key changes
+    (bytes no longer in it), so whatever was compiled while it was that recent is compiled again once."""
     digest = hashlib.sha256(f"{code_fingerprint()}|{spec_schema_fingerprint()}|{datetime.now(UTC).date()}|"
                             f"{catchup_default}|{folder}|{deployment_colo()}".encode())
+    racy_after = time.time_ns() - int(RACY_SECONDS * 1e9)
     for path in files:
         digest.update(str(path.relative_to(folder)).encode())
-        digest.update(b"\0")
-        digest.update(path.read_bytes())
-        digest.update(b"\0")
+        status = path.stat()
+        digest.update(f"\0{status.st_size}:{status.st_mtime_ns}:{status.st_ctime_ns}:{status.st_ino}:"
+                      f"{status.st_dev}\0".encode())
+        if max(status.st_mtime_ns, status.st_ctime_ns) >= racy_after:
+            digest.update(path.read_bytes())
+            digest.update(b"\0")
     # The store's records (-doAs users, schedule states) change what is compiled just as the XML does.
     for path in state_files(folder, _state_dir(folder)):
         digest.update(path.name.encode())

@@ -38,7 +38,7 @@ import contextlib
 import fcntl
 import hashlib
 import logging
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -116,14 +116,19 @@ def judged(entry: Path, folder: Path, *, catchup_default: bool, count: int) -> F
     if found is not None:
         return found
     entry.parent.mkdir(parents=True, exist_ok=True)
+    write_memo: Callable[[], None] | None = None
     with locked(entry.parent / f"{entry.name}.lock"):
         found = _read(entry / JUDGEMENT, FolderJudgement)
         if found is None:
-            found = _judge_into(entry, folder, catchup_default=catchup_default, count=count)
+            found, write_memo = _judge_into(entry, folder, catchup_default=catchup_default, count=count)
+    if write_memo is not None:  # after the lock: the shard files waiting for the judgement go on meanwhile
+        write_memo()
     return found
 
 
-def _judge_into(entry: Path, folder: Path, *, catchup_default: bool, count: int) -> FolderJudgement:
+def _judge_into(entry: Path, folder: Path, *, catchup_default: bool, count: int,
+                ) -> tuple[FolderJudgement, Callable[[], None] | None]:
+    """Judge the folder into ``entry``; the judgement and what writes the parse memo (when it is due)."""
     from falcon_airflow.bulk import collector_paused
     from falcon_airflow.compiler.compilation import _compile_extensions, judge_workspace
     from falcon_airflow.compiler.store_state import recorded_store_state
@@ -132,6 +137,7 @@ def _judge_into(entry: Path, folder: Path, *, catchup_default: bool, count: int)
     from falcon_airflow.dags.shards import shard_of
     from falcon_airflow.workspace import Workspace
 
+    _made_here.clear()  # what an earlier judgement of this process left
     memo_path = memo_file(folder, catchup_default=catchup_default, part="parses")
     stored = StoredMemo.read(memo_path)
     with collector_paused():
@@ -170,6 +176,7 @@ def _judge_into(entry: Path, folder: Path, *, catchup_default: bool, count: int)
             extension_specs=tuple(spec for spec in extension_specs
                                   if shard_of(spec.source.type, spec.source.name, count) == index))
         write_pickled(entry / f"inputs-{index}.pickle", inputs)
+        _made_here[(entry, index)] = inputs  # this process compiles its own shard next: no need to read it back
     result = FolderJudgement(
         judgement=type(judgement)(issues=(), files=(), broken=judgement.broken, left_out=judgement.left_out,
                                   moment=judgement.moment),
@@ -177,12 +184,12 @@ def _judge_into(entry: Path, folder: Path, *, catchup_default: bool, count: int)
         files_parsed=len(parsed.files) - parsed.reused)
     write_pickled(entry / JUDGEMENT, result)  # last: its presence says the inputs are there
     prune_cache(entry)
-    if not stored.parses or len(parsed.files) - parsed.reused > max(
-            MEMO_REWRITE_MINIMUM, MEMO_REWRITE_SHARE * len(parsed.files)):
-        StoredMemo(parsed.parses, {}).write(memo_path)
     log.info("falcon-airflow: judged %s: %d of %d files parsed (the rest unchanged), %d issue(s)", folder,
              len(parsed.files) - parsed.reused, len(parsed.files), len(issues))
-    return result
+    if not stored.parses or len(parsed.files) - parsed.reused > max(
+            MEMO_REWRITE_MINIMUM, MEMO_REWRITE_SHARE * len(parsed.files)):
+        return result, lambda: StoredMemo(parsed.parses, {}).write(memo_path)
+    return result, None
 
 
 def shard_outcome(entry: Path, folder: Path, *, catchup_default: bool, count: int, shard: int) -> ShardOutcome:
@@ -203,13 +210,19 @@ def shard_outcome(entry: Path, folder: Path, *, catchup_default: bool, count: in
     return found
 
 
+_made_here: dict[tuple[Path, int], ShardInputs] = {}
+"""The inputs this process wrote while judging, by entry and shard."""
+
+
 def _inputs(entry: Path, folder: Path, *, catchup_default: bool, count: int, shard: int) -> ShardInputs:
-    inputs = _read(entry / f"inputs-{shard}.pickle", ShardInputs)
+    inputs = _made_here.pop((entry, shard), None) or _read(entry / f"inputs-{shard}.pickle", ShardInputs)
     if inputs is None:  # lost or damaged since the judgement: judge again, the judgement last
         with locked(entry.parent / f"{entry.name}.lock"):
             (entry / JUDGEMENT).unlink(missing_ok=True)
-            _judge_into(entry, folder, catchup_default=catchup_default, count=count)
-        inputs = _read(entry / f"inputs-{shard}.pickle", ShardInputs)
+            _, write_memo = _judge_into(entry, folder, catchup_default=catchup_default, count=count)
+        if write_memo is not None:
+            write_memo()
+        inputs = _made_here.pop((entry, shard), None) or _read(entry / f"inputs-{shard}.pickle", ShardInputs)
         if inputs is None:
             raise OSError(f"cannot read back {entry / f'inputs-{shard}.pickle'}")
     return inputs

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import time
 from pathlib import Path
 from typing import Any
 
@@ -222,3 +223,21 @@ def test_shard_files_parsed_at_once_share_one_judgement(estate: Path, tmp_path: 
     made = [spec for index in range(SHARDS) for spec in json.loads((tmp_path / f"shard-{index}.json").read_text())]
     assert sorted(made) == _dumped(expected)
     assert shards_compiled(estate) == (0, 0)  # judged once: the entry the three made is whole
+
+
+def test_the_content_key_sees_every_edit(estate: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The key reads file status, and the bytes of recent files: a same-size edit in the same instant and an edit
+    whose modification time is set back both change it."""
+    process = estate / "processes" / "process-8.xml"
+    before = content_key(estate, _entity_files(estate), True)
+    edit(process, "--driver-memory 1g", "--driver-memory 2g")  # same size, most likely the same timestamp tick
+    assert content_key(estate, _entity_files(estate), True) != before
+    monkeypatch.setattr("falcon_airflow.dags.loader.RACY_SECONDS", 0.0)  # status alone from here on
+    status = process.stat()
+    settled = content_key(estate, _entity_files(estate), True)
+    assert content_key(estate, _entity_files(estate), True) == settled
+    time.sleep(0.05)  # past the file system's timestamp tick of the first edit, so the change time can move
+    edit(process, "--driver-memory 2g", "--driver-memory 3g")
+    os.utime(process, ns=(status.st_atime_ns, status.st_mtime_ns))  # as cp -p or touch -d would leave it
+    assert process.stat().st_mtime_ns == status.st_mtime_ns and process.stat().st_size == status.st_size
+    assert content_key(estate, _entity_files(estate), True) != settled  # the change time moved
