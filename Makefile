@@ -11,7 +11,7 @@ STAMP := $(VENV)/.installed
 # pinned in deps/maven/*.pom.xml and resolved once from Maven Central by Maven (checksums enforced) into this
 # cache, outside the repository. FALCON_AIRFLOW_JARS points the product at the same folder.
 JARS_DIR ?= $(or $(FALCON_AIRFLOW_JARS),$(HOME)/.cache/falcon-airflow/jars)
-JAR_GROUPS := s3a minicluster minikdc distcp jdbc openlineage-spark falcon-cli
+JAR_GROUPS := s3a minicluster minikdc distcp mapreduce jdbc openlineage-spark falcon-cli
 JAR_STAMPS := $(foreach group,$(JAR_GROUPS),$(JARS_DIR)/$(group)/.resolved)
 # The sandbox's S3-compatible server (moto) lives in a virtualenv of its own, see deps/s3-server.txt.
 S3_VENV := .venv-s3

@@ -83,7 +83,11 @@ def is_under(path: str, folder: str) -> bool:
 
 def parent_of(path: str) -> str:
     cut = path.rstrip("/").rfind("/")
-    return path[:cut] if cut > 0 else "/"
+    if cut <= 0:
+        return "/"
+    parent = path[:cut]
+    # the root of a file system URI is "scheme://authority/": "hdfs://nn:8020" alone names no path
+    return parent + "/" if re.fullmatch(r"[A-Za-z][A-Za-z0-9+.-]*://[^/]*", parent) else parent
 
 
 def name_of(path: str) -> str:

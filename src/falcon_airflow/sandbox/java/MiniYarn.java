@@ -1,7 +1,9 @@
 // An in-process YARN cluster for the local sandbox: one ResourceManager and one NodeManager, every server on
 // 127.0.0.1, the default file system left as it is (file:///; jobs name their hdfs:// paths in full). Run with the
 // minicluster jar group:
-//   java -Dtest.build.data=DIR -cp 'JARS/*' MiniYarn.java CONF_DIR RM_PORT NM_MEMORY_MB NM_VCORES
+//   java -Dtest.build.data=DIR -cp 'JARS/*' MiniYarn.java CONF_DIR RM_PORT NM_MEMORY_MB NM_VCORES [SHUFFLE_CLASSPATH]
+// With SHUFFLE_CLASSPATH (the mapreduce jar group, 'DIR/*') the NodeManager also offers MapReduce's shuffle service,
+// which every MapReduce container asks for, so MapReduce jobs (DistCp) run here too.
 // The YARN files (container work folders and logs) go under DIR/miniyarn. Writes CONF_DIR/yarn-site.xml with the
 // running cluster's yarn.* settings (a HADOOP_CONF_DIR / YARN_CONF_DIR for spark-submit --master yarn), prints
 // "WEBAPP host:port" and "READY" once the NodeManager has registered, then runs until it is stopped (SIGTERM
@@ -31,6 +33,7 @@ public class MiniYarn {
         int rmPort = Integer.parseInt(args[1]);
         int memoryMb = Integer.parseInt(args[2]);
         int vcores = Integer.parseInt(args[3]);
+        String shuffleClasspath = args.length > 4 ? args[4] : "";
         MiniYARNCluster[] cluster = new MiniYARNCluster[1];
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             if (cluster[0] != null) {
@@ -96,6 +99,10 @@ public class MiniYarn {
         conf.setInt(YarnConfiguration.DEBUG_NM_DELETE_DELAY_SEC, 600);
         conf.setLong(YarnConfiguration.NM_LOG_RETAIN_SECONDS, 1);
 
+        if (!shuffleClasspath.isEmpty()) {
+            offerShuffle(conf, shuffleClasspath);
+        }
+
         cluster[0] = new MiniYARNCluster("miniyarn", 1, 1, 1);
         cluster[0].init(conf);
         cluster[0].start();
@@ -123,5 +130,21 @@ public class MiniYarn {
         System.out.println("READY");
         System.out.flush();
         Thread.currentThread().join();
+    }
+
+    /** MapReduce's ShuffleHandler as the NodeManager's auxiliary service "mapreduce_shuffle", loaded from the given
+     *  unshaded jars in a class loader of its own: only the types the NodeManager and the service exchange (the
+     *  service API, configuration, YARN records, logging) come from this JVM's shaded minicluster jars, everything
+     *  else (netty, MapReduce, Hadoop's internals) from the service's own classpath. */
+    private static void offerShuffle(Configuration conf, String classpath) {
+        String service = "mapreduce_shuffle";
+        conf.setStrings(YarnConfiguration.NM_AUX_SERVICES, service);
+        conf.set("yarn.nodemanager.aux-services." + service + ".class", "org.apache.hadoop.mapred.ShuffleHandler");
+        conf.set("yarn.nodemanager.aux-services." + service + ".classpath", classpath);
+        conf.set("yarn.nodemanager.aux-services." + service + ".system-classes",
+                 "java.,javax.,jdk.,sun.,org.apache.hadoop.conf.,org.apache.hadoop.service.,"
+                 + "org.apache.hadoop.yarn.,org.apache.commons.logging.,"
+                 + "org.slf4j.,org.apache.log4j.");
+        conf.setInt("mapreduce.shuffle.port", 0);  // any free port: the containers learn it from the NodeManager
     }
 }
