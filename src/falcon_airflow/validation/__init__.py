@@ -135,7 +135,9 @@ def _rule_issues(context: RuleContext, by_type: dict[object, list[Rule]], entiti
     try:
         if helpers == 0:
             return [issue for _, _, issue in _issues_between(0, len(entities), None)]
-        bounds = _runs(entities, helpers + 1, first_helper_share=1 - _INDEXED_SHARE)
+        # each process's part of the work is 1 / parts; the first helper's indexed rules are already a share of it
+        parts = helpers + 1
+        bounds = _runs(entities, parts, first_helper_share=max(0.0, 1 - _INDEXED_SHARE * parts))
         try:
             with forked_pool(helpers) as pool:
                 handed = [pool.submit(_issues_between, 0, len(entities), True)]
@@ -151,14 +153,15 @@ def _rule_issues(context: RuleContext, by_type: dict[object, list[Rule]], entiti
         _SHARED = None
 
 
-# A feed's rules cost about three times a process's (FA009, FA010, FA060 walk every location and duration).
-_WEIGHTS = {EntityType.FEED: 3}
+# Besides FA008 and FA009 (run apart), a feed's rules cost about 1.6 times a process's (FA010 and FA060 walk every
+# location and duration; measured on the rich estate of benchmarks/validate_estate.py).
+_WEIGHTS = {EntityType.FEED: 1.6}
 
 
 def _runs(entities: list[Entity], parts: int, *, first_helper_share: float = 1.0) -> list[tuple[int, int]]:
     """``parts`` consecutive runs of the entities with about the same work each; the second run (the first
     helper's) is ``first_helper_share`` of the others' when that helper has other work too."""
-    weights = [_WEIGHTS.get(entity.entity_type, 1) for entity in entities]
+    weights = [_WEIGHTS.get(entity.entity_type, 1.0) for entity in entities]
     shares = [1.0] * parts
     if parts > 1:
         shares[1] = first_helper_share
