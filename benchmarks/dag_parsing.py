@@ -133,7 +133,8 @@ def plain_layout(work: Path, entities: Path, shards: int) -> list[Path]:
             "write_plain_shards(Path(sys.argv[1]), Path(sys.argv[2]), int(sys.argv[3]))")
     subprocess.run([sys.executable, "-c", code, str(entities), str(folder), str(shards)], check=True,
                    cwd=REPOSITORY, env={**os.environ, "AIRFLOW_HOME": str(work / "home-plain-generator"),
-                                        "PYTHONPATH": str(REPOSITORY)})
+                                        "PYTHONPATH": os.pathsep.join(
+                                            filter(None, [str(REPOSITORY), os.environ.get("PYTHONPATH")]))})
     return [folder / f"plain_dags_{index}.py" for index in range(shards)]
 
 
