@@ -201,6 +201,12 @@ async def _process(request: Request, name: str) -> dict[str, Any]:
                **times.get((str(key[0]), str(key[1])), {"duration": None}),
                "details": item.get("details"), "dagId": item.get("dagId"), "dagRunId": item.get("dagRunId"),
                "url": ui_link(request, client, item.get("logFile")), "tasks": _tasks(request, client, by_run.get(key))}
+        if row["duration"] is None and row.get("started") and item.get("endTime"):
+            # the run goes on after the instance ended (a late-data sensor waits for late files): the instance's end
+            # is Falcon's, when its outputs were marked available
+            ended, started = parse_time(str(item["endTime"])), parse_api_time(row["started"])
+            if started is not None:
+                row["duration"] = max(0.0, (ended - started).total_seconds())
         if item["status"] == "WAITING" and triaged < MAX_TRIAGED:
             triaged += 1
             row["triage"] = await _triage(request, name, str(item["instance"]), str(item["cluster"]))

@@ -62,17 +62,30 @@ function zoomable(svg, width, height) {
   return controls;
 }
 
+function bezierAt(points, t) {
+  // A point of the cubic curve through the four points, at t in [0, 1].
+  const u = 1 - t;
+  const weights = [u * u * u, 3 * u * u * t, 3 * u * t * t, t * t * t];
+  return [0, 1].map((axis) => weights.reduce((sum, weight, index) => sum + weight * points[index][axis], 0));
+}
+
 function curve(from, to, height) {
-  // Sideways between columns, around when the target is not to the right.
+  // Sideways between columns, around when the target is not to the right. The label sits a third of the way
+  // along: edges that meet at one node (the feeds stored on a cluster) keep their labels apart.
+  let points;
   const sx = from.x + from.width, sy = from.y + height / 2;
   const tx = to.x, ty = to.y + height / 2;
   if (tx > sx) {
     const bend = Math.max(30, (tx - sx) / 2);
-    return { d: `M${sx},${sy} C${sx + bend},${sy} ${tx - bend},${ty} ${tx},${ty}`, mx: (sx + tx) / 2, my: (sy + ty) / 2 };
+    points = [[sx, sy], [sx + bend, sy], [tx - bend, ty], [tx, ty]];
+  } else {
+    const ax = from.x + from.width / 2, ay = from.y + height;
+    const bx = to.x + to.width / 2, by = to.y;
+    points = [[ax, ay], [ax, ay + 40], [bx, by - 40], [bx, by]];
   }
-  const ax = from.x + from.width / 2, ay = from.y + height;
-  const bx = to.x + to.width / 2, by = to.y;
-  return { d: `M${ax},${ay} C${ax},${ay + 40} ${bx},${by - 40} ${bx},${by}`, mx: (ax + bx) / 2, my: (ay + by) / 2 };
+  const [mx, my] = bezierAt(points, 0.35);
+  const d = `M${points[0].join(",")} C${points[1].join(",")} ${points[2].join(",")} ${points[3].join(",")}`;
+  return { d, mx, my };
 }
 
 function drawGraph(target, graph, options) {
