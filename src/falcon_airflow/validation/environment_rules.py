@@ -16,7 +16,6 @@ from __future__ import annotations
 import json
 import os
 import socket
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -137,6 +136,8 @@ def _yarn_queues(cluster: Cluster) -> tuple[str | None, set[str]] | None:
     if not address:
         return None
     url = address if "://" in address else f"http://{address}"
+    import urllib.request  # only --check-environment asks: validate does not pay for importing HTTP and TLS
+
     try:
         with urllib.request.urlopen(f"{url.rstrip('/')}/ws/v1/cluster/scheduler",
                                     timeout=CONNECT_TIMEOUT_SECONDS) as response:
