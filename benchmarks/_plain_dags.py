@@ -79,6 +79,11 @@ def _dag(spec: dict[str, Any], number: int, *, catchup: bool, max_active_runs: i
             f"tags={list(spec['tags'])!r}, doc_md={spec['doc_md']!r}{extra}{paused}) as dag_{number}:")
 
 
+def _run_as(spec: dict[str, Any]) -> str:
+    """The identity argument our builder passes, written only when set (its default is none)."""
+    return f", run_as={spec['run_as']!r}" if spec.get("run_as") is not None else ""
+
+
 def plain_dag_source(number: int, spec: dict[str, Any]) -> str:
     """The plain Python of one DAG (``spec``: a compiled spec as JSON)."""
     lines: list[str] = []
@@ -110,15 +115,14 @@ def plain_dag_source(number: int, spec: dict[str, Any]) -> str:
             f"feed={feed['feed']!r}, markers={markers!r}, "
             f"storage_settings={feed.get('storage_settings')!r}, timeout={timeout}, "
             f"poke_interval={max(5, min(60, timeout // 20))}, retry_on_timeout={bool(retry.get('on_timeout'))}, "
-            f"retries={retry['attempts'] if retry.get('on_timeout') else 0}, run_as={spec['run_as']!r}, "
-            f"doc_md={doc!r})")
+            f"retries={retry['attempts'] if retry.get('on_timeout') else 0}{_run_as(spec)}, doc_md={doc!r})")
         sensors.append(f"wait_{name}")
     outputs = spec["outputs"]
     weight = ", weight_rule=NewestInstanceFirst()" if spec["order"] == "LIFO" else ""
     chain = []
     if outputs:
         lines.append(f"    clear = ClearOutputsOperator(task_id='clear_outputs', outputs={outputs!r}, "
-                     f"run_as={spec['run_as']!r}, retries=0)")
+                     f"retries=0{_run_as(spec)})")
         chain.append("clear")
     lines.append("    workflow = " + _spark(
         "workflow", spec["job"], f", max_active_tis_per_dag={spec['parallel']}{weight}, "
@@ -126,7 +130,7 @@ def plain_dag_source(number: int, spec: dict[str, Any]) -> str:
     chain.append("workflow")
     if outputs:
         lines.append(f"    mark = MarkOutputsAvailableOperator(task_id='mark_outputs_available', outputs={outputs!r}, "
-                     f"entity={spec['source']['name']!r}, run_as={spec['run_as']!r}, "
+                     f"entity={spec['source']['name']!r}{_run_as(spec)}, "
                      f"outlets={_assets([item['feed'] for item in outputs])})")
         chain.append("mark")
     if spec["late"]:
