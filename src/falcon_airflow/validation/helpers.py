@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from functools import lru_cache
 
 from falcon_airflow.entities import Property
 from falcon_airflow.validation.registry import Finding, error
@@ -41,7 +42,12 @@ def nonempty_parts(text: str, separator: str = "/") -> list[str]:
 
 def date_pattern(path: str) -> list[str]:
     """The path variables a template uses, sorted (Falcon compared these lists between paths)."""
-    return sorted(match.group(0) for match in PATH_VARIABLE.finditer(path))
+    return list(_date_pattern(path))
+
+
+@lru_cache(maxsize=16384)  # F26 and F27 ask again for the same paths (a feed's own, its group's first feed's)
+def _date_pattern(path: str) -> tuple[str, ...]:
+    return tuple(sorted(match.group(0) for match in PATH_VARIABLE.finditer(path)))
 
 
 def has_uri_scheme(endpoint: str) -> bool:
