@@ -41,6 +41,7 @@ _DECLARED_ENCODING = re.compile(rb"""^\s*<\?xml[^>]*?\sencoding\s*=\s*["']([A-Za
 _ALWAYS_FINE_ENCODINGS = {"utf8", "usascii", "ascii"}
 _ASCII_COMPATIBLE_ENCODINGS = {"iso88591", "latin1", "iso885915", "windows1252", "cp1252"}
 _PROLOG_ITEM = re.compile(rb"\s*(?:<\?.*?\?>|<!--.*?-->)", re.DOTALL)
+_SPACES = re.compile(rb"[ \t\n\r\x0b\x0c]*")  # the bytes bytes.strip() takes for whitespace
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,7 +104,7 @@ def _read_up_to(descriptor: int, size: int) -> bytes:
 
 def check_text(data: bytes, display: str) -> Issue | None:
     """Refuse what is not UTF-8 XML text: empty, binary, other encodings, invalid byte sequences."""
-    if not data.strip():
+    if not data or data.isspace():  # what data.strip() being empty says, without copying the file
         return _xml_issue(display, "file is empty; expected a Falcon entity XML document")
     for bom, name in _WIDE_BOMS.items():
         if data.startswith(bom):
@@ -118,8 +119,10 @@ def check_text(data: bytes, display: str) -> Issue | None:
             f"binary content (byte 0x{byte:02x}); expected a Falcon entity XML text file",
             _line_of(body, control.start()),
         )
+    pure_ascii = body.isascii()
     try:
-        body.decode("utf-8")
+        if not pure_ascii:  # ASCII is UTF-8 already: only other bytes need the (copying) decode to be checked
+            body.decode("utf-8")
     except UnicodeDecodeError as error:
         return _xml_issue(
             display,
@@ -129,7 +132,6 @@ def check_text(data: bytes, display: str) -> Issue | None:
     declared = _DECLARED_ENCODING.match(body)
     if declared:
         name = re.sub(r"[^a-z0-9]", "", declared.group(1).decode("ascii").lower())
-        pure_ascii = body.isascii()
         if name not in _ALWAYS_FINE_ENCODINGS and not (pure_ascii and name in _ASCII_COMPATIBLE_ENCODINGS):
             return _xml_issue(
                 display,
@@ -147,9 +149,10 @@ def find_doctype(data: bytes) -> int | None:
         if item is None:
             break
         position = item.end()
-    rest = data[position:].lstrip()
-    if rest[:9].upper() == b"<!DOCTYPE":
-        return _line_of(data, len(data) - len(rest))
+    spaces = _SPACES.match(data, position)  # what lstrip() would skip, without copying the rest (always matches)
+    start = spaces.end() if spaces is not None else position
+    if data[start:start + 9].upper() == b"<!DOCTYPE":
+        return _line_of(data, start)
     return None
 
 
