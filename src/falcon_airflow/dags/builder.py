@@ -219,7 +219,7 @@ def build_process_dag(spec: ProcessDagSpec, settings: DeploymentSettings | None 
                 markers=_input_markers(item.name), storage_settings=item.feed.storage_settings,
                 timeout=spec.input_timeout_seconds, poke_interval=_poke_seconds(spec.input_timeout_seconds),
                 retry_on_timeout=bool(spec.retry and spec.retry.on_timeout),
-                retries=spec.retry.attempts if spec.retry and spec.retry.on_timeout else 0,
+                retries=spec.retry.attempts if spec.retry and spec.retry.on_timeout else 0, run_as=spec.run_as,
                 doc_md=f"Waits for feed `{item.feed.feed}` instances {item.start} .. {item.end}.")
             for item in spec.inputs if not item.optional]
         chain: list[Any] = []
@@ -235,7 +235,8 @@ def build_process_dag(spec: ProcessDagSpec, settings: DeploymentSettings | None 
                 doc_md=f"Waits until fewer than {spec.parallel} instance(s) run their workflow and no waiting "
                        f"instance goes first ({spec.order})."))
         if outputs:
-            chain.append(ClearOutputsOperator(task_id="clear_outputs", outputs=outputs, retries=0))
+            chain.append(ClearOutputsOperator(task_id="clear_outputs", outputs=outputs, run_as=spec.run_as,
+                                              retries=0))
         if spec.oozie is not None:  # the Oozie workflow, node by node, in a task group
             from falcon_airflow.dags.oozie import build_workflow_group
 
@@ -247,7 +248,7 @@ def build_process_dag(spec: ProcessDagSpec, settings: DeploymentSettings | None 
                                      inlets=distinct_assets(item.feed for item in spec.inputs)))
         if outputs:
             chain.append(MarkOutputsAvailableOperator(
-                task_id="mark_outputs_available", outputs=outputs, entity=spec.source.name,
+                task_id="mark_outputs_available", outputs=outputs, entity=spec.source.name, run_as=spec.run_as,
                 outlets=distinct_assets(item.feed for item in spec.outputs)))
         if spec.late is not None:
             chain.append(_late_data_task(spec.late, outputs, falcon_lineage=spec))
@@ -323,7 +324,7 @@ def build_replication_dag(spec: ReplicationDagSpec, settings: DeploymentSettings
             task_id="wait_for_source", input_name="source", feed=spec.feed,
             markers=f"{{{{ macros.falcon.feed_marker(falcon.source, {instance}) }}}}",
             storage_settings=spec.source_feed.storage_settings, timeout=spec.wait_timeout_seconds,
-            poke_interval=_poke_seconds(spec.wait_timeout_seconds), retries=0)
+            poke_interval=_poke_seconds(spec.wait_timeout_seconds), retries=0, run_as=spec.run_as)
         steps: list[Any] = [wait]
         if spec.order == "LAST_ONLY":
             steps.append(LastOnlyOperator(task_id="last_only", schedule=spec.schedule.model_dump(), retries=0))

@@ -85,10 +85,12 @@ def _webhdfs(authority: str) -> Any:
     if not kerberized(settings):
         return filesystem("webhdfs", host=host, port=port, user=webhdfs_user())
     # A Kerberized namenode refuses user.name=...: the Airflow service principal authenticates with SPNEGO and
-    # acts as itself, or, as Hadoop's own clients do, for HADOOP_PROXY_USER (doas=; the namenode allows that only to
-    # a principal its hadoop.proxyuser.* settings name).
+    # acts as itself, or for the entity's user of the task (acting_for) else HADOOP_PROXY_USER, as Hadoop's own
+    # clients do (doas=; the namenode allows that only to a principal its hadoop.proxyuser.* settings name).
     auth = spnego_auth(service_login(), host)
-    webhdfs = filesystem("webhdfs", host=host, port=port, proxy_to=os.environ.get("HADOOP_PROXY_USER") or None)
+    from falcon_airflow.instances.acting_user import acting_user
+
+    webhdfs = filesystem("webhdfs", host=host, port=port, proxy_to=acting_user())
     webhdfs.session.auth = auth
     return webhdfs
 

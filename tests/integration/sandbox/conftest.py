@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
@@ -17,7 +18,9 @@ import pytest
 from tests.integration.airflow.conftest import airflow_db, entities  # noqa: F401  (fixtures used here too)
 from tests.integration.airflow.test_lineage import event_log  # noqa: F401
 
+from falcon_airflow.jvm import jar_group
 from falcon_airflow.sandbox import Endpoints, Sandbox
+from falcon_airflow.sandbox.secure import SecureEndpoints, SecureSandbox
 
 APPS = Path(__file__).resolve().parent / "apps"
 
@@ -39,6 +42,48 @@ def sandbox(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Endpoints]:
             os.environ["HADOOP_CONF_DIR"] = previous
         if not given:
             box.stop()
+
+
+@pytest.fixture(scope="session")
+def secure(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SecureEndpoints]:
+    """The secure sandbox (KDC, two Kerberized HDFS clusters), one for every secure test of the session (they run in
+    the xdist group ``sandbox-secure``, on one worker). ``FALCON_SECURE_SANDBOX_STATE=DIR`` uses one already started
+    with ``falcon-airflow sandbox up --secure --state DIR`` (and leaves it running) instead of starting one."""
+    given = os.environ.get("FALCON_SECURE_SANDBOX_STATE")
+    box = SecureSandbox.load(Path(given)) if given else SecureSandbox(tmp_path_factory.mktemp("secure-sandbox"))
+    endpoints = box.endpoints if given else box.start()
+    assert endpoints is not None
+    try:
+        yield endpoints
+    finally:
+        if not given:
+            box.stop()
+
+
+def hdfs_as(endpoints: SecureEndpoints, user: str | None, *ops: str) -> dict[str, str]:
+    """Run ``ops`` (apps/HdfsAs.java) as ``user`` of the secure sandbox, logged in from its keytab (``"hdfs"``: the
+    namenodes' principal, HDFS's superuser; ``None``: no Kerberos credentials): op -> its line."""
+    if user is None:
+        login = ["-", "-"]
+    elif user == "hdfs":
+        login = [endpoints.kerberos.hdfs_principal, str(Path(endpoints.kerberos.krb5_conf).parent / "keytabs" /
+                                                        "hdfs.keytab")]
+    else:
+        entry = endpoints.kerberos.keytabs[user]
+        login = [entry.principal, entry.keytab]
+    jars = jar_group("minicluster")[0].parent
+    done = subprocess.run(
+        ["java", f"-Djava.security.krb5.conf={endpoints.kerberos.krb5_conf}", "-cp",
+         f"{endpoints.hadoop_conf_dir}:{jars / '*'}", str(APPS / "HdfsAs.java"), *login, *ops],
+        capture_output=True, text=True, timeout=120, check=False,
+        env={**os.environ, "KRB5CCNAME": "FILE:/nonexistent"})  # never a ticket cache of the machine's user
+    assert done.returncode == 0, done.stderr[-3000:]
+    answers = {}
+    for line in done.stdout.splitlines():
+        status, op, *rest = line.split(" ", 2)
+        answers[op] = f"{status} {rest[0] if rest else ''}"
+    assert set(answers) == set(ops), done.stdout + done.stderr[-3000:]
+    return answers
 
 
 class WebHdfs:

@@ -2,66 +2,26 @@
 read with its keytab (RPC, and WebHDFS through SPNEGO), and keeps the outsider out of the owner's folder.
 
 The Kerberos client is Hadoop's own (apps/HdfsAs.java, in one JVM per user), so this checks the clusters, not the
-product's client code. ``FALCON_SECURE_SANDBOX_STATE=DIR`` uses a secure sandbox already started with
-``falcon-airflow sandbox up --secure --state DIR`` (and leaves it running) instead of starting one.
+product's client code. The secure sandbox is the session's (conftest's ``secure`` fixture).
 """
 
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 import urllib.error
 import urllib.request
 import uuid
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from tests.integration.sandbox.conftest import hdfs_as
 
-from falcon_airflow.jvm import jar_group
-from falcon_airflow.sandbox.secure import SecureEndpoints, SecureSandbox
+from falcon_airflow.sandbox.secure import SecureEndpoints
 
 # A group of its own: its KDC and clusters share nothing with the plain sandbox, so the two may run on two workers.
 pytestmark = [pytest.mark.sandbox, pytest.mark.xdist_group("sandbox-secure")]
-
-CLIENT = Path(__file__).resolve().parent / "apps" / "HdfsAs.java"
-
-
-@pytest.fixture(scope="module")
-def secure(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SecureEndpoints]:
-    given = os.environ.get("FALCON_SECURE_SANDBOX_STATE")
-    box = SecureSandbox.load(Path(given)) if given else SecureSandbox(tmp_path_factory.mktemp("secure-sandbox"))
-    endpoints = box.endpoints if given else box.start()
-    assert endpoints is not None
-    try:
-        yield endpoints
-    finally:
-        if not given:
-            box.stop()
-
-
-def hdfs_as(endpoints: SecureEndpoints, user: str | None, *ops: str) -> dict[str, str]:
-    """Run ``ops`` as ``user`` (logged in from its keytab; ``None``: no Kerberos credentials): op -> its line."""
-    if user is None:
-        login = ["-", "-"]
-    else:
-        entry = endpoints.kerberos.keytabs[user]
-        login = [entry.principal, entry.keytab]
-    jars = jar_group("minicluster")[0].parent
-    done = subprocess.run(
-        ["java", f"-Djava.security.krb5.conf={endpoints.kerberos.krb5_conf}", "-cp",
-         f"{endpoints.hadoop_conf_dir}:{jars / '*'}", str(CLIENT), *login, *ops],
-        capture_output=True, text=True, timeout=120, check=False,
-        env={**os.environ, "KRB5CCNAME": "FILE:/nonexistent"})  # never a ticket cache of the machine's user
-    assert done.returncode == 0, done.stderr[-3000:]
-    answers = {}
-    for line in done.stdout.splitlines():
-        status, op, *rest = line.split(" ", 2)
-        answers[op] = f"{status} {rest[0] if rest else ''}"
-    assert set(answers) == set(ops), done.stdout + done.stderr[-3000:]
-    return answers
 
 
 def test_a_client_without_a_ticket_is_refused(secure: SecureEndpoints) -> None:

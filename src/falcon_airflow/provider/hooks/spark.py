@@ -25,6 +25,7 @@ from airflow.sdk.exceptions import AirflowException, AirflowNotFoundException
 from falcon_airflow.core.secrets import is_secret_name
 from falcon_airflow.jvm import s3a_jars_for
 from falcon_airflow.provider.hooks.archives import ship_packages
+from falcon_airflow.provider.hooks.spark_kerberos import obtain_ticket_cache, remove_ticket_cache, spark_kerberos
 
 
 def default_spark_submit() -> str:
@@ -136,7 +137,13 @@ class FalconSparkSubmitHook(SparkSubmitHook):
         if added:
             kwargs["jars"] = ",".join([*filter(None, [kwargs.get("jars")]), *(str(jar) for jar in added)])
         kwargs["py_files"] = ship_packages(kwargs.get("py_files"))  # the jobs and core package folders, as one zip
+        # On a Kerberized Hadoop the service principal logs in and the job acts as its proxy user; the login is the
+        # deployment's (Airflow's [kerberos] settings), never the task's, which refuse_identity_settings made sure of.
+        self._falcon_kerberos = spark_kerberos(kwargs.get("proxy_user"), kwargs.get("application_args") or [])
+        if self._falcon_kerberos is not None:
+            kwargs["conf"] = {**kwargs["conf"], **self._falcon_kerberos.submit_conf()}
         self._falcon_properties_files: list[str] = []
+        self._falcon_ticket_cache: Path | None = None
         super().__init__(**kwargs)
 
     # -- secrets off the command line -----------------------------------------------------------------------------
@@ -190,6 +197,19 @@ class FalconSparkSubmitHook(SparkSubmitHook):
             return super().submit(application, **kwargs)
         finally:
             self.remove_properties_files()
+            if self._falcon_ticket_cache is not None:
+                remove_ticket_cache(self._falcon_ticket_cache)
+                self._falcon_ticket_cache = None
+
+    def _build_spark_submit_command(self, application: str) -> list[str]:
+        command: list[str] = super()._build_spark_submit_command(application)
+        kerberos = self._falcon_kerberos
+        if kerberos is not None:
+            # spark-submit's own environment only: on YARN the task's env_vars also go to the application master.
+            if kerberos.proxy_user and self._falcon_ticket_cache is None:
+                self._falcon_ticket_cache = obtain_ticket_cache(kerberos.login)
+            self._env = {**(self._env or {}), **kerberos.submit_environment(self._falcon_ticket_cache)}
+        return command
 
     def _connection_exists(self) -> bool:
         """Whether the connection named ``conn_id`` exists. Only Airflow's "not found" means it does not: Airflow
@@ -208,6 +228,14 @@ class FalconSparkSubmitHook(SparkSubmitHook):
         return True
 
     def _resolve_connection(self) -> dict[str, Any]:
+        resolved = self._falcon_resolve_connection()
+        if self._falcon_kerberos is not None:
+            # The service login replaces any other: with a proxy user it is the ticket cache, for spark-submit
+            # takes --principal or --proxy-user, not both.
+            resolved["principal"], resolved["keytab"] = self._falcon_kerberos.principal_and_keytab
+        return resolved
+
+    def _falcon_resolve_connection(self) -> dict[str, Any]:
         if self._connection_exists():
             return super()._resolve_connection()
         return {  # the keys of SparkSubmitHook._resolve_connection (pinned by the tests)

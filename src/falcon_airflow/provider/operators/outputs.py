@@ -8,6 +8,7 @@ from typing import Any
 
 from airflow.sdk import BaseOperator
 
+from falcon_airflow.instances.acting_user import acting_for
 from falcon_airflow.instances.bindings import OutputBinding
 from falcon_airflow.instances.storage import clear_instance, write_flag
 from falcon_airflow.provider.assets import announce_instances
@@ -23,13 +24,18 @@ class ClearOutputsOperator(BaseOperator):
 
     ui_color = "#fdf3e8"
 
-    def __init__(self, *, outputs: list[dict[str, Any]], **kwargs: Any) -> None:
+    def __init__(self, *, outputs: list[dict[str, Any]], run_as: str | None = None, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.outputs = outputs
+        self.run_as = run_as
 
     # Both operators log what they did and return nothing: a return value would be one more XCom written through
     # the api-server for every run of every process, and nothing reads it.
     def execute(self, context: Any) -> None:
+        with acting_for(self.run_as):  # on a Kerberized cluster: as the entity's user, who owns its outputs
+            self._clear(context)
+
+    def _clear(self, context: Any) -> None:
         for binding in _outputs(self.outputs):
             moment = binding.time(instance(context["dag_run"]))
             if moment is None or binding.feed.storage == "table":
@@ -50,12 +56,18 @@ class MarkOutputsAvailableOperator(BaseOperator):
 
     ui_color = "#e8fde9"
 
-    def __init__(self, *, outputs: list[dict[str, Any]], entity: str | None = None, **kwargs: Any) -> None:
+    def __init__(self, *, outputs: list[dict[str, Any]], entity: str | None = None, run_as: str | None = None,
+                 **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.outputs = outputs
         self.entity = entity
+        self.run_as = run_as
 
     def execute(self, context: Any) -> None:
+        with acting_for(self.run_as):  # on a Kerberized cluster: the flag is the entity's user's, as its data
+            self._mark(context)
+
+    def _mark(self, context: Any) -> None:
         made = []
         for binding in _outputs(self.outputs):
             moment = binding.time(instance(context["dag_run"]))

@@ -9,6 +9,7 @@ from typing import Any
 from airflow.sdk import BaseSensorOperator
 from airflow.sdk.exceptions import AirflowException, AirflowSensorTimeout
 
+from falcon_airflow.instances.acting_user import acting_for
 from falcon_airflow.instances.storage import StorageError, exists
 from falcon_airflow.provider.triggers.feed import FeedInstancesTrigger
 
@@ -48,9 +49,10 @@ class FeedInstanceSensor(BaseSensorOperator):
     overwrite_rtif_after_execution = True
 
     def __init__(self, *, markers: str, input_name: str, feed: str, retry_on_timeout: bool = False,
-                 storage_settings: dict[str, str] | None = None, **kwargs: Any) -> None:
+                 storage_settings: dict[str, str] | None = None, run_as: str | None = None, **kwargs: Any) -> None:
         kwargs.setdefault("mode", "reschedule")
         super().__init__(**kwargs)
+        self.run_as = run_as
         self.markers = markers
         self.input_name = input_name
         self.feed = feed
@@ -64,7 +66,8 @@ class FeedInstanceSensor(BaseSensorOperator):
     def poke(self, context: Any) -> bool:
         markers = self.marker_list()
         try:
-            missing = [marker for marker in markers if not exists(marker, self.storage_settings)]
+            with acting_for(self.run_as):  # on a Kerberized cluster: what the entity's user may see
+                missing = [marker for marker in markers if not exists(marker, self.storage_settings)]
         except StorageError as problem:  # the storage cannot say: fail with why (the task's retries try again)
             raise AirflowException(f"input {self.input_name} (feed {self.feed}): {problem.message}") from None
         self.waiting_for = waiting_text(self.input_name, self.feed, len(markers), missing)
@@ -80,7 +83,8 @@ class FeedInstanceSensor(BaseSensorOperator):
         if self.poke(context):
             return
         deadline = time.time() + float(self.timeout)
-        self.defer(trigger=FeedInstancesTrigger(markers, float(self.poke_interval), deadline, self.storage_settings),
+        self.defer(trigger=FeedInstancesTrigger(markers, float(self.poke_interval), deadline, self.storage_settings,
+                                                  self.run_as),
                    method_name="execute_complete")
 
     def execute_complete(self, context: Any, event: dict[str, Any]) -> None:

@@ -10,7 +10,13 @@ from typing import Any
 
 from airflow.triggers.base import BaseTrigger, TriggerEvent
 
+from falcon_airflow.instances.acting_user import acting_for
 from falcon_airflow.instances.storage import StorageError, exists, total_bytes
+
+
+def _exists_as(user: str | None, marker: str, settings: dict[str, str] | None) -> bool:
+    with acting_for(user):
+        return exists(marker, settings)
 
 
 def _event(payload: dict[str, Any]) -> TriggerEvent:
@@ -21,26 +27,29 @@ class FeedInstancesTrigger(BaseTrigger):
     """Fires ``available`` once every marker (flag file or instance folder) exists, ``timeout`` at the deadline."""
 
     def __init__(self, markers: list[str], poke_interval: float = 60.0, deadline: float | None = None,
-                 storage_settings: dict[str, str] | None = None) -> None:
+                 storage_settings: dict[str, str] | None = None, run_as: str | None = None) -> None:
         super().__init__()  # type: ignore[no-untyped-call]  # Airflow leaves BaseTrigger.__init__ unannotated
         self.markers = list(markers)
         self.poke_interval = poke_interval
         self.deadline = deadline
         self.storage_settings = storage_settings  # the feed cluster's S3A client settings (no credentials)
+        self.run_as = run_as  # on a Kerberized cluster, the entity's user the checks act for
 
     def serialize(self) -> tuple[str, dict[str, Any]]:
         arguments: dict[str, Any] = {"markers": self.markers, "poke_interval": self.poke_interval,
                                      "deadline": self.deadline}
         if self.storage_settings:
             arguments["storage_settings"] = self.storage_settings
+        if self.run_as:
+            arguments["run_as"] = self.run_as
         return "falcon_airflow.provider.triggers.feed.FeedInstancesTrigger", arguments
 
     async def run(self) -> AsyncIterator[TriggerEvent]:
         pending = list(self.markers)
         while True:
             try:
-                states = await asyncio.gather(*(asyncio.to_thread(exists, marker, self.storage_settings)
-                                                for marker in pending))
+                states = await asyncio.gather(*(asyncio.to_thread(_exists_as, self.run_as, marker,
+                                                                  self.storage_settings) for marker in pending))
             except StorageError as problem:
                 yield _event({"status": "error", "message": problem.message})
                 return

@@ -2,8 +2,9 @@
 // with no Kerberos credentials at all ("-" for both). Run with the minicluster jars and the sandbox's client
 // configuration folder first on the classpath (core-site.xml and hdfs-site.xml say Kerberos):
 //   java -Djava.security.krb5.conf=KRB5_CONF -cp 'HADOOP_CONF:MINICLUSTER/*' HdfsAs.java PRINCIPAL KEYTAB OP...
-// OP is write=URI=TEXT, read=URI or list=URI (hdfs:// for RPC, webhdfs:// for WebHDFS behind SPNEGO). Each prints
-// one line: "ok OP RESULT" or "error OP EXCEPTION-CLASS MESSAGE", so one JVM answers every question of a test.
+// OP is write=URI=TEXT, read=URI, digest=URI (the content's SHA-256), list=URI, owner=URI (the owner of a file or folder) or folder=URI=USER (a folder
+// made with its parents, given to USER with mode 0750: HDFS's superuser only) (hdfs:// for RPC, webhdfs:// for
+// WebHDFS behind SPNEGO). Each prints one line: "ok OP RESULT" or "error OP EXCEPTION-CLASS MESSAGE", so one JVM answers every question of a test.
 import java.io.ByteArrayOutputStream;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -62,6 +63,18 @@ public class HdfsAs {
                         names.add(status.getPath().getName());
                     }
                     return String.join(",", names);
+                case "digest":
+                    try (InputStream in = fs.open(path)) {
+                        byte[] hash = java.security.MessageDigest.getInstance("SHA-256").digest(in.readAllBytes());
+                        return java.util.HexFormat.of().formatHex(hash);
+                    }
+                case "owner":
+                    return fs.getFileStatus(path).getOwner();
+                case "folder":
+                    fs.mkdirs(path);
+                    fs.setOwner(path, parts[2], parts[2]);
+                    fs.setPermission(path, new org.apache.hadoop.fs.permission.FsPermission((short) 0750));
+                    return "made";
                 default:
                     throw new IllegalArgumentException("unknown operation " + parts[0]);
             }

@@ -1,0 +1,133 @@
+"""spark-submit on a Kerberized Hadoop: the Airflow service principal logs in, the job runs as its entity's user.
+
+Falcon's server held a keytab and submitted every job as the entity's user through Hadoop's proxy-user rules. Here
+the Airflow service principal and keytab are Airflow's own ``[kerberos]`` settings (``AIRFLOW__KERBEROS__PRINCIPAL``,
+``AIRFLOW__KERBEROS__KEYTAB``), and the job's user is its ``--proxy-user`` (the entity's ``-doAs`` user, else its ACL
+owner: :mod:`falcon_airflow.compiler.identity`). spark-submit refuses ``--principal`` together with
+``--proxy-user``, so:
+
+* a job with a proxy user gets the service principal's ticket, obtained from the keytab just before the submit, in
+  a ticket cache of its own (a file only this user can read, ``KRB5CCNAME`` of spark-submit alone, deleted when the
+  submit ends); spark-submit's login is that ticket and it acts for the proxy user, which the cluster's
+  ``hadoop.proxyuser.<service>.*`` settings must allow;
+* a job without one (the deployment's own identity) is submitted with ``--principal``/``--keytab``, so Spark can
+  renew its login for as long as the job runs.
+
+Either way Spark is told every HDFS file system the job's arguments name (``spark.kerberos.access.hadoopFileSystems``):
+on YARN it fetches delegation tokens for each before the job starts, so a replication reads one cluster and writes
+the other. ``KRB5_CONFIG``, when set, becomes the driver JVM's ``java.security.krb5.conf`` (Java does not read the
+variable).
+
+A Hadoop configuration is Kerberized when its core-site.xml (``$HADOOP_CONF_DIR``) says
+``hadoop.security.authentication=kerberos``; otherwise nothing here applies.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import tempfile
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from falcon_airflow.instances.kerberos import KerberosLogin, kerberized, service_login
+from falcon_airflow.instances.storage import StorageError
+
+FILESYSTEMS_CONF = "spark.kerberos.access.hadoopFileSystems"
+_HDFS_FILESYSTEM = re.compile(r"\b((?:hdfs|webhdfs|swebhdfs|viewfs)://[^/\s,;'\"]+)")
+
+
+def hadoop_filesystems(values: Iterable[object]) -> list[str]:
+    """The distinct HDFS file systems (``scheme://authority``) named in ``values``, in the order they appear."""
+    found: list[str] = []
+    for value in values:
+        for match in _HDFS_FILESYSTEM.findall(str(value)):
+            if match not in found:
+                found.append(match)
+    return found
+
+
+@dataclass(frozen=True)
+class SparkKerberos:
+    """How one spark-submit logs in on a Kerberized cluster."""
+
+    login: KerberosLogin
+    proxy_user: str | None
+    filesystems: tuple[str, ...]
+    krb5_conf: str | None = None
+    conf: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def principal_and_keytab(self) -> tuple[str | None, str | None]:
+        """``--principal``/``--keytab``: only without a proxy user (spark-submit takes one or the other)."""
+        return (None, None) if self.proxy_user else (self.login.principal, self.login.keytab)
+
+    def submit_conf(self) -> dict[str, str]:
+        return {FILESYSTEMS_CONF: ",".join(self.filesystems)} if self.filesystems else {}
+
+    def submit_environment(self, ticket_cache: Path | None) -> dict[str, str]:
+        """spark-submit's own environment: the ticket cache (with a proxy user) and the krb5.conf for its JVM."""
+        environment: dict[str, str] = {}
+        if ticket_cache is not None:
+            environment["KRB5CCNAME"] = f"FILE:{ticket_cache}"
+        if self.krb5_conf:
+            options = os.environ.get("SPARK_SUBMIT_OPTS", "")
+            environment["SPARK_SUBMIT_OPTS"] = f"{options} -Djava.security.krb5.conf={self.krb5_conf}".strip()
+        return environment
+
+
+def spark_kerberos(proxy_user: str | None, arguments: Iterable[object],
+                   settings: dict[str, str] | None = None) -> SparkKerberos | None:
+    """The Kerberos login of a job with ``proxy_user`` and these application arguments, ``None`` when the Hadoop
+    configuration is not Kerberized. A missing principal or keytab setting is a :class:`StorageError` naming both."""
+    if settings is None:
+        from falcon_airflow.instances.webhdfs import hadoop_settings
+
+        settings = hadoop_settings()
+    if not kerberized(settings):
+        return None
+    login = service_login()
+    if not os.access(login.keytab, os.R_OK):
+        raise StorageError(f"cannot submit the Spark job on the Kerberized cluster as {login.describe()}: the keytab "
+                           "is missing or unreadable")
+    return SparkKerberos(login=login, proxy_user=proxy_user or None, filesystems=tuple(hadoop_filesystems(arguments)),
+                         krb5_conf=os.environ.get("KRB5_CONFIG") or None)
+
+
+def obtain_ticket_cache(login: KerberosLogin) -> Path:
+    """A new ticket cache file (in a folder of mode 0700) holding the service principal's ticket, got from its keytab
+    now. A principal the keytab does not hold, or a KDC that cannot be reached, is a :class:`StorageError` naming the
+    principal and the keytab (the file is then removed)."""
+    try:
+        import gssapi
+        import gssapi.raw
+    except ImportError:
+        raise StorageError(f"spark-submit on a Kerberized cluster needs the GSS-API bindings to log in as "
+                           f"{login.describe()}: install falcon-airflow[kerberos] (gssapi; MIT Kerberos' libkrb5)"
+                           ) from None
+    # A folder only this user can enter (a ticket is as good as a password), the cache made by MIT Kerberos in it.
+    cache = Path(tempfile.mkdtemp(prefix="falcon-krb5cc-")) / "ccache"
+    try:
+        principal = gssapi.Name(login.principal, gssapi.NameType.kerberos_principal)
+        credentials = gssapi.Credentials(name=principal, usage="initiate",
+                                         store={"client_keytab": login.keytab, "ccache": f"FILE:{cache}"})
+        credentials.lifetime  # noqa: B018  (asking for it gets the ticket from the keytab into the cache)
+    except gssapi.raw.GSSError as problem:
+        remove_ticket_cache(cache)
+        reason = " ".join(str(problem).split())
+        raise StorageError(f"cannot obtain a Kerberos ticket for spark-submit as {login.describe()}: {reason} "
+                           f"(`klist -k {login.keytab}` lists the principals the keytab holds; KRB5_CONFIG names the "
+                           "krb5.conf that finds the KDC)") from None
+    if not cache.is_file():
+        remove_ticket_cache(cache)
+        raise StorageError(f"cannot obtain a Kerberos ticket for spark-submit as {login.describe()}: no ticket "
+                           "was written")
+    return cache
+
+
+def remove_ticket_cache(cache: Path) -> None:
+    cache.unlink(missing_ok=True)
+    with contextlib.suppress(OSError):  # the folder was made for this cache alone; anything else in it stays
+        cache.parent.rmdir()
