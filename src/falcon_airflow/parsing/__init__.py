@@ -8,14 +8,16 @@ the file is a valid entity document.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TypeVar, cast
 
 from lxml import etree
 from pydantic import ValidationError
 
 from falcon_airflow.entities import Entity, EntityType
 from falcon_airflow.issues import Issue, Level
-from falcon_airflow.parsing.builders import build_entity
+from falcon_airflow.parsing.builders import Values, build_entity, entity_from_values, read_entity
 from falcon_airflow.parsing.schema import validate_against_schema
 from falcon_airflow.parsing.secure import (
     MAX_ENTITY_FILE_BYTES,
@@ -27,6 +29,9 @@ from falcon_airflow.parsing.secure import (
 
 __all__ = ["MAX_ENTITY_FILE_BYTES", "ParsedFile", "parse_bytes", "parse_file"]
 
+T = TypeVar("T")
+# what makes an entity (or its values) of a schema-valid document: (it, the issues found on the way)
+_Build = Callable[[etree._Element, EntityType, str], tuple[T | None, list[Issue]]]
 _BY_LOCAL_NAME = {entity_type.value: entity_type for entity_type in EntityType}
 
 
@@ -68,25 +73,56 @@ def is_oozie_workflow(root: etree._Element) -> bool:
 
 
 def _from_loaded(loaded: LoadedXml, display: str) -> ParsedFile:
+    parsed, entity = _read(loaded, display, build_entity)
+    if entity is None:
+        return parsed
+    # mypy joins the union build_entity gives into its base class: it is one of the four entity models
+    return ParsedFile(parsed.path, cast("Entity", entity), parsed.entity_type, parsed.entity_name, parsed.issues)
+
+
+def _read(loaded: LoadedXml, display: str, build: _Build[T]) -> tuple[ParsedFile, T | None]:
+    """What a file holds, without its entity, and what ``build`` makes of a schema-valid entity document."""
     if loaded.root is None:
-        return ParsedFile(display, None, None, None, loaded.issues)
+        return ParsedFile(display, None, None, None, loaded.issues), None
     root = loaded.root
     name = root.get("name")
     if is_oozie_workflow(root):  # an Oozie workflow kept beside the entities: the compiler and validate read it
-        return ParsedFile(display, None, None, name, (), oozie_workflow=True)
+        return ParsedFile(display, None, None, name, (), oozie_workflow=True), None
     entity_type, problem = identify(root, display)
     if entity_type is None:
-        return ParsedFile(display, None, None, name, (problem,) if problem else ())
+        return ParsedFile(display, None, None, name, (problem,) if problem else ()), None
     schema_issues = validate_against_schema(root, entity_type, display, name)
     if schema_issues:
-        return ParsedFile(display, None, entity_type, name, tuple(schema_issues))
+        return ParsedFile(display, None, entity_type, name, tuple(schema_issues)), None
     try:
-        entity, issues = build_entity(root, entity_type, display)
+        built, issues = build(root, entity_type, display)
     except (ValidationError, ValueError, AssertionError) as error:  # the XSD should make this unreachable
-        issue = Issue(Level.ERROR, "XSD", f"cannot read the {entity_type.value}: {error}", file=display,
-                      line=source_line(root), entity=name, entity_type=entity_type.value)
-        return ParsedFile(display, None, entity_type, name, (issue,))
-    return ParsedFile(display, entity, entity_type, name, tuple(issues))
+        return _unreadable(display, entity_type, name, source_line(root), error), None
+    return ParsedFile(display, None, entity_type, name, tuple(issues)), built
+
+
+def _unreadable(display: str, entity_type: EntityType, name: str | None, line: int | None,
+                error: Exception) -> ParsedFile:
+    issue = Issue(Level.ERROR, "XSD", f"cannot read the {entity_type.value}: {error}", file=display,
+                  line=line, entity=name, entity_type=entity_type.value)
+    return ParsedFile(display, None, entity_type, name, (issue,))
+
+
+def read_file_values(path: str, display: str) -> tuple[ParsedFile, Values | None]:
+    """:func:`parse_file` stopped short of the model: the file without its entity, and the entity's plain values
+    (see :func:`finish_values`). A helper process reading files hands these over: cheaper to write out and to
+    read back than the models."""
+    return _read(load_xml_file(path, display), display, read_entity)
+
+
+def finish_values(parsed: ParsedFile, values: Values) -> ParsedFile:
+    """The :class:`ParsedFile` :func:`parse_file` gives, from what :func:`read_file_values` gave."""
+    assert parsed.entity_type is not None, "values are read for an entity document"
+    try:
+        entity = entity_from_values(values, parsed.entity_type)
+    except (ValidationError, ValueError, AssertionError) as error:  # as _read says, from the same values
+        return _unreadable(parsed.path, parsed.entity_type, parsed.entity_name, values["source"]["line"], error)
+    return ParsedFile(parsed.path, entity, parsed.entity_type, parsed.entity_name, parsed.issues)
 
 
 def parse_file(path: str | os.PathLike[str], display: str | None = None) -> ParsedFile:

@@ -435,13 +435,24 @@ _BUILDERS: dict[EntityType, tuple[Callable[[_Builder], Values], type[Entity]]] =
 }
 
 
-def build_entity(root: etree._Element, entity_type: EntityType, display: str) -> tuple[Entity | None, list[Issue]]:
-    """Build the model of a schema-valid document; ``None`` when a value the schema let through is unusable."""
+def read_entity(root: etree._Element, entity_type: EntityType, display: str) -> tuple[Values | None, list[Issue]]:
+    """The plain values of a schema-valid document's entity (what :func:`build_entity` validates into its model),
+    with the issues found; ``None`` when a value the schema let through is unusable."""
     builder = _Builder(root, entity_type, display)
-    read, model = _BUILDERS[entity_type]
-    values = read(builder)
+    values = _BUILDERS[entity_type][0](builder)
     if any(issue.is_error for issue in builder.issues):
         return None, builder.issues
-    # One validation of the whole entity: every type is still checked (enumerations from their text, the shared
-    # Frequency and datetime values as they are), in compiled code instead of one constructor call per element.
-    return model.model_validate(values), builder.issues
+    return values, builder.issues
+
+
+def entity_from_values(values: Values, entity_type: EntityType) -> Entity:
+    """The model of values :func:`read_entity` gave: one validation of the whole entity. Every type is still
+    checked (enumerations from their text, the shared Frequency and datetime values as they are), in compiled code
+    instead of one constructor call per element."""
+    return _BUILDERS[entity_type][1].model_validate(values)
+
+
+def build_entity(root: etree._Element, entity_type: EntityType, display: str) -> tuple[Entity | None, list[Issue]]:
+    """Build the model of a schema-valid document; ``None`` when a value the schema let through is unusable."""
+    values, issues = read_entity(root, entity_type, display)
+    return (entity_from_values(values, entity_type) if values is not None else None), issues

@@ -2,9 +2,11 @@
 
 Reading a file (secure read, lxml, XSD, the builders) is Python work that one core does at about 4,000 rich
 entities a second, so a large estate is read by this process and forked helper processes side by side. A helper
-hands each entity back as its JSON (pydantic writes and reads it in compiled code, several times faster than
-pickling or building the model again) together with the file's issues, and this process reads the models back
-from it: the same values, the same fields set, the same ``datetime.UTC`` (see ``Validity``).
+stops short of the model: it hands back each entity's plain values (what the builders read, pickled) with the
+file's issues, and this process makes the model from them with the one validation the builders end with. That is
+the model a serial read makes (the same values, fields set and ``datetime.UTC``), and cheaper on both sides than
+handing over the model: the helper writes no JSON and validates nothing, and validating plain values costs this
+process less than reading JSON back.
 
 Only worth it when there are enough files to pay for starting a helper (:data:`PARALLEL_MIN_FILES`), more than one
 core to run it on, and Linux to fork them; otherwise, and for ``workers=1``, files are read one after another.
@@ -19,30 +21,22 @@ from collections.abc import Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 
-from falcon_airflow.entities import Cluster, Datasource, Entity, EntityType, Feed, Process
-from falcon_airflow.issues import Issue
-from falcon_airflow.parsing import ParsedFile, parse_file
+from falcon_airflow.parsing import ParsedFile, finish_values, parse_file, read_file_values
+from falcon_airflow.parsing.builders import Values
 
 # Below this many files a helper's start (a fork, its first XSD compilation is inherited) and the hand-over cost
 # about what they save; measured on 2 cores with rich entities (benchmarks/validate_estate.py).
 PARALLEL_MIN_FILES = 2000
-# This process's share of the files, against an equal share: it also reads back what the helpers hand over, which
-# costs a little more than a helper's writing it out, so it reads slightly fewer files itself (measured on 2 cores
-# with rich entities: reading one about 150 us, writing it out 20 us, reading it back 45 us).
-_OWN_SHARE = 0.9
+# This process's share of the files, against an equal share: it also makes the models of the files the helpers
+# read, so it reads fewer itself (measured on 2 cores with rich entities: reading a file to its model about 170 us,
+# a helper's reading it to its values and handing them over about 150 us, making the model of values 45 us).
+_OWN_SHARE = 0.75
 _CHUNKS_PER_HELPER = 4
 # Forking a process that has loaded system frameworks is unsafe on macOS, and Windows cannot fork: Linux only.
 _FORK_IS_SAFE = sys.platform.startswith("linux") and "fork" in multiprocessing.get_all_start_methods()
 
-_MODELS: dict[EntityType, type[Entity]] = {
-    EntityType.CLUSTER: Cluster,
-    EntityType.FEED: Feed,
-    EntityType.PROCESS: Process,
-    EntityType.DATASOURCE: Datasource,
-}
-
-# (path, entity type, entity name, issues, Oozie workflow, the entity's JSON or None)
-_Handed = tuple[str, EntityType | None, str | None, tuple[Issue, ...], bool, bytes | None]
+# (the file without its entity, the entity's plain values or None)
+_Handed = tuple[ParsedFile, Values | None]
 
 
 def available_cores() -> int:
@@ -94,20 +88,9 @@ def forked_pool(helpers: int) -> ProcessPoolExecutor:
 
 
 def _parse_and_hand(chunk: list[tuple[str, str]]) -> list[_Handed]:
-    return [_handed(parse_file(path, display)) for path, display in chunk]
-
-
-def _handed(parsed: ParsedFile) -> _Handed:
-    entity = parsed.entity
-    # exclude_unset: the model read back has the same fields set as the one built here
-    blob = entity.model_dump_json(exclude_unset=True).encode() if entity is not None else None
-    return parsed.path, parsed.entity_type, parsed.entity_name, parsed.issues, parsed.oozie_workflow, blob
+    return [read_file_values(path, display) for path, display in chunk]
 
 
 def _taken(item: _Handed) -> ParsedFile:
-    path, entity_type, name, issues, oozie_workflow, blob = item
-    entity = None
-    if blob is not None:
-        assert entity_type is not None, "an entity has a type"
-        entity = _MODELS[entity_type].model_validate_json(blob)
-    return ParsedFile(path, entity, entity_type, name, issues, oozie_workflow)
+    parsed, values = item
+    return finish_values(parsed, values) if values is not None else parsed
