@@ -15,6 +15,7 @@ Falcon's ``-numResults`` counts them.
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Mapping, Sequence
 from datetime import datetime
@@ -162,6 +163,18 @@ def _durations(client: AirflowClient, dags: Sequence[str], bounds: tuple[str, st
     return found
 
 
+def _succeeded_for(client: AirflowClient, dag_id: str, run_id: str, started: str) -> float | None:
+    """Seconds from the run's start to the end of its last succeeded task."""
+    start = parse_api_time(started)
+    try:
+        ends = [parse_api_time(ti.get("end_date")) for ti in client.task_instances(dag_id, run_id)
+                if ti.get("state") == "success" and ti.get("end_date")]
+    except AirflowError:
+        return None
+    found = [end for end in ends if end is not None]
+    return max(0.0, (max(found) - start).total_seconds()) if found and start is not None else None
+
+
 def _tasks(request: Request, client: AirflowClient, logged: Mapping[str, Any] | None) -> list[dict[str, Any]]:
     return [{"task": action.get("action"), "status": action.get("status"), "try": action.get("tryNumber"),
              "log": ui_link(request, client, action.get("logFile"))}
@@ -201,12 +214,11 @@ async def _process(request: Request, name: str) -> dict[str, Any]:
                **times.get((str(key[0]), str(key[1])), {"duration": None}),
                "details": item.get("details"), "dagId": item.get("dagId"), "dagRunId": item.get("dagRunId"),
                "url": ui_link(request, client, item.get("logFile")), "tasks": _tasks(request, client, by_run.get(key))}
-        if row["duration"] is None and row.get("started") and item.get("endTime"):
-            # the run goes on after the instance ended (a late-data sensor waits for late files): the instance's end
-            # is Falcon's, when its outputs were marked available
-            ended, started = parse_time(str(item["endTime"])), parse_api_time(row["started"])
-            if started is not None:
-                row["duration"] = max(0.0, (ended - started).total_seconds())
+        if row["duration"] is None and row.get("started") and item["status"] == "SUCCEEDED":
+            # the run goes on after the instance ended (a late-data sensor waits for late files): the instance
+            # ended when the last of its tasks that succeeded did
+            row["duration"] = await off_loop(functools.partial(_succeeded_for, client, str(key[0]), str(key[1]),
+                                                               str(row["started"])))
         if item["status"] == "WAITING" and triaged < MAX_TRIAGED:
             triaged += 1
             row["triage"] = await _triage(request, name, str(item["instance"]), str(item["cluster"]))
