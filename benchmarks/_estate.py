@@ -76,6 +76,8 @@ def cluster_xml(name: str, index: int) -> str:
         <property name="field1" value="value1"/>
         <property name="hive.metastore.client.socket.timeout" value="60"/>
         <property name="dfs.namenode.kerberos.principal" value="nn/_HOST@EXAMPLE.COM"/>
+        <property name="hive.metastore.kerberos.principal" value="hive/_HOST@EXAMPLE.COM"/>
+        <property name="hive.metastore.sasl.enabled" value="true"/>
     </properties>
 </cluster>
 """
