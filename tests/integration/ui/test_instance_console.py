@@ -7,7 +7,9 @@ own browser downloads are never used. Without Chromium the test fails and says h
 ``FALCON_SKIP_BROWSER=1`` is set.
 
 The screenshots in docs/images/ come from these tests: ``FALCON_UPDATE_SCREENSHOT=1 .venv/bin/python -m pytest
-tests/integration/ui`` copies the ones they take into docs/images/instance-console.png and invalid-entity.png.
+tests/integration/ui`` copies the ones they take into docs/images/instance-console.png, invalid-entity.png, assets.png
+and the console's console-feed-instances.png, console-evicted.png, console-process-instances.png and
+console-lineage.png.
 The second test drops an invalid entity into the running ``make run``'s entities folder: within a minute it is a
 DAG import error in the UI (file, line, rule), and fixing the file clears it.
 """
@@ -334,6 +336,147 @@ def test_the_falcon_console_lists_the_entities_and_shows_a_feed(airflow: Running
         page.screenshot(path=str(tmp_path / "console.png"))
         dag.click()  # Airflow's DAG page, in the whole window
         page.wait_for_url(re.compile(rf"/dags/{re.escape(REPLICATION_DAG)}$"))
+
+
+# -- Falcon's console: instances and lineage ---------------------------------------------------------------------------
+
+CONSOLE_SCREENSHOTS = {name: REPOSITORY / "docs" / "images" / f"console-{name}.png"
+                       for name in ("feed-instances", "evicted", "process-instances", "lineage")}
+COUNTER = "count-clicks"
+RETENTION_DAG = f"falcon.feed.{FEED}.retention.primary"
+COUNTER_DAG = f"falcon.process.{COUNTER}.primary"
+EVICTED_AGE = timedelta(days=10)  # older than click-counts' retention on primary (days(7))
+CHAIN_TIMEOUT = 1200  # generate-clicks, then count-clicks, then the replication, on a busy 2-core machine
+
+
+def api_post(airflow: RunningAirflow, path: str, body: dict[str, Any]) -> dict[str, Any]:
+    """A POST on Airflow's REST API with a token of the simple auth manager's user."""
+    import json
+    import urllib.request
+
+    request = urllib.request.Request(f"{airflow.url}/auth/token", method="POST",
+                                     data=json.dumps({"username": USER, "password": PASSWORD}).encode(),
+                                     headers={"Content-Type": "application/json"})
+    with urllib.request.urlopen(request, timeout=30) as response:
+        token = json.loads(response.read())["access_token"]
+    request = urllib.request.Request(f"{airflow.url}/api/v2/{path}", method="POST", data=json.dumps(body).encode(),
+                                     headers={"Authorization": f"Bearer {token}", "Content-Type": "application/json"})
+    with urllib.request.urlopen(request, timeout=30) as response:
+        return dict(json.loads(response.read()))
+
+
+def feed_runs(airflow: RunningAirflow, lifecycle: str, first: datetime, last: datetime) -> list[dict[str, Any]]:
+    document = airflow.falcon("instance", "-status", "-type", "feed", "-name", FEED, "-lifecycle", lifecycle,
+                              "-start", falcon_time(first), "-end", falcon_time(last))
+    return list(document.get("instances") or [])
+
+
+def old_instance_on_primary(airflow: RunningAirflow, at: datetime) -> Path:
+    """An instance of click-counts on primary as count-clicks writes one, older than its retention keeps."""
+    from falcon_airflow.instances.feeds import FeedOnCluster
+    from falcon_airflow.instances.storage import local_path
+    from falcon_airflow.workspace import Workspace
+
+    workspace = Workspace.load([str(airflow.entities)])
+    feed = workspace.feeds[FEED]
+    placement = next(item for item in feed.clusters if item.name == "primary")
+    folder = local_path(FeedOnCluster(feed, placement, workspace.clusters["primary"]).path(at))
+    assert folder is not None and str(folder).startswith(str(airflow.root)), folder
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "part-00000.csv").write_text("page,clicks\n/home,1\n", encoding="utf-8")
+    (folder / "_SUCCESS").write_text("", encoding="utf-8")
+    return folder
+
+
+def test_the_falcon_console_shows_instances_and_lineage(airflow: RunningAirflow, tmp_path: Path) -> None:
+    try:
+        check_console_instances_and_lineage(airflow, tmp_path)
+    except BaseException:
+        print(f"--- the last lines of make run ({airflow.log}) ---\n{airflow.tail()}")
+        raise
+
+
+def check_console_instances_and_lineage(airflow: RunningAirflow, tmp_path: Path) -> None:
+    from datetime import UTC
+
+    from playwright.sync_api import expect
+
+    now = datetime.now(UTC)
+
+    # 1. An instance of click-counts made by count-clicks on primary and replicated to backup by the scheduler.
+    def replicated() -> dict[str, Any] | None:
+        runs = feed_runs(airflow, "REPLICATION", now - timedelta(hours=6), now + timedelta(hours=1))
+        return next((item for item in runs if item["status"] == "SUCCEEDED"), None)
+
+    copy = wait_for("a replication of click-counts to backup", replicated, CHAIN_TIMEOUT, interval=10)
+
+    # 2. An instance older than the retention limit on primary, evicted by a run of the retention DAG.
+    old = (now - EVICTED_AGE).replace(minute=0, second=0, microsecond=0)
+    folder = old_instance_on_primary(airflow, old)
+    run = api_post(airflow, f"dags/{RETENTION_DAG}/dagRuns",
+                   {"logical_date": now.replace(second=0, microsecond=0).isoformat(), "conf": {}})
+
+    def evicted() -> dict[str, Any] | None:
+        found = [item for item in feed_runs(airflow, "EVICTION", now - timedelta(hours=1), now + timedelta(hours=1))
+                 if item["dagRunId"] == run["dag_run_id"]]
+        return found[0] if found and found[0]["status"] not in ACTIVE else None
+
+    retention = wait_for("the retention run", evicted, RUN_TIMEOUT, interval=5)
+    assert retention["status"] == "SUCCEEDED" and not folder.exists(), retention
+
+    # 3. An instance of count-clicks whose input was never made: it waits, and triage says why.
+    waiting_at = (now - timedelta(hours=5)).replace(minute=0, second=0, microsecond=0)
+    api_post(airflow, f"dags/{COUNTER_DAG}/dagRuns", {"logical_date": waiting_at.isoformat(), "conf": {}})
+    wait_for("the count-clicks instance to wait", lambda: (found := airflow.instance(waiting_at, COUNTER))
+             is not None and found["status"] == "WAITING", RUN_TIMEOUT, interval=5)
+
+    with chromium(tmp_path / "chromium-console-instances") as page:
+        page.set_viewport_size({"width": 1600, "height": 1200})
+        sign_in(page, airflow.url)
+        visit(page, f"{airflow.url}/falcon/console/#/entity/feed/{FEED}")
+        grid = page.locator("#instance-grid")
+        row = grid.locator(f"tr[data-instance='{copy['instance']}']")
+        for cluster in ("primary", "backup"):
+            expect(row.locator(f"td[data-cluster='{cluster}']")).to_have_attribute("data-state", "replicated")
+        expect(row.locator("td[data-cluster='backup']")).to_contain_text("/click-counts/")
+        page.locator("#instances-content").scroll_into_view_if_needed()
+        page.screenshot(path=str(tmp_path / "feed-instances.png"))
+
+        # the column lineage of click-counts names its upstream columns (raw-clicks, written by generate-clicks)
+        columns = page.locator("#column-lineage")
+        expect(columns.locator("tr[data-column='users']")).to_contain_text("user_id")
+        expect(columns.locator("tr[data-column='page']")).to_contain_text("raw-clicks@primary")
+        expect(columns.locator("tr[data-column='users']")).to_contain_text("DIRECT/")
+        expect(page.locator("#lineage-entities svg .graph-node[data-id='process:count-clicks']")).to_be_visible()
+        expect(page.locator("#lineage-entities svg")).to_contain_text("replicated from primary")
+        page.locator("#entity-lineage").scroll_into_view_if_needed()
+        page.screenshot(path=str(tmp_path / "lineage.png"))
+
+        # the evicted instance, in a window around it
+        form = page.locator("#instances-window")
+        form.get_by_label("From").fill(falcon_time(old - timedelta(hours=1)))
+        form.get_by_label("To").fill(falcon_time(old + timedelta(hours=1)))
+        form.get_by_role("button", name="Show").click()
+        cell = page.locator(f"#instance-grid tr[data-instance='{falcon_time(old)}'] td[data-cluster='primary']")
+        expect(cell).to_have_attribute("data-state", "evicted")
+        expect(cell).to_contain_text(run["dag_run_id"])
+        page.locator("#instances-content").scroll_into_view_if_needed()
+        page.screenshot(path=str(tmp_path / "evicted.png"))
+
+        # the waiting instance of count-clicks and its reason, down to the root cause
+        visit(page, f"{airflow.url}/falcon/console/#/entity/process/{COUNTER}")
+        waiting = page.locator(f"#process-instances tr[data-instance='{falcon_time(waiting_at)}']")
+        expect(waiting).to_have_attribute("data-status", "WAITING")
+        expect(waiting.locator(".reason")).to_contain_text("raw-clicks")
+        expect(waiting.locator(".reason")).to_contain_text(f"process {SOURCE_PROCESS} {falcon_time(waiting_at)}")
+        done = page.locator("#process-instances tr[data-status='SUCCEEDED']").first
+        expect(done.locator("a").first).to_have_attribute("href", re.compile(r"^/dags/"))
+        expect(done.locator("td").nth(4)).to_have_text(re.compile(r"^\d+(s|m \d+s)$"))  # its duration
+        page.locator("#instances-content").scroll_into_view_if_needed()
+        page.screenshot(path=str(tmp_path / "process-instances.png"))
+    if os.environ.get("FALCON_UPDATE_SCREENSHOT") == "1":
+        for name, target in CONSOLE_SCREENSHOTS.items():
+            shutil.copyfile(tmp_path / f"{name}.png", target)
 
 
 # -- the console's actions ---------------------------------------------------------------------------------------------
