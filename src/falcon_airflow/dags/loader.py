@@ -134,26 +134,40 @@ RACY_SECONDS = 3.0
 
 
 def content_key(folder: Path, files: list[Path], catchup_default: bool) -> str:
-    """A key for the folder's content as it is now: equal keys mean equal compilations.
+    """A key for the folder's content as it is now: equal keys mean equal compilations. The files' status
+    (:func:`status_key`), and the bytes of every file changed too recently for its status to tell a later change;
+    once such a file is older the key changes (its bytes no longer in it), and the folder is compiled again once
+    (from the memo: nothing changed)."""
+    key, racy = status_key(folder, files, catchup_default)
+    if not racy:
+        return key
+    digest = hashlib.sha256(key.encode())
+    for path, data in racy_digests(folder, racy).items():
+        digest.update(f"\0{path}\0{data}".encode())
+    return digest.hexdigest()[:32]
+
+
+def status_key(folder: Path, files: list[Path], catchup_default: bool) -> tuple[str, list[Path]]:
+    """A key of the folder's files by their status, and the files changed in the last ``RACY_SECONDS``.
 
     Each entity file enters by its status (size, modification and change times in nanoseconds, inode and device),
     as git's index tells a changed file: reading every byte of 10,000 files at every parse costs more than a shard
     file's whole warm parse can spare. Any write changes the change time, which nothing can set back (``touch``
     and ``cp -p`` set the modification time only), and a file replaced by a rename has another inode. The one
-    write a status can miss is a second one of the same size within the file system's timestamp resolution; so a
-    file changed within the last ``RACY_SECONDS`` also enters by its bytes, and once it is older its key changes
-    (bytes no longer in it), so whatever was compiled while it was that recent is compiled again once."""
+    write a status can miss is a second one of the same size within the file system's timestamp resolution: a
+    file changed that recently is "racy" (git's word), and whoever keys a compilation by this key must also check
+    the racy files' bytes (:func:`content_key`; the shard files: ``shard_compile``)."""
     digest = hashlib.sha256(f"{code_fingerprint()}|{spec_schema_fingerprint()}|{datetime.now(UTC).date()}|"
                             f"{catchup_default}|{folder}|{deployment_colo()}".encode())
     racy_after = time.time_ns() - int(RACY_SECONDS * 1e9)
+    racy: list[Path] = []
     for path in files:
         digest.update(str(path.relative_to(folder)).encode())
         status = path.stat()
         digest.update(f"\0{status.st_size}:{status.st_mtime_ns}:{status.st_ctime_ns}:{status.st_ino}:"
                       f"{status.st_dev}\0".encode())
         if max(status.st_mtime_ns, status.st_ctime_ns) >= racy_after:
-            digest.update(path.read_bytes())
-            digest.update(b"\0")
+            racy.append(path)
     # The store's records (-doAs users, schedule states) change what is compiled just as the XML does.
     for path in state_files(folder, _state_dir(folder)):
         digest.update(path.name.encode())
@@ -161,7 +175,18 @@ def content_key(folder: Path, files: list[Path], catchup_default: bool) -> str:
         with contextlib.suppress(OSError):
             digest.update(path.read_bytes())
         digest.update(b"\0")
-    return digest.hexdigest()[:32]
+    return digest.hexdigest()[:32], racy
+
+
+def racy_digests(folder: Path, files: list[Path]) -> dict[str, str]:
+    """The hash of each file's bytes by its path in the folder (a file gone: empty)."""
+    found: dict[str, str] = {}
+    for path in files:
+        try:
+            found[str(path.relative_to(folder))] = hashlib.sha256(path.read_bytes()).hexdigest()
+        except OSError:
+            found[str(path.relative_to(folder))] = ""
+    return found
 
 
 MEMO_REWRITE_MINIMUM = 20

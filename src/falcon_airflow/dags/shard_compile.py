@@ -37,6 +37,7 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import hashlib
+import json
 import logging
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -45,7 +46,14 @@ from typing import Any
 
 from falcon_airflow.compiler.specs import DagSpec
 from falcon_airflow.compiler.store_state import EntityKey, StoreState
-from falcon_airflow.dags.compiled_cache import cache_folder, mark_used, prune_cache, read_pickled, write_pickled
+from falcon_airflow.dags.compiled_cache import (
+    cache_folder,
+    mark_used,
+    prune_cache,
+    read_pickled,
+    write_atomically,
+    write_pickled,
+)
 from falcon_airflow.issues import Issue
 
 log = logging.getLogger("falcon_airflow.dags")
@@ -110,6 +118,37 @@ def _read(path: Path, kind: type) -> Any:
     return value if isinstance(value, kind) else None
 
 
+RACY = "racy.json"
+"""The files that were racy when the entry was judged (see ``loader.status_key``), with the hash of the bytes
+read before they were parsed."""
+RACY_DEPTH = 4
+
+
+def settled_entry(entry: Path, folder: Path) -> Path:
+    """The entry for the folder's content as it is now. The status key says which entry; an entry judged while
+    some of its files were racy (changed within the last seconds) recorded those files' bytes, and holds only
+    while they are the same: otherwise the content is another one, whose entry is named after the bytes (and may
+    itself have been judged while files were racy). An entry not judged yet is judged by whoever gets it first,
+    recording what is racy then."""
+    from falcon_airflow.dags.loader import racy_digests
+
+    for _ in range(RACY_DEPTH):
+        if not (entry / JUDGEMENT).exists():
+            return entry
+        try:
+            recorded = json.loads((entry / RACY).read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return entry  # a judgement without its racy record is being replaced or damaged: judge it again
+        if not isinstance(recorded, dict) or not recorded:
+            return entry
+        current = racy_digests(folder, [folder / name for name in recorded])
+        if current == recorded:
+            return entry
+        digest = hashlib.sha256(json.dumps(current, sort_keys=True).encode()).hexdigest()[:16]
+        entry = entry.parent / f"{entry.name}-{digest}"
+    raise OSError(f"the entities in {folder} keep changing: compiling without the cache")
+
+
 def judged(entry: Path, folder: Path, *, catchup_default: bool, count: int) -> FolderJudgement:
     """The entry's judgement, made by this process if no other made it yet."""
     found = _read(entry / JUDGEMENT, FolderJudgement)
@@ -138,6 +177,11 @@ def _judge_into(entry: Path, folder: Path, *, catchup_default: bool, count: int,
     from falcon_airflow.workspace import Workspace
 
     _made_here.clear()  # what an earlier judgement of this process left
+    from falcon_airflow.dags.loader import _entity_files, racy_digests, status_key
+
+    # the bytes of the racy files, read before they are parsed: the entry holds while they are the same
+    _, racy_now = status_key(folder, _entity_files(folder), catchup_default)
+    racy = racy_digests(folder, racy_now)
     memo_path = memo_file(folder, catchup_default=catchup_default, part="parses")
     stored = StoredMemo.read(memo_path)
     with collector_paused():
@@ -182,6 +226,7 @@ def _judge_into(entry: Path, folder: Path, *, catchup_default: bool, count: int,
                                   moment=judgement.moment),
         issues=tuple(issues), store_state=store_state, present=present,
         files_parsed=len(parsed.files) - parsed.reused)
+    write_atomically(entry / RACY, json.dumps(racy, sort_keys=True).encode())
     write_pickled(entry / JUDGEMENT, result)  # last: its presence says the inputs are there
     prune_cache(entry)
     log.info("falcon-airflow: judged %s: %d of %d files parsed (the rest unchanged), %d issue(s)", folder,

@@ -72,13 +72,15 @@ def load_shard(folder: Path, *, catchup_default: bool, count: int,
                shard: int | None) -> tuple[list[DagSpec], list[dict[str, Any]]]:
     """The specs of one shard (every shard's with ``shard=None``) and the issues that shard reports: shard 0 (and
     ``None``) every issue of the folder's validation, each shard the compile issues of its own entities."""
-    from falcon_airflow.dags.loader import _entity_files, _issue_dict, compile_folder, content_key
-    from falcon_airflow.dags.shard_compile import judged, shard_outcome
+    from falcon_airflow.dags.loader import _entity_files, _issue_dict, compile_folder, status_key
+    from falcon_airflow.dags.shard_compile import judged, settled_entry, shard_outcome
     from falcon_airflow.issues import Issue
 
     wanted = list(range(count)) if shard is None else [shard]
-    entry = _entry_folder(content_key(folder, _entity_files(folder), catchup_default), count)
+    key, _ = status_key(folder, _entity_files(folder), catchup_default)
+    entry = _entry_folder(key, count)
     try:
+        entry = settled_entry(entry, folder)
         outcomes = [shard_outcome(entry, folder, catchup_default=catchup_default, count=count, shard=index)
                     for index in wanted]
         issues = [issue for outcome in outcomes for issue in outcome.issues]

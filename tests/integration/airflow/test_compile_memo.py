@@ -20,9 +20,17 @@ from tests.integration.airflow.test_sharded_loader import freeze_compile_time
 
 from falcon_airflow.compiler.compilation import compile_workspace
 from falcon_airflow.compiler.store_state import recorded_store_state
+from falcon_airflow.dags import loader
 from falcon_airflow.dags.compiled_cache import read_pickled
-from falcon_airflow.dags.loader import _entity_files, _issue_dict, _state_dir, compile_folder_reusing, content_key
-from falcon_airflow.dags.shard_compile import JUDGEMENT
+from falcon_airflow.dags.loader import (
+    _entity_files,
+    _issue_dict,
+    _state_dir,
+    compile_folder_reusing,
+    content_key,
+    status_key,
+)
+from falcon_airflow.dags.shard_compile import JUDGEMENT, settled_entry
 from falcon_airflow.dags.shards import _entry_folder, load_shard
 from falcon_airflow.workspace import Workspace
 
@@ -143,11 +151,16 @@ def _dumped(specs: list[Any]) -> list[str]:
     return sorted(json.dumps(spec.model_dump(mode="json"), sort_keys=True) for spec in specs)
 
 
+def current_entry(folder: Path, count: int = SHARDS) -> Path:
+    """The shard files' cache entry of the folder's content as it is now."""
+    key, _ = loader.status_key(folder, _entity_files(folder), True)  # as monkeypatched
+    return settled_entry(_entry_folder(key, count), folder)
+
+
 def shards_compiled(folder: Path, count: int = SHARDS) -> tuple[int, int]:
     """Load every shard as its shard file does and check the shards together against a compilation from scratch;
     (files parsed, entities compiled) to make the cache entry of the folder's content, (0, 0) when it was there."""
-    entry = _entry_folder(content_key(folder, _entity_files(folder), True), count)
-    existed = (entry / JUDGEMENT).exists()
+    existed = (current_entry(folder, count) / JUDGEMENT).exists()
     parts = [load_shard(folder, catchup_default=True, count=count, shard=index) for index in range(count)]
     _, every_issue = load_shard(folder, catchup_default=True, count=count, shard=None)
     expected_specs, expected_issues = from_scratch(folder)
@@ -157,6 +170,7 @@ def shards_compiled(folder: Path, count: int = SHARDS) -> tuple[int, int]:
     assert sorted(map(json.dumps, reported)) == sorted(map(json.dumps, every_issue))
     if existed:
         return 0, 0
+    entry = current_entry(folder, count)
     judgement = read_pickled(entry / JUDGEMENT)
     outcomes = [read_pickled(entry / f"shard-{index}.pickle") for index in range(count)]
     return judgement.files_parsed, sum(outcome.entities_compiled for outcome in outcomes)
@@ -183,7 +197,7 @@ def test_shards_follow_an_entity_made_invalid_deleted_and_restored(estate: Path)
     edit(feed, "days(7)", "hours(1)")  # invalid now: processes 3 and 4, maybe in other shards, are left out
     assert shards_compiled(estate)[1] == 0  # nothing to compile: only the judgement changed
     feed.write_text(original)
-    assert shards_compiled(estate) == (0, 0)  # the bytes the cache knows again
+    assert shards_compiled(estate)[1] == 0  # the bytes the memos know again: nothing compiles
     (estate / "processes" / "process-4.xml").unlink()
     (estate / "feeds" / "feed-6.xml").unlink()  # process-6 and process-7 lose a feed
     shards_compiled(estate)
@@ -193,7 +207,7 @@ def test_shards_follow_an_entity_made_invalid_deleted_and_restored(estate: Path)
 
 def test_a_damaged_cache_entry_is_made_again(estate: Path) -> None:
     shards_compiled(estate)
-    entry = _entry_folder(content_key(estate, _entity_files(estate), True), SHARDS)
+    entry = current_entry(estate)
     (entry / "shard-1.pickle").write_bytes(b"\x80\x05truncated")
     (entry / "inputs-2.pickle").write_bytes(b"not a pickle")
     (entry / "shard-2.pickle").unlink()
@@ -241,3 +255,19 @@ def test_the_content_key_sees_every_edit(estate: Path, monkeypatch: pytest.Monke
     os.utime(process, ns=(status.st_atime_ns, status.st_mtime_ns))  # as cp -p or touch -d would leave it
     assert process.stat().st_mtime_ns == status.st_mtime_ns and process.stat().st_size == status.st_size
     assert content_key(estate, _entity_files(estate), True) != settled  # the change time moved
+
+
+def test_an_edit_the_file_status_cannot_tell_is_seen_by_its_bytes(estate: Path,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two same-size writes within one timestamp tick leave the status as it was: the status key cannot tell
+    them apart (here: a status key that never changes), and the entry judged while the file was racy holds only
+    while its bytes are the ones it recorded."""
+    real = status_key
+    monkeypatch.setattr("falcon_airflow.dags.loader.status_key",
+                        lambda folder, files, catchup: ("same-status", real(folder, files, catchup)[1]))
+    edit(estate / "processes" / "process-8.xml", "--driver-memory 1g", "--driver-memory 2g")
+    assert shards_compiled(estate)[0] == 25  # judged with process-8.xml racy
+    edit(estate / "processes" / "process-8.xml", "--driver-memory 2g", "--driver-memory 3g")
+    assert shards_compiled(estate) == (1, 1)  # another entry, judged anew: process-8 parsed and compiled again
+    edit(estate / "processes" / "process-8.xml", "--driver-memory 3g", "--driver-memory 2g")
+    assert shards_compiled(estate) == (0, 0)  # the first entry's bytes again: it holds
