@@ -29,6 +29,7 @@ from falcon_airflow.validation import (  # noqa: F401  (importing a rule module 
     environment_rules,
     feed_rules,
     identity_rules,
+    kerberos_rules,
     process_rules,
     sharing_rules,
 )

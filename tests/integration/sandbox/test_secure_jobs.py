@@ -206,3 +206,28 @@ def test_a_worker_without_the_service_keytab_fails_the_job_naming_principal_and_
     assert states == {"retention": "failed"}, states
     assert (f"cannot obtain a Kerberos ticket for spark-submit as principal airflow@FALCON.SANDBOX (keytab "
             f"{outsider})") in capsys.readouterr().out
+
+
+def test_check_environment_gets_a_ticket_from_the_service_keytab(as_airflow_worker: SecureEndpoints,
+                                                                 tmp_path: Path,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    from falcon_airflow.validation import validate_paths
+
+    secure = as_airflow_worker
+    principal = secure.kerberos.hdfs_principal
+    cluster = builders.cluster("a", secure.namenode("a"), colo="a", spark="local[1]", properties={
+        "hadoop.security.authentication": "kerberos", "dfs.namenode.kerberos.principal": principal})
+    (tmp_path / "a.xml").write_text(cluster, encoding="utf-8")
+
+    def environment_issues() -> list[str]:
+        report = validate_paths([str(tmp_path)], check_environment=True)
+        return [issue.message for issue in report.issues if issue.rule.startswith("FA09")]
+
+    assert environment_issues() == []  # the airflow principal's keytab: the KDC gives its ticket
+    outsider = secure.kerberos.keytabs["outsider"].keytab
+    monkeypatch.setenv("AIRFLOW__KERBEROS__KEYTAB", outsider)
+    (problem,) = environment_issues()
+    assert problem.startswith(
+        "cluster 'a' is Kerberized (hadoop.security.authentication=kerberos, dfs.namenode.kerberos.principal), and "
+        "this machine cannot log in to it: cannot obtain a Kerberos ticket for spark-submit as principal "
+        f"airflow@FALCON.SANDBOX (keytab {outsider})")

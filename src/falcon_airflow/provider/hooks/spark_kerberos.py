@@ -88,12 +88,17 @@ def spark_kerberos(proxy_user: str | None, arguments: Iterable[object],
         settings = hadoop_settings()
     if not kerberized(settings):
         return None
-    login = service_login()
-    if not os.access(login.keytab, os.R_OK):
-        raise StorageError(f"cannot submit the Spark job on the Kerberized cluster as {login.describe()}: the keytab "
-                           "is missing or unreadable")
+    login = service_keytab_login("submit the Spark job on the Kerberized cluster")
     return SparkKerberos(login=login, proxy_user=proxy_user or None, filesystems=tuple(hadoop_filesystems(arguments)),
                          krb5_conf=os.environ.get("KRB5_CONFIG") or None)
+
+
+def service_keytab_login(purpose: str = "log in to the Kerberized cluster") -> KerberosLogin:
+    """The Airflow service principal and keytab, the keytab readable; else a :class:`StorageError` naming both."""
+    login = service_login()
+    if not os.access(login.keytab, os.R_OK):
+        raise StorageError(f"cannot {purpose} as {login.describe()}: the keytab is missing or unreadable")
+    return login
 
 
 def obtain_ticket_cache(login: KerberosLogin) -> Path:
