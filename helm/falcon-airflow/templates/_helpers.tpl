@@ -339,3 +339,37 @@ extraVolumeMounts (the Airflow chart's values are not templated: they repeat the
 {{- end }}
 {{- end }}
 {{- end }}
+
+{{/*
+Kerberos (falcon.kerberos): a principal needs its keytab's Secret and the Secret a principal; the Secret must be
+mounted at mountPath in every Airflow container by airflow.volumes and airflow.volumeMounts (the Airflow chart's
+values are not templated: they repeat the names). Workers submit Spark jobs and check feeds with the keytab, the
+triggerer checks deferred feeds, the api-server validates with it.
+*/}}
+{{- define "falcon-airflow.checkKerberos" -}}
+{{- $kerberos := .Values.falcon.kerberos | default dict }}
+{{- $airflow := .Values.airflow | default dict }}
+{{- if and $kerberos.principal (not $kerberos.secretName) }}
+{{- fail "falcon.kerberos.principal needs falcon.kerberos.secretName: the Secret holding its keytab" }}
+{{- end }}
+{{- if and $kerberos.secretName (not $kerberos.principal) }}
+{{- fail "falcon.kerberos.secretName needs falcon.kerberos.principal: the principal whose keytab the Secret holds" }}
+{{- end }}
+{{- if $kerberos.secretName }}
+{{- $volumes := list }}
+{{- range ($airflow.volumes | default list) }}
+{{- if eq (toString (dig "secret" "secretName" "" .)) $kerberos.secretName }}
+{{- $volumes = append $volumes (toString .name) }}
+{{- end }}
+{{- end }}
+{{- $mounted := false }}
+{{- range ($airflow.volumeMounts | default list) }}
+{{- if and (has (toString .name) $volumes) (eq (trimSuffix "/" (toString .mountPath)) (trimSuffix "/" $kerberos.mountPath)) }}
+{{- $mounted = true }}
+{{- end }}
+{{- end }}
+{{- if not $mounted }}
+{{- fail (printf "falcon.kerberos names Secret %s: airflow.volumes must hold a volume of it (secret.secretName %s) and airflow.volumeMounts must mount that volume at %s, in every Airflow container. The Airflow chart's values are not templated, so they repeat the names" $kerberos.secretName $kerberos.secretName $kerberos.mountPath) }}
+{{- end }}
+{{- end }}
+{{- end }}

@@ -1132,3 +1132,35 @@ def test_the_helm_deployment_of_docs_prism_renders_two_colos_and_their_prism(cha
         assert {os.path.dirname(api[key]) for key in ("ssl_cert", "ssl_key", "ssl_ca_file")} == {mount["mountPath"]}
         # both ends take the shared secret from the same Secret and key
         assert values["falcon"]["prism"]["secret"] == prism_values["falcon"]["prism"]["secret"]
+
+
+KERBEROS = {
+    "falcon": {"kerberos": {"principal": "airflow@EXAMPLE.COM", "secretName": "falcon-kerberos",
+                            "mountPath": "/etc/falcon/kerberos", "keytabKey": "airflow.keytab",
+                            "krb5ConfKey": "krb5.conf"}},
+    "airflow": {
+        "volumes": [{"name": "falcon-kerberos", "secret": {"secretName": "falcon-kerberos"}}],
+        "volumeMounts": [{"name": "falcon-kerberos", "mountPath": "/etc/falcon/kerberos", "readOnly": True}]},
+}
+
+
+def test_a_kerberized_release_mounts_the_keytab_secret_and_names_its_files(chart: Any) -> None:
+    data = settings(render(chart, KERBEROS))
+    assert data["AIRFLOW__KERBEROS__PRINCIPAL"] == "airflow@EXAMPLE.COM"
+    assert data["AIRFLOW__KERBEROS__KEYTAB"] == "/etc/falcon/kerberos/airflow.keytab"
+    assert data["KRB5_CONFIG"] == "/etc/falcon/kerberos/krb5.conf"
+    assert not {"AIRFLOW__KERBEROS__PRINCIPAL", "KRB5_CONFIG"} & set(settings(render(chart)))  # off by default
+
+    # the keytab's Secret must be mounted where the settings point, in every Airflow container (airflow.volumes)
+    unmounted = {"falcon": KERBEROS["falcon"]}
+    with pytest.raises(helm.HelmRenderError, match=r"airflow\.volumes must hold a volume of it"):
+        chart.render(unmounted, name=RELEASE, namespace=NAMESPACE)
+    elsewhere = {"falcon": KERBEROS["falcon"], "airflow": {**KERBEROS["airflow"], "volumeMounts": [
+        {"name": "falcon-kerberos", "mountPath": "/etc/other"}]}}
+    with pytest.raises(helm.HelmRenderError, match="must mount that volume at /etc/falcon/kerberos"):
+        chart.render(elsewhere, name=RELEASE, namespace=NAMESPACE)
+    without_secret = {"falcon": {"kerberos": {"principal": "airflow@EXAMPLE.COM"}}}
+    with pytest.raises(helm.HelmRenderError, match=r"needs falcon\.kerberos\.secretName"):
+        chart.render(without_secret, name=RELEASE, namespace=NAMESPACE)
+    with pytest.raises(helm.HelmValuesError, match="/falcon/kerberos/principal"):
+        chart.render({"falcon": {"kerberos": {"principal": "not a principal"}}}, name=RELEASE, namespace=NAMESPACE)
