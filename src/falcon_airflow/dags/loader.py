@@ -1,10 +1,12 @@
 """What the dags/ file calls: the entities folder compiled into Airflow DAGs, fast and fault-isolated.
 
 * The folder: ``FALCON_ENTITIES_DIR``, else ``[falcon] entities_dir``, else ``entities/`` beside the dags folder.
-* Compilation is cached by content: the key is a hash of every entity file's bytes (and the code, the specs'
-  schema and the day, since rule P10 depends on "now"); a re-parse with unchanged XML reads the compiled specs
-  back instead of parsing, validating and compiling again (the cache's files: ``compiled_cache``). After a change,
-  only the files and entities it affects are parsed and compiled again (``compile_memo``).
+* Compilation is cached by content: the key is a hash of every entity file's status, and of the bytes of the
+  files changed too recently for their status to tell (:func:`status_key`), with the code, the specs' schema and
+  the day, since rule P10 depends on "now"; a re-parse with unchanged XML reads the compiled specs back instead of
+  parsing, validating and compiling again (the cache's files: ``compiled_cache``). After a change, only the files
+  and entities it affects are parsed and compiled again (``compile_memo``); each shard file compiles only its own
+  entities (``shard_compile``).
 * A worker that runs one task builds only that task's DAG (``get_parsing_context().dag_id``).
 * A newcomer never takes running entities down: when a file dropped in collides with an entity that runs already
   (FA008, FA009), only the newcomer is invalid; the loader records when it first built each entity's DAGs
