@@ -15,7 +15,7 @@ figure is one file's parse; a sweep is the folder's wall time. Three sweeps per 
   plain file holding that DAG (its bytecode is then stale).
 
 The plain side has one file per shard holding that shard's DAGs as literal Python (the same operators, tasks and
-arguments: ``benchmarks.loader_parse.plain_source``), generated from the compiled specs in a process of its own
+arguments, serializing alike: ``benchmarks._plain_dags``), generated from the compiled specs in a process of its own
 before the measured sweeps.
 
 The estate is ``tests.estate.write_estate``: 5,000 hourly feeds and 5,000 hourly Spark processes (10,000 DAGs).
