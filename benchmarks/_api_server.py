@@ -97,6 +97,9 @@ def _server(root: Path, page_limit: int) -> Any:
     airflow.env["AIRFLOW__DAG_PROCESSOR__DAG_BUNDLE_CONFIG_LIST"] = json.dumps(
         [{"name": "falcon-store", "classpath": "falcon_airflow.dags.store_bundle.FalconStoreBundle", "kwargs": {}}])
     airflow.env["AIRFLOW__API__MAXIMUM_PAGE_LIMIT"] = str(page_limit)
+    # the set-up's reserialize parses the store's 10,000 DAGs in one file: on a loaded machine that takes longer than
+    # Airflow's 30 s import timeout, which would leave the database without DAGs
+    airflow.env["AIRFLOW__CORE__DAGBAG_IMPORT_TIMEOUT"] = "3600"
     airflow.env["AIRFLOW__FALCON__AIRFLOW_USER"] = "admin"  # the server acts in Airflow as its own user, as make run
     return airflow
 
