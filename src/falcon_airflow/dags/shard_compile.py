@@ -42,7 +42,7 @@ import logging
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from falcon_airflow.compiler.specs import DagSpec
 from falcon_airflow.compiler.store_state import EntityKey, StoreState
@@ -112,7 +112,10 @@ def locked(path: Path) -> Iterator[None]:
         yield
 
 
-def _read(path: Path, kind: type) -> Any:
+_Kind = TypeVar("_Kind")
+
+
+def _read(path: Path, kind: type[_Kind]) -> _Kind | None:
     """The object pickled at ``path`` if it is a ``kind``; ``None`` when missing, unreadable or of another kind."""
     value = read_pickled(path) if path.exists() else None
     return value if isinstance(value, kind) else None
@@ -192,7 +195,7 @@ def _judge_into(entry: Path, folder: Path, *, catchup_default: bool, count: int,
     judgement = judge_workspace(workspace, store_state=store_state)
     issues = list(judgement.issues)
     extension_specs = _compile_extensions(workspace, folder, issues, store_state)
-    extensions_built = {(spec.source.type, spec.source.name) for spec in extension_specs}
+    extensions_built: set[EntityKey] = {(spec.source.type, spec.source.name) for spec in extension_specs}
     present = frozenset({(entity.entity_type.value, entity.name) for entity in workspace.entities()}
                         | extensions_built)
     record_first_built_shared(folder, state_dir, extensions_built, present)

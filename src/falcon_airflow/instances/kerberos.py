@@ -17,24 +17,14 @@ from __future__ import annotations
 import functools
 import os
 import uuid
-from dataclasses import dataclass
 from typing import Any
 
+from falcon_airflow import kerberos_login
 from falcon_airflow.instances.storage import StorageError
+from falcon_airflow.kerberos_login import AUTHENTICATION, KEYTAB_ENV, PRINCIPAL_ENV, KerberosLogin, KerberosLoginError
 
-AUTHENTICATION = "hadoop.security.authentication"
-PRINCIPAL_ENV = "AIRFLOW__KERBEROS__PRINCIPAL"
-KEYTAB_ENV = "AIRFLOW__KERBEROS__KEYTAB"
-
-
-@dataclass(frozen=True)
-class KerberosLogin:
-    principal: str
-    keytab: str
-
-    def describe(self) -> str:
-        return f"principal {self.principal} (keytab {self.keytab})"
-
+__all__ = ["AUTHENTICATION", "KEYTAB_ENV", "PRINCIPAL_ENV", "KerberosLogin", "kerberized", "service_login",
+           "spnego_auth"]
 
 def kerberized(settings: dict[str, str]) -> bool:
     return settings.get(AUTHENTICATION, "simple").strip().lower() == "kerberos"
@@ -42,14 +32,10 @@ def kerberized(settings: dict[str, str]) -> bool:
 
 def service_login(environ: dict[str, str] | None = None) -> KerberosLogin:
     """The Airflow service principal and keytab of this worker; a clear error when either is not set."""
-    env = os.environ if environ is None else environ
-    principal, keytab = env.get(PRINCIPAL_ENV, "").strip(), env.get(KEYTAB_ENV, "").strip()
-    if not principal or not keytab:
-        raise StorageError(f"the Hadoop configuration says {AUTHENTICATION}=kerberos, so WebHDFS needs a Kerberos "
-                           f"ticket: set {PRINCIPAL_ENV} (the Airflow service principal, e.g. airflow@REALM) and "
-                           f"{KEYTAB_ENV} (its keytab) where Airflow's workers run "
-                           f"(now: principal {principal or 'unset'}, keytab {keytab or 'unset'})")
-    return KerberosLogin(principal=principal, keytab=keytab)
+    try:
+        return kerberos_login.service_login(environ)
+    except KerberosLoginError as problem:
+        raise StorageError(problem.message) from None
 
 
 @functools.lru_cache(maxsize=32)

@@ -86,8 +86,8 @@ def service_login_works(context: RuleContext, cluster: Cluster) -> Iterator[Find
     reasons = kerberos_reasons(cluster)
     if not reasons:
         return
-    from falcon_airflow.instances.storage import StorageError
-    from falcon_airflow.provider.hooks.spark_kerberos import (
+    from falcon_airflow.kerberos_login import (
+        KerberosLoginError,
         obtain_ticket_cache,
         remove_ticket_cache,
         service_keytab_login,
@@ -96,6 +96,6 @@ def service_login_works(context: RuleContext, cluster: Cluster) -> Iterator[Find
     try:
         login = service_keytab_login()
         remove_ticket_cache(obtain_ticket_cache(login))
-    except StorageError as problem:
+    except KerberosLoginError as problem:
         yield error(f"cluster '{cluster.name}' is Kerberized ({', '.join(reasons)}), and this machine cannot log "
                     f"in to it: {problem.message}", None)

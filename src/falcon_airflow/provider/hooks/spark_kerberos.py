@@ -24,16 +24,16 @@ A Hadoop configuration is Kerberized when its core-site.xml (``$HADOOP_CONF_DIR`
 
 from __future__ import annotations
 
-import contextlib
 import os
 import re
-import tempfile
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from falcon_airflow.instances.kerberos import KerberosLogin, kerberized, service_login
+from falcon_airflow import kerberos_login
+from falcon_airflow.instances.kerberos import KerberosLogin, kerberized
 from falcon_airflow.instances.storage import StorageError
+from falcon_airflow.kerberos_login import KerberosLoginError
 
 FILESYSTEMS_CONF = "spark.kerberos.access.hadoopFileSystems"
 _HDFS_FILESYSTEM = re.compile(r"\b((?:hdfs|webhdfs|swebhdfs|viewfs)://[^/\s,;'\"]+)")
@@ -95,44 +95,18 @@ def spark_kerberos(proxy_user: str | None, arguments: Iterable[object],
 
 def service_keytab_login(purpose: str = "log in to the Kerberized cluster") -> KerberosLogin:
     """The Airflow service principal and keytab, the keytab readable; else a :class:`StorageError` naming both."""
-    login = service_login()
-    if not os.access(login.keytab, os.R_OK):
-        raise StorageError(f"cannot {purpose} as {login.describe()}: the keytab is missing or unreadable")
-    return login
+    try:
+        return kerberos_login.service_keytab_login(purpose)
+    except KerberosLoginError as problem:
+        raise StorageError(problem.message) from None
 
 
 def obtain_ticket_cache(login: KerberosLogin) -> Path:
-    """A new ticket cache file (in a folder of mode 0700) holding the service principal's ticket, got from its keytab
-    now. A principal the keytab does not hold, or a KDC that cannot be reached, is a :class:`StorageError` naming the
-    principal and the keytab (the file is then removed)."""
+    """:func:`falcon_airflow.kerberos_login.obtain_ticket_cache`, its failure a :class:`StorageError`."""
     try:
-        import gssapi
-        import gssapi.raw
-    except ImportError:
-        raise StorageError(f"spark-submit on a Kerberized cluster needs the GSS-API bindings to log in as "
-                           f"{login.describe()}: install falcon-airflow[kerberos] (gssapi; MIT Kerberos' libkrb5)"
-                           ) from None
-    # A folder only this user can enter (a ticket is as good as a password), the cache made by MIT Kerberos in it.
-    cache = Path(tempfile.mkdtemp(prefix="falcon-krb5cc-")) / "ccache"
-    try:
-        principal = gssapi.Name(login.principal, gssapi.NameType.kerberos_principal)
-        credentials = gssapi.Credentials(name=principal, usage="initiate",
-                                         store={"client_keytab": login.keytab, "ccache": f"FILE:{cache}"})
-        credentials.lifetime  # noqa: B018  (asking for it gets the ticket from the keytab into the cache)
-    except gssapi.raw.GSSError as problem:
-        remove_ticket_cache(cache)
-        reason = " ".join(str(problem).split())
-        raise StorageError(f"cannot obtain a Kerberos ticket for spark-submit as {login.describe()}: {reason} "
-                           f"(`klist -k {login.keytab}` lists the principals the keytab holds; KRB5_CONFIG names the "
-                           "krb5.conf that finds the KDC)") from None
-    if not cache.is_file():
-        remove_ticket_cache(cache)
-        raise StorageError(f"cannot obtain a Kerberos ticket for spark-submit as {login.describe()}: no ticket "
-                           "was written")
-    return cache
+        return kerberos_login.obtain_ticket_cache(login)
+    except KerberosLoginError as problem:
+        raise StorageError(problem.message) from None
 
 
-def remove_ticket_cache(cache: Path) -> None:
-    cache.unlink(missing_ok=True)
-    with contextlib.suppress(OSError):  # the folder was made for this cache alone; anything else in it stays
-        cache.parent.rmdir()
+remove_ticket_cache = kerberos_login.remove_ticket_cache

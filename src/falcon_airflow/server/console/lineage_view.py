@@ -131,7 +131,8 @@ def _flow(workspace: Workspace, kind: EntityType, name: str) -> tuple[set[str], 
             elif what == "process" and which not in processes and which in workspace.processes:
                 processes.add(which)
                 found = workspace.processes[which]
-                following += [("feed", item.feed) for item in (*found.inputs, *found.outputs)]
+                following += [("feed", item.feed) for item in found.inputs]
+                following += [("feed", item.feed) for item in found.outputs]
         frontier = following
     return feeds, processes
 
@@ -150,13 +151,13 @@ def entity_graph(workspace: Workspace, kind: EntityType, name: str) -> dict[str,
         return drawn(graph)
     feeds, processes = _flow(workspace, kind, name) if kind in (EntityType.FEED, EntityType.PROCESS) else (set(), set())
     for feed_name in sorted(feeds):
-        feed = workspace.feeds.get(feed_name)
-        node = graph.node("feed", feed_name, frequency=str(feed.frequency) if feed else None,
+        defined = workspace.feeds.get(feed_name)
+        node = graph.node("feed", feed_name, frequency=str(defined.frequency) if defined else None,
                           selected="yes" if (kind, feed_name) == (EntityType.FEED, name) else None)
-        if feed is None:
+        if defined is None:
             continue
-        sources = [placement.name for placement in feed.clusters if placement.is_source]
-        for placement in feed.clusters:
+        sources = [placement.name for placement in defined.clusters if placement.is_source]
+        for placement in defined.clusters:
             cluster = graph.node("cluster", placement.name)
             retention = placement.retention
             kept = f"retention {retention.limit} {retention.action}" if retention is not None else ""
@@ -175,8 +176,8 @@ def entity_graph(workspace: Workspace, kind: EntityType, name: str) -> dict[str,
             graph.edge(graph.node("feed", item.feed), node, "input")
         for output in process.outputs:
             graph.edge(node, graph.node("feed", output.feed), "output")
-        for placement in process.clusters:
-            graph.edge(node, graph.node("cluster", placement.name), "runs-on")
+        for runs_on in process.clusters:
+            graph.edge(node, graph.node("cluster", runs_on.name), "runs-on")
     if kind is EntityType.DATASOURCE:
         graph.node("datasource", name)
     return drawn(graph, labels)

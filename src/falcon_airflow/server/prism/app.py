@@ -43,6 +43,7 @@ from falcon_airflow.server.authentication import (
 )
 from falcon_airflow.server.bodies import APIResult, ResultStatus
 from falcon_airflow.server.bodies.conversion import property_list
+from falcon_airflow.server.bodies.results import EntitySummary
 from falcon_airflow.server.configuration import AirflowConfig, ServerConfig
 from falcon_airflow.server.prism.colo_access import ColoAccess
 from falcon_airflow.server.prism.colos import Colo, ColoNotApplicable, PrismSettings, selected
@@ -362,7 +363,7 @@ def entity_router() -> APIRouter:
         async with prism.forwarder.client() as http:
             answers = await to_each(colos, lambda colo: prism.forwarder.send(
                 http, colo, "GET", path, converger.identity, query=query + converger.query()))
-        summaries = []
+        summaries: list[tuple[ColoResult, tuple[EntitySummary, ...]]] = []
         for answer in answers:
             if not answer.reached or not answer.content.lstrip().startswith(b"<"):
                 summaries.append((ColoResult(answer.colo, ResultStatus.FAILED, answer.failure()), ()))
