@@ -65,7 +65,14 @@ function entityHref(type, name) {
 
 // -- the list --------------------------------------------------------------------------------------------------
 
+// The list's filters change it only while the page shows the list: a filter's change or a late answer must never
+// take the user back from an entity's page they opened meanwhile.
+function onEntityRoute() {
+  return /^#\/entity\//.test(location.hash);
+}
+
 async function showList() {
+  if (onEntityRoute()) return;
   document.getElementById("entity-view").hidden = true;
   document.getElementById("list-view").hidden = false;
   const form = new FormData(document.getElementById("filters"));
@@ -80,9 +87,10 @@ async function showList() {
   let page;
   try {
     page = await getJson(`api/entities?${params}`);
+    if (onEntityRoute()) return;
     showError("");
   } catch (problem) {
-    showError(problem.message);
+    if (!onEntityRoute()) showError(problem.message);
     return;
   }
   const body = document.querySelector("#entities tbody");
@@ -220,7 +228,11 @@ document.addEventListener("DOMContentLoaded", () => {
   const form = document.getElementById("filters");
   form.addEventListener("change", restart);
   let typing;
-  form.addEventListener("input", () => { clearTimeout(typing); typing = setTimeout(restart, 250); });
+  form.addEventListener("input", (event) => {
+    if (event.target.tagName === "SELECT") return;  // a choice is a "change" already: one fetch, not two
+    clearTimeout(typing);
+    typing = setTimeout(restart, 250);
+  });
   form.addEventListener("submit", (event) => { event.preventDefault(); restart(); });
   for (const button of document.querySelectorAll("th button")) {
     button.addEventListener("click", () => {
