@@ -18,16 +18,11 @@ from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse, Response
 
 from falcon_airflow.entities.base import EntityType
-from falcon_airflow.operate.execution import Caller, execute
-from falcon_airflow.operate.gate import Denied, NotRegistered
 from falcon_airflow.operate.lifecycles import entity_dags
-from falcon_airflow.operate.options import Options
-from falcon_airflow.operate.outcomes import Outcome, Refused, Status
-from falcon_airflow.server.access import client_hosts
-from falcon_airflow.server.authentication import caller
+from falcon_airflow.operate.outcomes import Outcome
 from falcon_airflow.server.configuration import ServerContext
 from falcon_airflow.server.console.listing import BadQuery, Row, parse_query, select
-from falcon_airflow.server.resources.declared import _executor, deployment
+from falcon_airflow.server.resources.declared import _executor
 
 PREFIX = "/console"
 ASSETS = {"console.css": "text/css", "console.js": "text/javascript", "index.html": "text/html",
@@ -71,26 +66,9 @@ async def asset(name: str) -> Response:
 
 async def _run(request: Request, action: str, values: dict[str, Any]) -> Outcome:
     """``entity -<action>`` for the request's caller, off the event loop, as the REST route runs it."""
-    context: ServerContext = request.app.state.falcon
-    who = caller(request)
-    acting = Caller(who.user, None, who.roles, client_hosts(request.client.host if request.client else None))
-    options = Options("entity", values, action=action, local_files=False)
+    from falcon_airflow.server.console.acting import run_action  # acting builds on this module's ConsoleError
 
-    def run() -> Outcome:
-        return execute("entity", action, options, acting, deployment=deployment(context, who),
-                       audit_id=str(getattr(request.state, "request_id", "") or "") or None)
-
-    try:
-        outcome = await asyncio.get_running_loop().run_in_executor(_executor(), run)
-    except NotRegistered as missing:
-        raise ConsoleError(missing.message, 404) from None
-    except Denied as denied:
-        raise ConsoleError(denied.message, 403) from None
-    except Refused as refused:
-        raise ConsoleError("\n".join([refused.message, *refused.details]), 400) from None
-    if outcome.status is not Status.SUCCEEDED:
-        raise ConsoleError(outcome.message, 400)
-    return outcome
+    return await run_action(request, "entity", action, values)
 
 
 def _owners(context: ServerContext) -> dict[tuple[str, str], str]:
