@@ -81,6 +81,8 @@ def create_app(*, config: ServerConfig | None = None, verify_token: TokenVerifie
     from falcon_airflow.server.console import instances as console_instances
     from falcon_airflow.server.console import lineage_view as console_lineage
     from falcon_airflow.server.console import routes as console_routes
+    from falcon_airflow.server.console import sla_view as console_sla
+    from falcon_airflow.server.console import versions as console_versions
     from falcon_airflow.server.prism.colos import server_mode
     from falcon_airflow.server.resources import admin, commands, entities, extension, instances, metadata, store
 
@@ -153,6 +155,8 @@ def create_app(*, config: ServerConfig | None = None, verify_token: TokenVerifie
     app.include_router(console_actions.router)  # the console's actions (console/actions.py)
     app.include_router(console_instances.router)  # its instance grids (console/instances.py)
     app.include_router(console_lineage.router)  # its lineage graphs and columns (console/lineage_view.py)
+    app.include_router(console_versions.router)  # an entity's versions and their diffs (console/versions.py)
+    app.include_router(console_sla.router)  # an entity's SLA and recent misses (console/sla_view.py)
 
     authenticator = Authenticator(context.authentication, verify_token or airflow_token_caller)
     app.add_middleware(AuthenticationMiddleware, authenticator=authenticator, respond=unauthenticated,

@@ -29,6 +29,8 @@ ASSETS = {"console.css": "text/css", "console.js": "text/javascript", "index.htm
           "instances.js": "text/javascript", "lineage.js": "text/javascript"}
 """The files of ``static/`` the console serves, and their types: nothing else of the package is reachable."""
 ASSETS["actions.js"] = "text/javascript"  # the action buttons (console/actions.py)
+ASSETS["versions.js"] = "text/javascript"  # an entity's versions and diffs (console/versions.py)
+ASSETS["sla.js"] = "text/javascript"  # an entity's SLA and misses (console/sla_view.py)
 MOUNT = "/falcon"
 """Where the plugin mounts the app (provider/server_app.py's ``URL_PREFIX``): the part of the app's root path that is
 not Airflow's own base path."""
