@@ -8,8 +8,8 @@ own browser downloads are never used. Without Chromium the test fails and says h
 
 The screenshots in docs/images/ come from these tests: ``FALCON_UPDATE_SCREENSHOT=1 .venv/bin/python -m pytest
 tests/integration/ui`` copies the ones they take into docs/images/instance-console.png, invalid-entity.png, assets.png
-and the console's console-feed-instances.png, console-evicted.png, console-process-instances.png and
-console-lineage.png.
+and the console's console-feed-instances.png, console-evicted.png, console-process-instances.png,
+console-lineage.png, console-entities.png, console-entity.png and console-entity-dark.png.
 The second test drops an invalid entity into the running ``make run``'s entities folder: within a minute it is a
 DAG import error in the UI (file, line, rule), and fixing the file clears it.
 """
@@ -519,3 +519,78 @@ def test_the_console_suspends_and_resumes_a_feed_and_refuses_a_forged_request(ai
         expect(result).to_have_attribute("data-outcome", "done")
         expect(page.locator("#entity-facts")).to_contain_text("RUNNING")
     assert feed_status(airflow, ACTED_FEED).startswith("RUNNING")
+
+
+# -- the console's versions, diff and SLA ------------------------------------------------------------------------------
+
+VERSIONED_FEED = "click-reports"  # an example feed this module leaves out of the folder: submitted to the store here
+ENTITY_SCREENSHOTS = {name: REPOSITORY / "docs" / "images" / f"console-{name}.png"
+                      for name in ("entities", "entity", "entity-dark")}
+FEED_SLA = '<frequency>hours(1)</frequency>\n    <sla slaLow="hours(1)" slaHigh="hours(2)"/>'
+
+
+def show_diff_of_the_last_update(page: Any) -> Any:
+    from playwright.sync_api import expect
+
+    versions = page.locator("#versions tbody tr")
+    expect(versions).to_have_count(2)
+    form = page.locator("#versions-diff")
+    expect(form.get_by_label("From")).to_have_value("1")
+    expect(form.get_by_label("To")).to_have_value("2")
+    form.get_by_role("button", name="Show diff").click()
+    added = page.locator("#versions-diff-table tr.diff-added")
+    expect(added).to_have_count(1)
+    return added
+
+
+def test_the_console_shows_a_feed_s_versions_their_diff_and_its_sla(airflow: RunningAirflow, tmp_path: Path) -> None:
+    from playwright.sync_api import expect
+
+    # the example feed, submitted through Falcon's API, then updated with an SLA
+    definition = tmp_path / f"{VERSIONED_FEED}.xml"
+    source = (REPOSITORY / "entities" / "feeds" / f"{VERSIONED_FEED}.xml").read_text(encoding="utf-8")
+    definition.write_text(source, encoding="utf-8")
+    assert airflow.falcon("entity", "-submit", "-type", "feed", "-file", str(definition))["status"] == "SUCCEEDED"
+    assert FEED_SLA.split("\n")[0] in source
+    definition.write_text(source.replace(FEED_SLA.split("\n")[0], FEED_SLA, 1), encoding="utf-8")
+    updated = airflow.falcon("entity", "-update", "-type", "feed", "-name", VERSIONED_FEED, "-file", str(definition))
+    assert updated["status"] == "SUCCEEDED", updated
+    with chromium(tmp_path / "chromium-versions") as page:
+        page.set_viewport_size({"width": 1400, "height": 1000})
+        sign_in(page, airflow.url)
+        visit(page, f"{airflow.url}/falcon/console/#/")
+        expect(page.locator(f"#entities tbody tr[data-type='feed'][data-name='{VERSIONED_FEED}']")).to_be_visible()
+        page.screenshot(path=str(tmp_path / "entities.png"))
+
+        visit(page, f"{airflow.url}/falcon/console/#/entity/feed/{VERSIONED_FEED}")
+        older = page.locator("#versions tbody tr[data-version='1']")
+        expect(older).to_contain_text("update")
+        expect(older).to_contain_text(USER)  # who retired it: the user the CLI signed in as
+        expect(page.locator("#versions tbody tr[data-version='2']")).to_contain_text("in force")
+        added = show_diff_of_the_last_update(page)
+        expect(added).to_contain_text('<sla slaLow="hours(1)" slaHigh="hours(2)"/>')  # the changed line, as text
+        expect(page.locator("#versions-diff-table tr.diff-removed")).to_have_count(0)
+        sla = page.locator("#sla-content")
+        expect(sla.locator("#sla-declared")).to_contain_text("slaLow hours(1), slaHigh hours(2)")
+        expect(sla).to_contain_text("no instance missed its SLA")  # submitted, never scheduled: no monitor run
+        page.locator("#entity-sla").evaluate("section => section.scrollIntoView()")  # SLA, versions, diff
+        page.screenshot(path=str(tmp_path / "entity.png"))
+
+        # a process's SLA in its own names; a feed without one says so
+        visit(page, f"{airflow.url}/falcon/console/#/entity/process/{COUNTER}")
+        expect(page.locator("#sla-declared")).to_contain_text("shouldStartIn minutes(30), shouldEndIn hours(1)")
+        expect(page.locator("#versions tbody tr")).to_have_count(1)  # defined in the folder: one version
+        visit(page, f"{airflow.url}/falcon/console/#/entity/feed/{FEED}")
+        expect(page.locator("#sla-content")).to_have_text("no SLA declared")
+
+        # the dark theme, for its screenshot
+        page.emulate_media(color_scheme="dark")
+        page.reload(wait_until="commit")  # the page outside Airflow's frame takes the browser's theme as it loads
+        visit(page, f"{airflow.url}/falcon/console/#/entity/feed/{VERSIONED_FEED}")
+        expect(page.locator("html")).to_have_attribute("data-theme", "dark")
+        show_diff_of_the_last_update(page)
+        page.locator("#entity-sla").evaluate("section => section.scrollIntoView()")  # SLA, versions, diff
+        page.screenshot(path=str(tmp_path / "entity-dark.png"))
+    if os.environ.get("FALCON_UPDATE_SCREENSHOT") == "1":
+        for name, target in ENTITY_SCREENSHOTS.items():
+            shutil.copyfile(tmp_path / f"{name}.png", target)
