@@ -26,6 +26,7 @@ from typing import Any, Literal
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse, Response
 
+from falcon_airflow.core.times import format_timestamp
 from falcon_airflow.entities import EntityType
 from falcon_airflow.operate.config_store import ConfigStore
 from falcon_airflow.operate.table_store import TableStore
@@ -81,7 +82,7 @@ def _moment(value: datetime | str | None) -> str:
         return ""
     if isinstance(value, str):
         return value
-    return value.strftime("%Y-%m-%dT%H:%M:%SZ")
+    return format_timestamp(value)  # as the folder's archive writes its times
 
 
 def _database_versions(store: TableStore, kind: EntityType, name: str) -> list[tuple[bytes, dict[str, str]]]:
