@@ -59,7 +59,7 @@ def service_keytab_login(purpose: str = "log in to the Kerberized cluster") -> K
     return login
 
 
-def obtain_ticket_cache(login: KerberosLogin) -> Path:
+def obtain_ticket_cache(login: KerberosLogin, purpose: str = "spark-submit") -> Path:
     """A new ticket cache file (in a folder of mode 0700) holding the service principal's ticket, got from its keytab
     now. A principal the keytab does not hold, or a KDC that cannot be reached, is an error naming the principal and
     the keytab (the file is then removed)."""
@@ -67,7 +67,7 @@ def obtain_ticket_cache(login: KerberosLogin) -> Path:
         import gssapi
         import gssapi.raw
     except ImportError:
-        raise KerberosLoginError(f"spark-submit on a Kerberized cluster needs the GSS-API bindings to log in as "
+        raise KerberosLoginError(f"{purpose} on a Kerberized cluster needs the GSS-API bindings to log in as "
                                  f"{login.describe()}: install falcon-airflow[kerberos] (gssapi; MIT Kerberos' "
                                  "libkrb5)") from None
     # A folder only this user can enter (a ticket is as good as a password), the cache made by MIT Kerberos in it.
@@ -80,12 +80,12 @@ def obtain_ticket_cache(login: KerberosLogin) -> Path:
     except gssapi.raw.GSSError as problem:
         remove_ticket_cache(cache)
         reason = " ".join(str(problem).split())
-        raise KerberosLoginError(f"cannot obtain a Kerberos ticket for spark-submit as {login.describe()}: {reason} "
+        raise KerberosLoginError(f"cannot obtain a Kerberos ticket for {purpose} as {login.describe()}: {reason} "
                                  f"(`klist -k {login.keytab}` lists the principals the keytab holds; KRB5_CONFIG "
                                  "names the krb5.conf that finds the KDC)") from None
     if not cache.is_file():
         remove_ticket_cache(cache)
-        raise KerberosLoginError(f"cannot obtain a Kerberos ticket for spark-submit as {login.describe()}: no "
+        raise KerberosLoginError(f"cannot obtain a Kerberos ticket for {purpose} as {login.describe()}: no "
                                  "ticket was written")
     return cache
 

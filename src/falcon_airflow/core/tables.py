@@ -9,9 +9,10 @@ back strictly, as times: Falcon's retention compared them with the cut-off's val
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime, tzinfo
-from urllib.parse import quote, unquote, urlsplit
+from urllib.parse import parse_qs, quote, unquote, urlsplit
 
 from falcon_airflow.core.errors import TableUriError
 from falcon_airflow.core.paths import Template, has_variable
@@ -88,9 +89,21 @@ class TableUri:
 # A file feed's instance is available when its flag file (or folder) exists; a table feed's when its partition is in
 # the cluster's metastore. Sensors and triggers only test strings for existence, so a partition is named by a URI
 # of its own: ``thrift://host:port/<database>/<table>/<key>=<value>/...`` (values percent-encoded), the metastore
-# being the cluster's ``registry`` interface.
+# being the cluster's ``registry`` interface. A Kerberized metastore (the cluster says
+# ``hive.metastore.sasl.enabled=true``) adds ``?principal=<its service principal>``: it takes SASL clients only.
 
 PARTITION_MARKER_SCHEME = "thrift"
+METASTORE_SASL = "hive.metastore.sasl.enabled"
+METASTORE_PRINCIPAL = "hive.metastore.kerberos.principal"
+
+
+def metastore_sasl_principal(properties: Mapping[str, str]) -> str | None:
+    """The metastore's service principal (``hive/_HOST@REALM``) when a cluster's properties (Falcon's names) say
+    its metastore takes SASL (Kerberos) clients only; ``None`` for a plain metastore."""
+    settings = {name.strip(): value.strip() for name, value in properties.items()}
+    if settings.get(METASTORE_SASL, "").lower() != "true":
+        return None
+    return settings.get(METASTORE_PRINCIPAL) or None
 
 
 @dataclass(frozen=True)
@@ -99,11 +112,14 @@ class PartitionMarker:
 
     metastore: str
     table: TableUri
+    principal: str = ""
+    """The metastore's Kerberos service principal when it takes SASL clients only (``_HOST`` as written)."""
 
     def __str__(self) -> str:
         specs = "/".join(f"{quote(key, safe='')}={quote(value, safe='')}" for key, value in self.table.partitions)
+        query = f"?principal={quote(self.principal, safe='')}" if self.principal else ""
         return f"{self.metastore.rstrip('/')}/{quote(self.table.database, safe='')}/" \
-               f"{quote(self.table.table, safe='')}/{specs}"
+               f"{quote(self.table.table, safe='')}/{specs}{query}"
 
     @property
     def host_port(self) -> tuple[str, int]:
@@ -120,13 +136,15 @@ class PartitionMarker:
                 or not all("=" in piece for piece in pieces[2:]):
             raise TableUriError(f"'{text}' is not a partition thrift://host:port/<db>/<table>/<key>=<value>/...")
         specs = tuple(tuple(piece.split("=", 1)) for piece in pieces[2:])
+        principal = parse_qs(parts.query).get("principal", [""])[0]
         return cls(metastore=f"{parts.scheme}://{parts.netloc}",
-                   table=TableUri(database=pieces[0], table=pieces[1], partitions=specs))  # type: ignore[arg-type]
+                   table=TableUri(database=pieces[0], table=pieces[1], partitions=specs),  # type: ignore[arg-type]
+                   principal=principal)
 
 
-def partition_marker(metastore: str | None, location: str) -> str:
+def partition_marker(metastore: str | None, location: str, principal: str | None = None) -> str:
     """The existence marker of a resolved catalog URI (``catalog:db:t#ds=20260101``) in ``metastore``; the URI
     itself when the cluster names no thrift metastore (storage then says it cannot be checked)."""
     if not metastore or not metastore.strip().startswith(f"{PARTITION_MARKER_SCHEME}://"):
         return location
-    return str(PartitionMarker(metastore.strip(), TableUri.parse(location)))
+    return str(PartitionMarker(metastore.strip(), TableUri.parse(location), principal or ""))

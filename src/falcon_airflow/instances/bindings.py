@@ -48,6 +48,8 @@ class FeedBinding(_Frozen):
     availability_flag: str | None = None
     metastore: str | None = Field(default=None, exclude_if=lambda value: value is None)
     """Table feeds: the cluster's ``registry`` interface (``thrift://host:port``), where partitions are looked up."""
+    metastore_principal: str | None = Field(default=None, exclude_if=lambda value: value is None)
+    """Table feeds on a Kerberized metastore: its service principal (SASL clients only)."""
     storage_settings: dict[str, str] | None = Field(default=None, exclude_if=lambda value: value is None)
     """Feeds on S3: the cluster's S3A client settings (endpoint, path style, region: see
     :mod:`falcon_airflow.instances.s3`), with which the Airflow side reaches the feed's instances."""
@@ -73,7 +75,7 @@ class FeedBinding(_Frozen):
         """What must exist for the instance to be available: the flag file, else the folder; for a table feed its
         partition in the metastore (a catalog table has no flag file: the partition is added once complete)."""
         if self.storage == "table":
-            return partition_marker(self.metastore, self.path(instance))
+            return partition_marker(self.metastore, self.path(instance), self.metastore_principal)
         return availability_marker(self.path(instance), self.availability_flag)
 
 

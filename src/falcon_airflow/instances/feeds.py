@@ -9,7 +9,7 @@ from urllib.parse import urlsplit
 
 from falcon_airflow.core.locations import availability_marker, instance_location, is_table
 from falcon_airflow.core.paths import Template, join_storage
-from falcon_airflow.core.tables import partition_marker
+from falcon_airflow.core.tables import metastore_sasl_principal, partition_marker
 from falcon_airflow.entities import (
     Cluster,
     ClusterLocationName,
@@ -75,6 +75,11 @@ class FeedOnCluster:
         endpoint = registry.endpoint.strip() if registry is not None else ""
         return endpoint if endpoint.startswith("thrift://") else None
 
+    @property
+    def metastore_principal(self) -> str | None:
+        """The metastore's service principal when the cluster says it takes SASL (Kerberos) clients only."""
+        return metastore_sasl_principal(self.cluster.property_map) if self.cluster is not None else None
+
     def template(self, kind: LocationType = LocationType.DATA) -> Template | None:
         location = self.feed.location_for(self.placement, kind)
         return Template(location.path) if location is not None else None
@@ -115,7 +120,8 @@ class FeedOnCluster:
         """What says the instance is complete: the flag file, else the folder itself; for a table feed its partition
         in the cluster's metastore (``None`` when the cluster names no thrift metastore)."""
         if self.storage is StorageKind.TABLE:  # the partition in the metastore, when the cluster names one
-            return partition_marker(self.metastore, self.path(instance)) if self.metastore else None
+            return partition_marker(self.metastore, self.path(instance), self.metastore_principal) \
+                if self.metastore else None
         return availability_marker(self.path(instance), self.feed.availability_flag)
 
     def binding(self) -> FeedBinding:
@@ -128,6 +134,7 @@ class FeedOnCluster:
                            storage="table" if is_table(location) else "filesystem",
                            availability_flag=self.feed.availability_flag,
                            metastore=self.metastore if is_table(location) else None,
+                           metastore_principal=self.metastore_principal if is_table(location) else None,
                            storage_settings=self.s3_settings(location))
 
     def s3_settings(self, location: str) -> dict[str, str] | None:

@@ -5,14 +5,27 @@ A partition marker (:class:`falcon_airflow.core.tables.PartitionMarker`) names e
 table URI names. When that is every key of the table, the partition is fetched by its values; when the URI names
 only some (a table partitioned further than the feed), any partition matching them counts, as Falcon's HCatalog
 check did.
+
+A cluster whose properties say ``hive.metastore.sasl.enabled=true`` names its metastore's service principal
+(``hive.metastore.kerberos.principal``) in the marker; the check then logs in to it with SASL GSSAPI as the Airflow
+service principal, from a ticket got from its keytab for this check alone (``AIRFLOW__KERBEROS__PRINCIPAL`` and
+``AIRFLOW__KERBEROS__KEYTAB``, as WebHDFS and spark-submit do), so no ticket can have expired in between.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
-from falcon_airflow.core.tables import PartitionMarker
+from falcon_airflow.core.tables import METASTORE_PRINCIPAL, METASTORE_SASL, PartitionMarker
 from falcon_airflow.instances.storage import StorageError
+from falcon_airflow.kerberos_login import (
+    KerberosLoginError,
+    obtain_ticket_cache,
+    remove_ticket_cache,
+    service_keytab_login,
+)
 
 TIMEOUT_MS = 30_000
 """A metastore that does not answer within this fails the check instead of hanging the triggerer's thread."""
@@ -23,15 +36,61 @@ class MetastoreError(StorageError):
     again as the task's retries say), as for a file system that cannot be reached."""
 
 
-def _client(host: str, port: int) -> Any:
+@contextmanager
+def _client(partition: PartitionMarker) -> Iterator[Any]:
+    """An open client of the partition's metastore: plain thrift, or SASL GSSAPI when the marker names the
+    metastore's principal."""
     from hmsclient.hmsclient import HMSClient
     from thrift.protocol import TBinaryProtocol
     from thrift.transport import TSocket, TTransport
 
+    host, port = partition.host_port
     socket = TSocket.TSocket(host, port)
     socket.setTimeout(TIMEOUT_MS)
-    protocol = TBinaryProtocol.TBinaryProtocol(TTransport.TBufferedTransport(socket))
-    return HMSClient(iprot=protocol)
+    if not partition.principal:
+        with HMSClient(iprot=TBinaryProtocol.TBinaryProtocol(TTransport.TBufferedTransport(socket))) as client:
+            yield client
+        return
+    with _kerberos_credentials(partition) as (credentials, who):
+        from thrift.Thrift import TException
+        from thrift_sasl import TSaslClientTransport
+
+        from falcon_airflow.instances.sasl_gssapi import MECHANISM, GssapiSaslClient, server_principal
+
+        service = server_principal(partition.principal, host)
+        transport = TSaslClientTransport(lambda: GssapiSaslClient(service, credentials), MECHANISM, socket)
+        client = HMSClient(iprot=TBinaryProtocol.TBinaryProtocol(transport))
+        try:
+            transport.open()
+        except TException as problem:
+            raise MetastoreError(f"metastore {partition.metastore} refused the Kerberos (SASL GSSAPI) login as {who} "
+                                 f"to its service principal {service}: {problem}") from None
+        try:
+            yield client
+        finally:
+            transport.close()
+
+
+@contextmanager
+def _kerberos_credentials(partition: PartitionMarker) -> Iterator[tuple[Any, str]]:
+    """The Airflow service principal's GSS-API credentials, from a ticket cache filled from its keytab now (and
+    removed afterwards), with the login's description for messages."""
+    purpose = f"log in to the Kerberized metastore {partition.metastore}"
+    try:
+        login = service_keytab_login(purpose)
+        cache = obtain_ticket_cache(login, purpose=f"the metastore {partition.metastore}")
+    except KerberosLoginError as problem:
+        raise MetastoreError(f"metastore {partition.metastore} takes Kerberos (SASL) clients only (the cluster says "
+                             f"{METASTORE_SASL}=true, {METASTORE_PRINCIPAL}={partition.principal}): "
+                             f"{problem}") from None
+    try:
+        import gssapi
+
+        name = gssapi.Name(login.principal, gssapi.NameType.kerberos_principal)
+        credentials = gssapi.Credentials(name=name, usage="initiate", store={"ccache": f"FILE:{cache}"})
+        yield credentials, login.describe()
+    finally:
+        remove_ticket_cache(cache)
 
 
 def partition_exists(marker: str) -> bool:
@@ -40,11 +99,10 @@ def partition_exists(marker: str) -> bool:
     from thrift.Thrift import TException
 
     partition = PartitionMarker.parse(marker)
-    host, port = partition.host_port
     table = partition.table
     wanted = dict(table.partitions)
     try:
-        with _client(host, port) as client:
+        with _client(partition) as client:
             try:
                 keys = [column.name for column in client.get_table(table.database, table.table).partitionKeys]
             except NoSuchObjectException:
@@ -63,7 +121,11 @@ def partition_exists(marker: str) -> bool:
                 return True
             return bool(client.get_partition_names_ps(table.database, table.table, values, 1))
     except TException as problem:
+        # A Kerberized metastore closes a connection that does not start with SASL: say what the cluster may lack.
+        hint = "" if partition.principal else (f" (a metastore that takes Kerberos clients only closes plain "
+                                               f"connections: the cluster entity then says {METASTORE_SASL}=true "
+                                               f"and names {METASTORE_PRINCIPAL})")
         raise MetastoreError(f"metastore {partition.metastore} did not answer for {marker}: "
-                             f"{type(problem).__name__}: {problem}") from None
+                             f"{type(problem).__name__}: {problem}{hint}") from None
     except OSError as problem:
         raise MetastoreError(f"metastore {partition.metastore} cannot be reached: {problem}") from None
