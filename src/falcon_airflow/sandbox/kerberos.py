@@ -21,6 +21,9 @@ USERS = (AIRFLOW_USER, OWNER_USER, OUTSIDER_USER)
 # canonical name of the namenode's address, and 127.0.0.1's is "localhost".
 HDFS_SERVICE = "hdfs/localhost"
 HDFS_KEYTAB = "hdfs.keytab"
+# The secure YARN's ResourceManager and NodeManager (one JVM, so one login); the renewer of the jobs' HDFS tokens.
+YARN_SERVICE = "yarn/localhost"
+YARN_KEYTAB = "yarn.keytab"
 
 _KDC_LINE = re.compile(r"^KDC (\S+) (\S+):(\d+)$", re.MULTILINE)
 

@@ -3,8 +3,9 @@ clusters with Kerberos on, in one JVM on 127.0.0.1.
 
 The clusters authenticate RPC with Kerberos, protect block access with tokens and the datanodes' data transfer with
 SASL (``dfs.data.transfer.protection=authentication``, no privileged ports), put SPNEGO in front of WebHDFS and
-check HDFS permissions; each user has a private home folder. Only HDFS: the S3 store, the metastore, Spark and YARN
-of the plain sandbox are not started here (their secure versions are later steps).
+check HDFS permissions; each user has a private home folder. A YARN with Kerberos on (java/SecureMiniYarn.java, its
+own JVM, started as soon as the KDC is up) runs jobs submitted for an entity's owner; its default file system is
+cluster a. The S3 store, the metastore and Spark's standalone master of the plain sandbox are not started here.
 
 The state folder has the same layout as the plain sandbox's (``sandbox.json``, ``logs/``), so ``sandbox down``
 stops either; ``sandbox.json`` says ``"secure": true`` for ``status``.
@@ -13,6 +14,7 @@ stops either; ``sandbox.json`` says ``"secure": true`` for ``status``.
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -23,6 +25,8 @@ from falcon_airflow.sandbox.kerberos import (
     AIRFLOW_USER,
     OUTSIDER_USER,
     OWNER_USER,
+    YARN_KEYTAB,
+    YARN_SERVICE,
     Realm,
     core_site,
     hdfs_site,
@@ -37,10 +41,13 @@ from falcon_airflow.sandbox.stack import (
     JAVA_SOURCES,
     START_TIMEOUT,
     STATE_FILE,
+    YARN_NODE_MEMORY_MB,
+    YARN_NODE_VCORES,
     HdfsEndpoint,
     Sandbox,
     _java,
     default_state_dir,
+    spark_on_yarn_properties,
 )
 
 
@@ -51,15 +58,27 @@ class SecureEndpoints:
     """core-site.xml (Kerberos) and hdfs-site.xml (the namenodes' principal, SASL data transfer, each namenode's
     RPC and HTTP address) for Hadoop clients of these clusters."""
     kerberos: Realm
+    yarn: str = ""
+    """The Kerberized YARN ResourceManager (``127.0.0.1:port``); its yarn-site.xml is in ``hadoop_conf_dir``."""
+    yarn_webapp: str = ""
 
     def as_json(self) -> dict[str, Any]:
         return {"secure": True, "hdfs": [asdict(item) for item in self.hdfs],
-                "hadoop_conf_dir": self.hadoop_conf_dir, "kerberos": self.kerberos.as_json()}
+                "hadoop_conf_dir": self.hadoop_conf_dir, "kerberos": self.kerberos.as_json(),
+                "yarn": self.yarn, "yarn_webapp": self.yarn_webapp}
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> SecureEndpoints:
         return cls(hdfs=tuple(HdfsEndpoint(**item) for item in data["hdfs"]),
-                   hadoop_conf_dir=data["hadoop_conf_dir"], kerberos=Realm.from_json(data["kerberos"]))
+                   hadoop_conf_dir=data["hadoop_conf_dir"], kerberos=Realm.from_json(data["kerberos"]),
+                   yarn=data.get("yarn", ""), yarn_webapp=data.get("yarn_webapp", ""))
+
+    def yarn_spark_properties(self) -> dict[str, str]:
+        """The Spark settings a cluster entity carries to run its jobs on this sandbox's YARN: staging files on
+        HDFS a, in the submitting user's home folder (Spark adds the user's name), which the NodeManager fetches
+        with the application's delegation tokens."""
+        return spark_on_yarn_properties(f"{self.namenode('a')}/user")
+
 
     def namenode(self, name: str) -> str:
         return next(item.namenode for item in self.hdfs if item.name == name)
@@ -128,7 +147,7 @@ class SecureSandbox:
                                    "stops it)")
             existing.stop()
         self.state_dir.mkdir(parents=True, exist_ok=True)
-        for leftover in ("hdfs", "logs", "hadoop-conf", "kdc", "keytabs", "krb5.conf"):
+        for leftover in ("hdfs", "logs", "hadoop-conf", "kdc", "keytabs", "krb5.conf", "yarn"):
             target = self.state_dir / leftover
             if target.is_dir():
                 shutil.rmtree(target, ignore_errors=True)
@@ -160,7 +179,10 @@ class SecureSandbox:
         ], log=self.state_dir / "logs" / "hdfs.log", cwd=self.state_dir / "hdfs")
         self.services.append(service)
         self._save()
-        service.wait_for_line("READY", START_TIMEOUT)
+        # YARN needs the KDC, the keytabs and the client configuration, not the HDFS clusters: it starts while
+        # they do.
+        service.wait_until(lambda: parse_kdc_line(service.log.read_text(encoding="utf-8", errors="replace"))
+                           is not None, START_TIMEOUT, "print its KDC's realm and port")
         kdc = parse_kdc_line(service.log.read_text(encoding="utf-8", errors="replace"))
         if kdc is None:
             raise service.failure("did not print its KDC's realm and port")
@@ -174,7 +196,37 @@ class SecureSandbox:
         conf_dir.mkdir(parents=True, exist_ok=True)
         (conf_dir / "core-site.xml").write_text(site_xml(core_site()), encoding="utf-8")
         (conf_dir / "hdfs-site.xml").write_text(site_xml(hdfs_site(kdc[0], ports)), encoding="utf-8")
+        yarn = self._launch_yarn(java, minicluster[0].parent, realm, f"hdfs://127.0.0.1:{ports['a'][0]}")
+        service.wait_for_line("READY", START_TIMEOUT)
+        rm_address, webapp = self._yarn_ready(yarn)
         namenodes = tuple(HdfsEndpoint(name=name, namenode=f"hdfs://127.0.0.1:{rpc}",
                                        webhdfs=f"http://127.0.0.1:{http}/webhdfs/v1")
                           for name, (rpc, http) in ports.items())
-        return SecureEndpoints(hdfs=namenodes, hadoop_conf_dir=str(conf_dir), kerberos=realm)
+        return SecureEndpoints(hdfs=namenodes, hadoop_conf_dir=str(conf_dir), kerberos=realm, yarn=rm_address,
+                               yarn_webapp=f"http://{webapp}")
+
+    def _launch_yarn(self, java: str, minicluster: Path, realm: Realm, default_fs: str) -> Service:
+        """The Kerberized YARN (java/SecureMiniYarn.java) in its own JVM, logged in as the ``yarn/localhost``
+        principal; the Hadoop configuration folder on its classpath gives it (and the localizers it starts) the
+        clients' view of the secure HDFS clusters."""
+        keytab = self.state_dir / "keytabs" / YARN_KEYTAB
+        conf_dir = self.state_dir / "hadoop-conf"
+        service = launch("yarn", [
+            java, "-Xmx512m", f"-Djava.security.krb5.conf={realm.krb5_conf}",
+            f"-Dtest.build.data={self.state_dir / 'yarn'}", "-cp", f"{conf_dir}:{minicluster / '*'}",
+            str(JAVA_SOURCES / "SecureMiniYarn.java"), str(conf_dir), str(free_port()), str(YARN_NODE_MEMORY_MB),
+            str(YARN_NODE_VCORES), f"{YARN_SERVICE}@{realm.realm}", str(keytab), AIRFLOW_USER, default_fs,
+        ], log=self.state_dir / "logs" / "yarn.log", cwd=self.state_dir / "yarn")
+        self.services.append(service)
+        self._save()
+        return service
+
+    @staticmethod
+    def _yarn_ready(service: Service) -> tuple[str, str]:
+        """The ResourceManager's RPC and web addresses, once the NodeManager has registered."""
+        service.wait_for_line("READY", START_TIMEOUT)
+        log = service.log.read_text(encoding="utf-8", errors="replace")
+        rm_address, webapp = (re.search(rf"^{key} (\S+)$", log, re.MULTILINE) for key in ("RM", "WEBAPP"))
+        if rm_address is None or webapp is None:
+            raise service.failure("did not print its addresses")
+        return rm_address[1], webapp[1]

@@ -87,14 +87,9 @@ class Endpoints:
                    hadoop_conf_dir=data["hadoop_conf_dir"], yarn=data["yarn"], yarn_webapp=data["yarn_webapp"])
 
     def yarn_spark_properties(self) -> dict[str, str]:
-        """The Spark settings a cluster entity carries to run its jobs on this sandbox's YARN: the pyspark wheel's
-        jars as the containers' classpath (instead of uploading them per job), the staging files in the state
-        folder, and the application master and executors on the loopback address."""
-        spark_home = _spark_home()
-        return {"spark.yarn.jars": f"local:{spark_home / 'jars'}/*",
-                "spark.yarn.stagingDir": f"file://{Path(self.hadoop_conf_dir).parent / 'yarn' / 'staging'}",
-                "spark.yarn.appMasterEnv.SPARK_LOCAL_IP": "127.0.0.1",
-                "spark.executorEnv.SPARK_LOCAL_IP": "127.0.0.1"}
+        """The Spark settings a cluster entity carries to run its jobs on this sandbox's YARN (staging files in the
+        state folder)."""
+        return spark_on_yarn_properties(f"file://{Path(self.hadoop_conf_dir).parent / 'yarn' / 'staging'}")
 
     def namenode(self, name: str) -> str:
         return next(item.namenode for item in self.hdfs if item.name == name)
@@ -105,6 +100,20 @@ class Endpoints:
 
 def default_state_dir() -> Path:
     return Path.home() / ".cache" / "falcon-airflow" / "sandbox"
+
+
+def spark_on_yarn_properties(staging_dir: str) -> dict[str, str]:
+    """Spark on a sandbox's YARN: the pyspark wheel's jars as the containers' classpath (instead of uploading them
+    per job), the staging files under ``staging_dir`` (Spark adds the submitting user's name), the application
+    master and executors on the loopback address, and the wheel's Spark as their SPARK_HOME (where PySpark's
+    workers find their Python files)."""
+    spark_home = _spark_home()
+    return {"spark.yarn.jars": f"local:{spark_home / 'jars'}/*",
+            "spark.yarn.stagingDir": staging_dir,
+            "spark.yarn.appMasterEnv.SPARK_LOCAL_IP": "127.0.0.1",
+            "spark.executorEnv.SPARK_LOCAL_IP": "127.0.0.1",
+            "spark.yarn.appMasterEnv.SPARK_HOME": str(spark_home),
+            "spark.executorEnv.SPARK_HOME": str(spark_home)}
 
 
 def _spark_home() -> Path:

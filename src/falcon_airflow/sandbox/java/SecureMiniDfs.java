@@ -55,6 +55,8 @@ public class SecureMiniDfs {
         File service = new File(keytabs, "hdfs.keytab");
         String hdfsPrincipal = "hdfs/localhost@" + realm;
         kdc.createPrincipal(service, "hdfs/localhost", "HTTP/localhost", "HTTP/127.0.0.1");
+        // The secure YARN's ResourceManager and NodeManager (their own JVM, SecureMiniYarn.java).
+        kdc.createPrincipal(new File(keytabs, "yarn.keytab"), "yarn/localhost");
         kdc.createPrincipal(new File(keytabs, airflow + ".keytab"), airflow);
         kdc.createPrincipal(new File(keytabs, owner + ".keytab"), owner);
         kdc.createPrincipal(new File(keytabs, outsider + ".keytab"), outsider);
