@@ -59,7 +59,8 @@ class SecureEndpoints:
     RPC and HTTP address) for Hadoop clients of these clusters."""
     kerberos: Realm
     yarn: str = ""
-    """The Kerberized YARN ResourceManager (``127.0.0.1:port``); its yarn-site.xml is in ``hadoop_conf_dir``."""
+    """The Kerberized YARN ResourceManager (``localhost:port``, the host its principal names; it listens on
+    127.0.0.1); its yarn-site.xml is in ``hadoop_conf_dir``."""
     yarn_webapp: str = ""
 
     def as_json(self) -> dict[str, Any]:
