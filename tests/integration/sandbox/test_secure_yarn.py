@@ -1,7 +1,8 @@
 """Spark on the secure sandbox's Kerberized YARN, as the entity's user: the Airflow worker logs in as the service
 principal (its keytab), spark-submit --master yarn acts for the process's owner (``--proxy-user``) and hands YARN
-the owner's HDFS delegation tokens, with which the executors in YARN containers write the output on HDFS a; the
-files are the owner's. The outsider's job on the same YARN cannot write the owner's feed.
+the owner's HDFS delegation tokens, with which the driver and the executors in YARN containers (cluster mode) write
+the output on HDFS a; the files are the owner's. The outsider's job on the same YARN (client mode) cannot write
+the owner's feed.
 
 Every DAG runs on real Airflow (dag.test), real Spark and the session's secure sandbox (KDC, HDFS, YARN).
 """
@@ -19,6 +20,7 @@ import pendulum
 import pytest
 from tests import builders
 from tests.integration.sandbox.conftest import APPS, hdfs_as
+from tests.integration.sandbox.test_lifecycle import spec
 from tests.integration.sandbox.test_secure_jobs import FEED, as_airflow_worker, dag_of, process
 
 from falcon_airflow.dags.loader import entities_folder
@@ -34,8 +36,9 @@ YARN_OPTS = ("--driver-memory 512m --executor-memory 512m --num-executors 1 --co
              "--conf spark.ui.enabled=false")
 
 
-def yarn_process(name: str, owner: str, start: str, end: str) -> str:
+def yarn_process(name: str, owner: str, start: str, end: str, master: str = "") -> str:
     return (process(name, owner, start, end).replace('feed="events"', f'feed="{NAME}"')
+            .replace("<name>", f"{master}<name>")
             .replace("--driver-memory 512m --conf spark.ui.enabled=false", YARN_OPTS))
 
 
@@ -59,7 +62,10 @@ def yarn_feed(as_airflow_worker: SecureEndpoints, entities: Callable[..., Path])
     target = '<cluster name="b" type="target">'
     feed = feed[:feed.index(target)] + feed[feed.index("</clusters>"):]  # cluster a only
     entities(f"{NAME}.xml", feed)
-    entities("yarn-owner.xml", yarn_process("yarn-owner", "owner", "2026-01-01T00:00Z", "2026-03-02T06:00Z"))
+    # The owner's job runs its driver in YARN too (cluster mode: driver and executors hold the owner's tokens
+    # alone), the outsider's beside Airflow (client mode).
+    entities("yarn-owner.xml", yarn_process("yarn-owner", "owner", "2026-01-01T00:00Z", "2026-03-02T06:00Z",
+                                            "<master>yarn-cluster</master>"))
     entities("yarn-outsider.xml", yarn_process("yarn-outsider", "outsider", "2026-03-02T06:00Z", "2099-01-01T00:00Z"))
     made = hdfs_as(secure, "hdfs", f"folder={secure.namenode('a')}/data/{NAME}=owner")
     assert set(made.values()) == {"ok made"}, made
@@ -68,6 +74,8 @@ def yarn_feed(as_airflow_worker: SecureEndpoints, entities: Callable[..., Path])
 
 def test_a_process_on_kerberized_yarn_writes_its_output_as_the_owner(yarn_feed: SecureEndpoints) -> None:
     secure = yarn_feed
+    job = spec("falcon.process.yarn-owner.a").job
+    assert (job.master, job.deploy_mode) == ("yarn", "cluster")
     before = yarn_applications(secure)
     done = dag_of("falcon.process.yarn-owner.a").test(logical_date=MOMENT)  # type: ignore[attr-defined]
     states = {ti.task_id: str(ti.state) for ti in done.get_task_instances()}
