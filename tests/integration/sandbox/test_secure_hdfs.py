@@ -121,12 +121,18 @@ def test_a_missing_keytab_or_principal_is_a_clear_error(as_airflow: SecureEndpoi
         exists(f"{namenode}/user")
 
 
-def test_status_prints_the_realm_kdc_krb5_conf_and_keytabs(secure: SecureEndpoints) -> None:
+def test_status_prints_the_realm_kdc_krb5_conf_keytabs_and_yarn(secure: SecureEndpoints) -> None:
     state = Path(secure.kerberos.krb5_conf).parent
     done = subprocess.run([sys.executable, "-m", "falcon_airflow.cli", "sandbox", "status", "--state", str(state)],
                           capture_output=True, text=True, timeout=120, check=False)
     assert done.returncode == 0, done.stderr
-    kerberos = json.loads(done.stdout)["kerberos"]
+    printed = json.loads(done.stdout)
+    kerberos = printed["kerberos"]
+    # The Kerberized YARN: its ResourceManager (the address its yarn-site.xml gives clients), its keytab private.
+    assert printed["yarn"] == secure.yarn and secure.yarn.startswith("localhost:")
+    yarn_site = (Path(secure.hadoop_conf_dir) / "yarn-site.xml").read_text(encoding="utf-8")
+    assert f"<value>{secure.yarn}</value>" in yarn_site and "<value>yarn/localhost@FALCON.SANDBOX</value>" in yarn_site
+    assert (state / "keytabs" / "yarn.keytab").stat().st_mode & 0o777 == 0o600
     assert kerberos["realm"] == secure.kerberos.realm
     assert kerberos["kdc"].startswith("127.0.0.1:")
     assert Path(kerberos["krb5_conf"]).read_text(encoding="utf-8").count(kerberos["kdc"]) == 1
