@@ -8,7 +8,6 @@ The object has the shape ``thrift_sasl``'s transport drives (``start``, ``step``
 
 from __future__ import annotations
 
-import socket
 import struct
 from collections.abc import Callable
 from typing import Any, TypeVar
@@ -19,15 +18,10 @@ _Answer = TypeVar("_Answer")
 
 
 def server_principal(principal: str, host: str) -> str:
-    """``_HOST`` in a service principal turned into the server's canonical host name, lower case, as Hadoop's
-    clients do (``hive/_HOST@REALM`` for ``127.0.0.1`` is ``hive/localhost@REALM``)."""
-    if "/_HOST@" not in principal and not principal.endswith("/_HOST"):
-        return principal
-    try:
-        canonical = socket.gethostbyaddr(host)[0]
-    except OSError:
-        canonical = host
-    return principal.replace("_HOST", canonical.lower(), 1)
+    """``_HOST`` in a service principal turned into the metastore's host as its URI writes it, lower case, as Hive's
+    own clients do (no name lookup: ``hive/_HOST@REALM`` for ``thrift://127.0.0.1:9083`` is
+    ``hive/127.0.0.1@REALM``)."""
+    return principal.replace("_HOST", host.lower(), 1)
 
 
 class GssapiSaslClient:

@@ -24,6 +24,10 @@ HDFS_KEYTAB = "hdfs.keytab"
 # The secure YARN's ResourceManager and NodeManager (one JVM, so one login); the renewer of the jobs' HDFS tokens.
 YARN_SERVICE = "yarn/localhost"
 YARN_KEYTAB = "yarn.keytab"
+# The secure Hive metastore. Hive's clients turn hive/_HOST@REALM into the host of the metastore URI as written (no
+# name lookup, unlike HDFS's), so for thrift://127.0.0.1:port the principal is this.
+HIVE_SERVICE = "hive/127.0.0.1"
+HIVE_KEYTAB = "hive.keytab"
 
 _KDC_LINE = re.compile(r"^KDC (\S+) (\S+):(\d+)$", re.MULTILINE)
 

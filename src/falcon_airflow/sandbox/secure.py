@@ -5,7 +5,9 @@ The clusters authenticate RPC with Kerberos, protect block access with tokens an
 SASL (``dfs.data.transfer.protection=authentication``, no privileged ports), put SPNEGO in front of WebHDFS and
 check HDFS permissions; each user has a private home folder. A YARN with Kerberos on (java/SecureMiniYarn.java, its
 own JVM, started as soon as the KDC is up) runs jobs submitted for an entity's owner; its default file system is
-cluster a. The S3 store, the metastore and Spark's standalone master of the plain sandbox are not started here.
+cluster a. A Hive metastore with SASL (java/SecureMetastore.java, its own JVM, logged in as ``hive/127.0.0.1``)
+keeps its warehouse on cluster a. The S3 store and Spark's standalone master of the plain sandbox are not started
+here.
 
 The state folder has the same layout as the plain sandbox's (``sandbox.json``, ``logs/``), so ``sandbox down``
 stops either; ``sandbox.json`` says ``"secure": true`` for ``status``.
@@ -23,6 +25,8 @@ from typing import Any
 from falcon_airflow.jvm import jar_group
 from falcon_airflow.sandbox.kerberos import (
     AIRFLOW_USER,
+    HIVE_KEYTAB,
+    HIVE_SERVICE,
     OUTSIDER_USER,
     OWNER_USER,
     YARN_KEYTAB,
@@ -35,7 +39,7 @@ from falcon_airflow.sandbox.kerberos import (
     realm_for,
     site_xml,
 )
-from falcon_airflow.sandbox.services import SandboxError, Service, free_port, launch
+from falcon_airflow.sandbox.services import SandboxError, Service, free_port, launch, port_open
 from falcon_airflow.sandbox.stack import (
     HDFS_CLUSTERS,
     JAVA_SOURCES,
@@ -46,6 +50,7 @@ from falcon_airflow.sandbox.stack import (
     HdfsEndpoint,
     Sandbox,
     _java,
+    _spark_home,
     default_state_dir,
     spark_on_yarn_properties,
 )
@@ -62,17 +67,24 @@ class SecureEndpoints:
     """The Kerberized YARN ResourceManager (``localhost:port``, the host its principal names; it listens on
     127.0.0.1); its yarn-site.xml is in ``hadoop_conf_dir``."""
     yarn_webapp: str = ""
+    metastore: str = ""
+    """The Hive metastore's thrift URI; it speaks SASL (Kerberos GSSAPI) only."""
+    metastore_principal: str = ""
+    """Its service principal (``hive/127.0.0.1@REALM``), as a cluster entity's ``hive.metastore.kerberos.principal``
+    names it."""
 
     def as_json(self) -> dict[str, Any]:
         return {"secure": True, "hdfs": [asdict(item) for item in self.hdfs],
                 "hadoop_conf_dir": self.hadoop_conf_dir, "kerberos": self.kerberos.as_json(),
-                "yarn": self.yarn, "yarn_webapp": self.yarn_webapp}
+                "yarn": self.yarn, "yarn_webapp": self.yarn_webapp,
+                "metastore": self.metastore, "metastore_principal": self.metastore_principal}
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> SecureEndpoints:
         return cls(hdfs=tuple(HdfsEndpoint(**item) for item in data["hdfs"]),
                    hadoop_conf_dir=data["hadoop_conf_dir"], kerberos=Realm.from_json(data["kerberos"]),
-                   yarn=data.get("yarn", ""), yarn_webapp=data.get("yarn_webapp", ""))
+                   yarn=data.get("yarn", ""), yarn_webapp=data.get("yarn_webapp", ""),
+                   metastore=data.get("metastore", ""), metastore_principal=data.get("metastore_principal", ""))
 
     def yarn_spark_properties(self) -> dict[str, str]:
         """The Spark settings a cluster entity carries to run its jobs on this sandbox's YARN: staging files on
@@ -148,7 +160,7 @@ class SecureSandbox:
                                    "stops it)")
             existing.stop()
         self.state_dir.mkdir(parents=True, exist_ok=True)
-        for leftover in ("hdfs", "logs", "hadoop-conf", "kdc", "keytabs", "krb5.conf", "yarn"):
+        for leftover in ("hdfs", "logs", "hadoop-conf", "kdc", "keytabs", "krb5.conf", "yarn", "metastore"):
             target = self.state_dir / leftover
             if target.is_dir():
                 shutil.rmtree(target, ignore_errors=True)
@@ -199,12 +211,36 @@ class SecureSandbox:
         (conf_dir / "hdfs-site.xml").write_text(site_xml(hdfs_site(kdc[0], ports)), encoding="utf-8")
         yarn = self._launch_yarn(java, minicluster[0].parent, realm, f"hdfs://127.0.0.1:{ports['a'][0]}")
         service.wait_for_line("READY", START_TIMEOUT)
+        metastore_port = free_port()
+        metastore = self._launch_metastore(java, realm, f"hdfs://127.0.0.1:{ports['a'][0]}", metastore_port)
         rm_address, webapp = self._yarn_ready(yarn)
         namenodes = tuple(HdfsEndpoint(name=name, namenode=f"hdfs://127.0.0.1:{rpc}",
                                        webhdfs=f"http://127.0.0.1:{http}/webhdfs/v1")
                           for name, (rpc, http) in ports.items())
+        metastore.wait_for_line("READY", START_TIMEOUT)
+        metastore.wait_until(lambda: port_open(metastore_port), START_TIMEOUT, "listen on its port")
         return SecureEndpoints(hdfs=namenodes, hadoop_conf_dir=str(conf_dir), kerberos=realm, yarn=rm_address,
-                               yarn_webapp=f"http://{webapp}")
+                               yarn_webapp=f"http://{webapp}", metastore=f"thrift://127.0.0.1:{metastore_port}",
+                               metastore_principal=f"{HIVE_SERVICE}@{realm.realm}")
+
+    def _launch_metastore(self, java: str, realm: Realm, default_fs: str, port: int) -> Service:
+        """The Hive metastore with SASL (java/SecureMetastore.java) on Derby, its warehouse the folder
+        ``/warehouse`` of cluster a (sticky, as /tmp). It serves each call as its caller, a proxy of its own login,
+        and lets the Airflow principal act for other users (a metastore delegation token for an entity's owner)."""
+        conf_dir = self.state_dir / "hadoop-conf"
+        database = self.state_dir / "metastore" / "db"
+        service = launch("metastore", [
+            java, "-Xmx512m", f"-Djava.security.krb5.conf={realm.krb5_conf}", "-cp",
+            f"{conf_dir}:{_spark_home() / 'jars' / '*'}", str(JAVA_SOURCES / "SecureMetastore.java"), str(port),
+            f"{HIVE_SERVICE}@{realm.realm}", str(self.state_dir / "keytabs" / HIVE_KEYTAB),
+            f"javax.jdo.option.ConnectionURL=jdbc:derby:;databaseName={database};create=true",
+            "datanucleus.schema.autoCreateAll=true", "hive.metastore.schema.verification=false",
+            f"hive.metastore.warehouse.dir={default_fs}/warehouse",
+            f"hadoop.proxyuser.{AIRFLOW_USER}.hosts=*", f"hadoop.proxyuser.{AIRFLOW_USER}.groups=*",
+        ], log=self.state_dir / "logs" / "metastore.log", cwd=self.state_dir / "metastore")
+        self.services.append(service)
+        self._save()
+        return service
 
     def _launch_yarn(self, java: str, minicluster: Path, realm: Realm, default_fs: str) -> Service:
         """The Kerberized YARN (java/SecureMiniYarn.java) in its own JVM, logged in as the ``yarn/localhost``

@@ -57,6 +57,8 @@ public class SecureMiniDfs {
         kdc.createPrincipal(service, "hdfs/localhost", "HTTP/localhost", "HTTP/127.0.0.1");
         // The secure YARN's ResourceManager and NodeManager (their own JVM, SecureMiniYarn.java).
         kdc.createPrincipal(new File(keytabs, "yarn.keytab"), "yarn/localhost");
+        // The secure Hive metastore (its own JVM, SecureMetastore.java).
+        kdc.createPrincipal(new File(keytabs, "hive.keytab"), "hive/127.0.0.1");
         kdc.createPrincipal(new File(keytabs, airflow + ".keytab"), airflow);
         kdc.createPrincipal(new File(keytabs, owner + ".keytab"), owner);
         kdc.createPrincipal(new File(keytabs, outsider + ".keytab"), outsider);
@@ -100,6 +102,9 @@ public class SecureMiniDfs {
             // Airflow's service principal acts for the entities' owners (spark-submit --proxy-user, WebHDFS doas).
             conf.set("hadoop.proxyuser." + airflow + ".hosts", "*");
             conf.set("hadoop.proxyuser." + airflow + ".groups", "*");
+            // The metastore works on the warehouse as the user who called it.
+            conf.set("hadoop.proxyuser.hive.hosts", "*");
+            conf.set("hadoop.proxyuser.hive.groups", "*");
             conf.setInt("dfs.replication", 1);
             conf.set("hadoop.tmp.dir", new File(base, "tmp").getAbsolutePath());
             UserGroupInformation.setConfiguration(conf);
@@ -123,6 +128,10 @@ public class SecureMiniDfs {
                     fs.setOwner(home, user, user);
                     fs.setPermission(home, new FsPermission((short) 0700));
                 }
+                // The metastore's warehouse: every user makes tables in it, each keeps their own (sticky bit).
+                fs.mkdirs(new Path("/warehouse"));
+                fs.setOwner(new Path("/warehouse"), "hive", "hive");
+                fs.setPermission(new Path("/warehouse"), new FsPermission((short) 01777));
                 fs.mkdirs(new Path("/tmp"));
                 fs.setPermission(new Path("/tmp"), new FsPermission((short) 01777));
                 return null;
