@@ -133,6 +133,10 @@ def test_status_prints_the_realm_kdc_krb5_conf_keytabs_and_yarn(secure: SecureEn
     yarn_site = (Path(secure.hadoop_conf_dir) / "yarn-site.xml").read_text(encoding="utf-8")
     assert f"<value>{secure.yarn}</value>" in yarn_site and "<value>yarn/localhost@FALCON.SANDBOX</value>" in yarn_site
     assert (state / "keytabs" / "yarn.keytab").stat().st_mode & 0o777 == 0o600
+    # The Kerberized metastore: its URI and principal, its keytab private.
+    assert printed["metastore"] == secure.metastore and secure.metastore.startswith("thrift://127.0.0.1:")
+    assert printed["metastore_principal"] == f"hive/127.0.0.1@{secure.kerberos.realm}"
+    assert (state / "keytabs" / "hive.keytab").stat().st_mode & 0o777 == 0o600
     assert kerberos["realm"] == secure.kerberos.realm
     assert kerberos["kdc"].startswith("127.0.0.1:")
     assert Path(kerberos["krb5_conf"]).read_text(encoding="utf-8").count(kerberos["kdc"]) == 1
