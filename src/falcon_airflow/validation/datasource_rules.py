@@ -6,7 +6,13 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import PurePosixPath
 
-from falcon_airflow.core.databases.credentials import ALIAS_RULE, ENDPOINT_RULE, FILE_RULE, configured_policy
+from falcon_airflow.core.databases.credentials import (
+    ALIAS_RULE,
+    ENDPOINT_RULE,
+    FILE_RULE,
+    CredentialPolicy,
+    configured_policy,
+)
 from falcon_airflow.core.databases.drivers import DRIVERS
 from falcon_airflow.core.secrets import redact_url, url_secrets
 from falcon_airflow.entities import Credential, CredentialType, Datasource, Driver, EntityType
@@ -54,6 +60,17 @@ def _credentials(datasource: Datasource) -> list[tuple[str, Credential]]:
     return [(where, credential) for where, credential in found if credential is not None]
 
 
+# The policy of the run being validated: reading it means reading airflow.cfg (about 10 ms for Airflow's own
+# file), so it is read once per run (one RuleContext) and only when a datasource names a file or an alias.
+_policy_of_run: list[tuple[RuleContext, CredentialPolicy]] = []
+
+
+def _policy(context: RuleContext) -> CredentialPolicy:
+    if not _policy_of_run or _policy_of_run[0][0] is not context:
+        _policy_of_run[:] = [(context, configured_policy())]
+    return _policy_of_run[0][1]
+
+
 def _owner(datasource: Datasource) -> str | None:
     return ((datasource.acl.owner if datasource.acl else None) or "").strip() or None
 
@@ -61,12 +78,12 @@ def _owner(datasource: Datasource) -> str | None:
 @rule(ALIAS_RULE, EntityType.DATASOURCE, "a password-alias resolves only what the deployment allows "
       "([falcon] datasource_connections, datasource_credential_roots)")
 def allowed_alias(context: RuleContext, datasource: Datasource) -> Iterator[Finding]:
-    policy = configured_policy()
     owner = _owner(datasource)
     for where, credential in _credentials(datasource):
         alias = credential.password_alias
         if credential.type is not CredentialType.PASSWORD_ALIAS or alias is None:
             continue
+        policy = _policy(context)
         if policy.connection_allowed(alias.alias, owner):
             continue  # an Airflow connection it may use: whether it exists is known when the job runs
         problem = policy.provider_problem(alias.provider_path, owner)
@@ -80,11 +97,11 @@ def allowed_alias(context: RuleContext, datasource: Datasource) -> Iterator[Find
 @rule(FILE_RULE, EntityType.DATASOURCE, "a password-file lies under a folder the deployment allows "
       "([falcon] datasource_credential_roots)")
 def allowed_password_file(context: RuleContext, datasource: Datasource) -> Iterator[Finding]:
-    policy = configured_policy()
     owner = _owner(datasource)
     for where, credential in _credentials(datasource):
         if credential.type is not CredentialType.PASSWORD_FILE or credential.password_file is None:
             continue
+        policy = _policy(context)
         problem = policy.file_problem(credential.password_file, owner)
         if problem is not None:
             yield error(f"the {where} of datasource '{datasource.name}' may not be read: {problem}", credential.line)
