@@ -5,8 +5,12 @@
   shows a button for each and for nothing else;
 * ``GET /console/api/write-token``: the token the page sends with its writes (:mod:`.write_token`);
 * ``POST /console/api/actions/<type>/<name>/<action>``: ``entity -<action>``;
-* ``POST /console/api/actions/<type>/<name>/instances/<action>`` with ``{"start", "end"[, "clusters"]}``:
-  ``instance -<action>`` (a rerun clears the runs, a kill marks them failed, as the command line's).
+* ``POST /console/api/actions/<type>/<name>/instances/<action>`` with ``{"start", "end"[, "clusters"]}``, or with
+  ``{"instance"[, "cluster"]}`` for one instance (a button of the instances view: refused with 409 when the
+  instance's status is not one the action changes, :mod:`.applicable`): ``instance -<action>`` (a rerun clears the
+  runs, a kill marks them failed, as the command line's).
+
+The entity actions offered are those the entity's state allows too (no resume of a running entity).
 
 The list of allowed actions is a courtesy to the page: every action runs through
 :func:`falcon_airflow.operate.execution.execute` as the REST resources run it, which decides again whether the
@@ -35,6 +39,7 @@ from falcon_airflow.server.access import client_hosts
 from falcon_airflow.server.authentication import AIRFLOW_SESSION_COOKIE, caller, cookies_of
 from falcon_airflow.server.configuration import ServerContext
 from falcon_airflow.server.console import write_token
+from falcon_airflow.server.console.applicable import INSTANCE_STATES, entity_actions, refusal
 from falcon_airflow.server.prism_identity import HEADER as PRISM_HEADER
 from falcon_airflow.server.prism_identity import writes_refused
 from falcon_airflow.server.resources.declared import _executor, deployment
@@ -47,7 +52,7 @@ ENTITY_ACTIONS: dict[str, tuple[str, ...]] = {
 """What the page offers per entity type: clusters and datasources are never scheduled."""
 INSTANCE_ACTIONS = ("kill", "rerun", "suspend", "resume")
 """Instance actions, for feeds and processes."""
-INSTANCE_FIELDS = ("start", "end", "clusters")
+INSTANCE_FIELDS = ("start", "end", "clusters", "instance", "cluster")
 MAX_BODY_BYTES = 4096
 
 
@@ -77,7 +82,7 @@ def _acting(request: Request) -> Caller:
     return Caller(who.user, None, who.roles, client_hosts(request.client.host if request.client else None))
 
 
-def allowed_actions(context: ServerContext, acting: Caller, kind: EntityType, name: str) -> dict[str, list[str]]:
+def allowed_actions(context: ServerContext, acting: Caller, kind: EntityType, name: str) -> dict[str, Any]:
     """The entity and instance actions the server would let ``acting`` run on the entity (nothing is run or
     audited); :class:`ActionError` 404 when the store has no such entity, 403 when the caller may not read it."""
     stored = context.open_store().get(kind, name)
@@ -102,8 +107,12 @@ def allowed_actions(context: ServerContext, acting: Caller, kind: EntityType, na
     if not may("entity", "definition"):
         raise ActionError(f"Permission denied: user={acting.user} may not read {kind.value} {name}", 403)
     instance = INSTANCE_ACTIONS if kind.schedulable else ()
-    return {"entity": [action for action in ENTITY_ACTIONS[kind.value] if may("entity", action)],
-            "instance": [action for action in instance if may("instance", action)]}
+    # the entity's state decides which of the allowed entity actions apply (no resume of a running feed)
+    state = context.open_store().schedule_state(kind, name) if kind.schedulable else None
+    permitted = [action for action in ENTITY_ACTIONS[kind.value] if may("entity", action)]
+    return {"status": state or "SUBMITTED", "entity": entity_actions(state, permitted),
+            "instance": [action for action in instance if may("instance", action)],
+            "instanceStates": {action: sorted(INSTANCE_STATES[action]) for action in instance}}
 
 
 async def _off_loop(work: Any) -> Any:
@@ -195,10 +204,31 @@ async def _instance_values(request: Request) -> dict[str, str]:
         if not isinstance(value, str):
             raise ActionError(f"{key} must be text (yyyy-MM-ddTHH:mmZ for a time)", 400)
         values[key] = value.strip()
+    if "instance" in values:  # one instance (a button of the grid): its time is the window
+        values.setdefault("start", values["instance"])
+        values.setdefault("end", values["instance"])
     for key in ("start", "end"):
         if key not in values:
             raise ActionError(f"{key} is required (yyyy-MM-ddTHH:mmZ)", 400)
     return values
+
+
+async def _check_state(request: Request, kind: EntityType, name: str, action: str, values: dict[str, str]) -> None:
+    """Refuse (409) an action on one instance whose status it does not change, before anything is written: the
+    page's button was for the state it showed, which may have changed since."""
+    asked = {"type": kind.value, "name": name, "start": values["instance"], "end": values["instance"]}
+    found = (await _run(request, "instance", "status", asked)).payload.get("instances", [])
+    cluster = values.get("cluster")
+    mine = [item for item in found if str(item.get("instance")) == values["instance"]
+            and (not cluster or str(item.get("cluster")) == cluster)]
+    if not mine:
+        raise ActionError(f"{kind.value} {name} has no instance {values['instance']}"
+                          + (f" on {cluster}" if cluster else ""), 404)
+    for item in mine:
+        why = refusal(action, str(item.get("status") or ""))
+        if why is not None:
+            raise ActionError(f"{why}: {kind.value} {name} {values['instance']} on {item.get('cluster')} is "
+                              f"{item.get('status')}; refused", 409)
 
 
 @router.post("/actions/{entity_type}/{name}/instances/{action}")
@@ -210,7 +240,12 @@ async def instance_action(request: Request, entity_type: str, name: str, action:
         if action not in INSTANCE_ACTIONS:
             raise ActionError(f"unknown instance action: {action} (one of {', '.join(INSTANCE_ACTIONS)})", 400)
         values = await _instance_values(request)
-        outcome = await _run(request, "instance", action, {"type": kind.value, "name": name, **values})
+        if "instance" in values:
+            await _check_state(request, kind, name, action, values)
+        asked = {key: value for key, value in values.items() if key not in ("instance", "cluster")}
+        if values.get("cluster"):
+            asked["clusters"] = values["cluster"]
+        outcome = await _run(request, "instance", action, {"type": kind.value, "name": name, **asked})
     except ActionError as problem:
         return _answer({"error": problem.message}, problem.status)
     return _done("instance", action, outcome)

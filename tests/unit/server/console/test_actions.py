@@ -3,10 +3,12 @@ actions themselves run as the REST API runs them (authorization, audit trail), r
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
+from tests.unit.operate.helpers import FakeRun
 from tests.unit.server.served import Served, serve
 
 from falcon_airflow.operate.config_store import Store
@@ -40,8 +42,10 @@ def signed(client: TestClient) -> dict[str, str]:
 def test_every_action_is_offered_without_authorization_and_only_what_applies(served: Served) -> None:
     client = browser(served)
     feed = client.get("/console/api/actions/feed/logs").json()
-    assert feed["entity"] == ["schedule", "suspend", "resume", "delete"]
+    # submitted, never scheduled: schedule and delete apply, suspend and resume do not
+    assert (feed["status"], feed["entity"]) == ("SUBMITTED", ["schedule", "delete"])
     assert feed["instance"] == ["kill", "rerun", "suspend", "resume"]
+    assert feed["instanceStates"]["resume"] == ["SUSPENDED"]
     cluster = client.get("/console/api/actions/cluster/east").json()
     assert (cluster["entity"], cluster["instance"]) == (["delete"], [])
     assert client.get("/console/api/actions/feed/nothing").status_code == 404
@@ -50,8 +54,7 @@ def test_every_action_is_offered_without_authorization_and_only_what_applies(ser
 
 def test_with_authorization_the_acl_decides_what_is_offered(served: Served) -> None:
     owner = browser(served, "ops", authorization_enabled="True")
-    assert owner.get("/console/api/actions/feed/logs").json()["entity"] == ["schedule", "suspend", "resume",
-                                                                            "delete"]
+    assert owner.get("/console/api/actions/feed/logs").json()["entity"] == ["schedule", "delete"]
     outsider = browser(served, "carl", authorization_enabled="True")
     assert outsider.get("/console/api/actions/feed/logs").status_code == 403
     member = browser(served, "uma:users", authorization_enabled="True")  # the ACL group, permission *
@@ -114,10 +117,64 @@ def test_instance_actions_take_their_window(served: Served) -> None:
                        json={"start": "2026-01-01T00:00Z", "end": "2026-01-01T00:00Z"}).status_code == 400
     assert client.post("/console/api/actions/process/count/instances/explode", headers=headers,
                        json={"start": "2026-01-01T00:00Z", "end": "2026-01-01T00:00Z"}).status_code == 400
-    answer = client.post("/console/api/actions/process/count/instances/kill", headers=headers,
-                         json={"start": "2026-01-01T00:00Z", "end": "2026-01-01T01:00Z"})
-    assert answer.status_code in (200, 400), answer.text  # what the instance command answers for no runs
-    assert [line["result"] for line in served.audit() if line.get("command") == "instance"][:1] == ["STARTED"]
+
+
+def test_the_entity_buttons_follow_its_state(served: Served) -> None:
+    client = browser(served)
+
+    def offered() -> tuple[str, list[str]]:
+        answer = client.get("/console/api/actions/feed/logs").json()
+        return answer["status"], answer["entity"]
+
+    assert offered() == ("SUBMITTED", ["schedule", "delete"])
+    assert client.post("/console/api/actions/feed/logs/schedule", headers=signed(client)).status_code == 200
+    assert offered() == ("RUNNING", ["suspend", "delete"])
+    assert client.post("/console/api/actions/feed/logs/suspend", headers=signed(client)).status_code == 200
+    assert offered() == ("SUSPENDED", ["resume", "delete"])
+
+
+def running_instance(served: Served, at: datetime) -> FakeRun:
+    run = served.airflow.add_run("falcon.process.count.east", at, state="running",
+                                 task_states={"wait_for_input": "success", "clear_outputs": "success",
+                                              "workflow": "running"})
+    return run
+
+
+def test_a_kill_of_a_running_instance_succeeds_and_marks_its_run_failed(served: Served) -> None:
+    run = running_instance(served, datetime(2026, 1, 1, 0, tzinfo=UTC))
+    client = browser(served)
+    answer = client.post("/console/api/actions/process/count/instances/kill", headers=signed(client),
+                         json={"instance": "2026-01-01T00:00Z", "cluster": "east"})
+    assert answer.status_code == 200, answer.text
+    assert answer.json()["status"] == "SUCCEEDED"
+    assert run.state == "failed" and served.airflow.states(run)["workflow"] == "failed"
+    assert "[falcon-airflow] KILLED" in (run.note or "")
+    kills = [line for line in served.audit() if line.get("action") == "kill"]
+    assert [(line["user"], line["command"], line["result"]) for line in kills] == [
+        ("ops", "instance", "STARTED"), ("ops", "instance", "SUCCEEDED")]
+
+
+def test_an_instance_action_its_state_does_not_allow_is_refused_and_changes_nothing(served: Served) -> None:
+    run = served.airflow.add_run("falcon.process.count.east", datetime(2026, 1, 1, 0, tzinfo=UTC), state="success",
+                                 task_states={task: "success" for task in ("wait_for_input", "clear_outputs",
+                                                                           "workflow", "mark_outputs_available")})
+    client = browser(served)
+    calls = len(served.airflow.calls)
+    for action in ("kill", "suspend", "resume"):
+        answer = client.post(f"/console/api/actions/process/count/instances/{action}", headers=signed(client),
+                             json={"instance": "2026-01-01T00:00Z", "cluster": "east"})
+        assert answer.status_code == 409, answer.text
+        assert f"{action} does not apply to a SUCCEEDED instance" in answer.json()["error"]
+    assert run.state == "success"
+    assert not [call for call in served.airflow.calls[calls:] if call.startswith(("patch_run", "clear"))]
+    assert not [line for line in served.audit() if line.get("action") in ("kill", "suspend", "resume")]
+    gone = client.post("/console/api/actions/process/count/instances/kill", headers=signed(client),
+                       json={"instance": "2026-01-01T05:00Z"})
+    assert gone.status_code == 404 and "no instance 2026-01-01T05:00Z" in gone.json()["error"]
+    rerun = client.post("/console/api/actions/process/count/instances/rerun", headers=signed(client),
+                        json={"instance": "2026-01-01T00:00Z", "cluster": "east"})
+    assert rerun.status_code == 200, rerun.text
+    assert run.state == "queued"  # cleared: the scheduler runs it again
 
 
 def test_the_buttons_script_is_served_with_the_page_and_fetches_nothing_remote(served: Served) -> None:
