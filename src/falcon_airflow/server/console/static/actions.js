@@ -10,6 +10,7 @@
   const INSTANCE_ACTIONS = { kill: "Kill", rerun: "Rerun", suspend: "Suspend", resume: "Resume" };
   const CONFIRM_MS = 5000;
   let current = "";  // "<type>/<name>" the buttons are for
+  let offered = null;  // the server's answer for current: the allowed actions and the states each changes
 
   function node(tag, text, className) {
     const made = document.createElement(tag);
@@ -60,8 +61,8 @@
     line.dataset.outcome = failed ? "refused" : "done";
   }
 
-  async function run(label, work) {
-    const buttons = section().querySelectorAll("button");
+  async function run(label, work, also) {
+    const buttons = [...section().querySelectorAll("button"), ...(also ? also.querySelectorAll("button") : [])];
     for (const item of buttons) item.disabled = true;
     showResult(`${label}...`, false);
     try {
@@ -87,7 +88,13 @@
     const done = await run(`${ENTITY_ACTIONS[action]} ${type} ${name}`,
       () => post(path(type, name, action)));
     if (done && action === "delete") location.hash = "#/";
-    else if (done && typeof showEntity === "function") showEntity(type, name);  // console.js: the new status
+    else if (done) {
+      if (typeof showEntity === "function") showEntity(type, name);  // console.js: the new status
+      const said = document.getElementById("action-result").textContent;
+      current = "";  // the new state offers other buttons (a suspended feed: resume)
+      await follow();
+      showResult(said, false);
+    }
   }
 
   async function instanceAction(type, name, action, start, end) {
@@ -108,34 +115,6 @@
       entityButtons.append(button, " ");
     }
     if (allowed.entity.length) target.append(entityButtons);
-    if (allowed.instance.length) {
-      const form = node("form");
-      form.id = "instance-actions";
-      form.autocomplete = "off";
-      const start = node("input");
-      start.name = "start";
-      start.placeholder = "yyyy-MM-ddTHH:mmZ";
-      const end = node("input");
-      end.name = "end";
-      end.placeholder = "yyyy-MM-ddTHH:mmZ";
-      const from = node("label", "Instances from ");
-      from.append(start);
-      const to = node("label", " to ");
-      to.append(end);
-      form.append(from, to, " ");
-      for (const action of allowed.instance) {
-        const button = node("button", INSTANCE_ACTIONS[action] || action);
-        button.type = "button";
-        button.dataset.instanceAction = action;
-        button.addEventListener("click", () => {
-          const first = start.value.trim();
-          instanceAction(type, name, action, first, end.value.trim() || first);
-        });
-        form.append(button, " ");
-      }
-      form.addEventListener("submit", (event) => event.preventDefault());
-      target.append(form);
-    }
     if (!allowed.entity.length && !allowed.instance.length) {
       target.append(node("p", `${allowed.user} may take no action on this ${type}.`, "rules"));
     }
@@ -160,19 +139,59 @@
     const key = `${type}/${name}`;
     if (key === current && !target.hidden) return;
     current = key;
+    offered = null;
     target.hidden = true;
     target.replaceChildren();
     try {
       const allowed = await readJson(await fetch(path(type, name), {
         credentials: "same-origin", headers: { Accept: "application/json" }, cache: "no-store" }));
-      if (current === key) render(type, name, allowed);
+      if (current === key) {
+        offered = { type, name, ...allowed };
+        render(type, name, allowed);
+        decorate();
+      }
     } catch (ignored) {
       // an entity the user may not read or that is gone: console.js says so; no buttons
     }
   }
 
-  // for other views of the page (the instances grid): the same instance actions, with the same checks
-  window.falconActions = { instanceAction };
+  // One instance's buttons: the actions the server allows this user that change an instance in this status
+  // (allowed.instanceStates, the server's table), as the instances view shows it.
+  function instanceButtons(status, instance, cluster) {
+    const box = node("span", null, "instance-action-buttons");
+    if (!offered || !status) return box;
+    for (const action of offered.instance) {
+      if (!(offered.instanceStates[action] || []).includes(String(status).toUpperCase())) continue;
+      const button = node("button", INSTANCE_ACTIONS[action] || action);
+      button.type = "button";
+      button.dataset.instanceAction = action;
+      const { type, name } = offered;
+      button.addEventListener("click", async () => {
+        const done = await run(`${INSTANCE_ACTIONS[action]} ${type} ${name} ${instance} on ${cluster}`,
+          () => post(path(type, name, "instances", action), { instance, cluster }), box);
+        if (done && typeof showInstances === "function") showInstances(type, name);  // instances.js: new states
+      });
+      box.append(button, " ");
+    }
+    return box;
+  }
+
+  // The instances view's rows (a process) and cells (a feed) carry data-instance, data-cluster and the status an
+  // instance action acts on; each gets its buttons here, whichever of the two answers came last.
+  function decorate() {
+    const content = document.getElementById("instances-content");
+    if (!content || !offered || content.dataset.loaded !== `${offered.type}/${offered.name}`) return;
+    for (const target of content.querySelectorAll("[data-action-status]")) {
+      const slot = target.querySelector(".instance-actions") || target;
+      const row = target.closest("[data-instance]");
+      const instance = target.dataset.instance || (row && row.dataset.instance);
+      slot.querySelector(".instance-action-buttons")?.remove();
+      slot.append(instanceButtons(target.dataset.actionStatus, instance, target.dataset.cluster));
+    }
+  }
+
+  // for the instances view: its buttons once it is drawn
+  window.falconActions = { instanceAction, decorate };
 
   document.addEventListener("DOMContentLoaded", () => {
     window.addEventListener("hashchange", follow);

@@ -38,6 +38,9 @@ function feedCell(cell) {
   }
   box.dataset.state = cell.state;
   box.className = "instance-cell";
+  // the feed's instance actions act on the runs that brought the instance here (replication, import)
+  const arrived = cell.runs.filter((run) => run.direction !== "out");
+  if (arrived.length) box.dataset.actionStatus = arrived[arrived.length - 1].status;
   box.append(el("span", cell.state, stateClass(cell.state)));
   const others = cell.facts.filter((fact) => fact !== cell.state);
   if (others.length) box.append(" ", el("span", `(${others.join(", ")})`, "rules"));
@@ -120,7 +123,8 @@ function renderProcessInstances(target, answer) {
   const table = el("table");
   table.id = "process-instances";
   const head = el("tr");
-  for (const title of ["Instance", "Cluster", "Status", "Run", "Duration", "Tasks (try, log)", "Reason"]) {
+  for (const title of ["Instance", "Cluster", "Status", "Run", "Duration", "Tasks (try, log)", "Reason",
+    "Actions"]) {
     head.append(el("th", title));
   }
   table.append(el("thead"));
@@ -154,6 +158,9 @@ function renderProcessInstances(target, answer) {
       reason.append(el("div", item.triage.error, "rules"));
     }
     row.append(reason);
+    row.dataset.cluster = item.cluster;
+    row.dataset.actionStatus = item.status;  // actions.js adds the buttons this status and the user's rights allow
+    row.append(el("td", null, "instance-actions"));
     body.append(row);
   }
   table.append(body);
@@ -185,6 +192,7 @@ async function showInstances(type, name) {
   if (type === "feed") renderFeedGrid(content, answer);
   else renderProcessInstances(content, answer);
   content.dataset.loaded = `${type}/${name}`;
+  if (window.falconActions) window.falconActions.decorate();
 }
 
 function routeInstances() {
