@@ -497,9 +497,9 @@ def test_the_console_suspends_and_resumes_a_feed_and_refuses_a_forged_request(ai
     with chromium(tmp_path / "chromium-actions") as page:
         sign_in(page, airflow.url)
         visit(page, f"{airflow.url}/falcon/console/#/entity/feed/{ACTED_FEED}")
-        # make run has authorization off: every action on a feed is offered
-        expect(page.locator("#entity-action-buttons button")).to_have_count(4)
-        expect(page.locator("#instance-actions button")).to_have_count(4)
+        # make run has authorization off: what a running feed's state allows is offered (suspend, delete)
+        expect(page.locator("#entity-action-buttons button")).to_have_count(2)
+        expect(page.locator("#entity-action-buttons button[data-action='resume']")).to_have_count(0)
         result = page.locator("#action-result")
         page.locator("#entity-action-buttons button[data-action='suspend']").click()
         expect(result).to_contain_text(f"Suspend feed {ACTED_FEED}:")
@@ -514,6 +514,7 @@ def test_the_console_suspends_and_resumes_a_feed_and_refuses_a_forged_request(ai
         assert wrong.status == 403, wrong.text()
         assert feed_status(airflow, ACTED_FEED).startswith("SUSPENDED")
 
+        expect(page.locator("#entity-action-buttons button[data-action='suspend']")).to_have_count(0)
         page.locator("#entity-action-buttons button[data-action='resume']").click()
         expect(result).to_contain_text(f"Resume feed {ACTED_FEED}:")
         expect(result).to_have_attribute("data-outcome", "done")
@@ -594,3 +595,36 @@ def test_the_console_shows_a_feed_s_versions_their_diff_and_its_sla(airflow: Run
     if os.environ.get("FALCON_UPDATE_SCREENSHOT") == "1":
         for name, target in ENTITY_SCREENSHOTS.items():
             shutil.copyfile(tmp_path / f"{name}.png", target)
+
+
+# -- the console's instance buttons ------------------------------------------------------------------------------------
+
+def test_the_console_reruns_a_finished_instance_from_its_row(airflow: RunningAirflow, tmp_path: Path) -> None:
+    from playwright.sync_api import expect
+
+    def finished() -> dict[str, Any] | None:
+        return next((item for item in airflow.instances() if item["status"] in ("SUCCEEDED", "FAILED", "KILLED")),
+                    None)
+
+    done = wait_for(f"a finished instance of {PROCESS}", finished, FIRST_RUN_TIMEOUT, interval=5)
+    at = parse_falcon_time(done["instance"])
+    with chromium(tmp_path / "chromium-instance-buttons") as page:
+        sign_in(page, airflow.url)
+        visit(page, f"{airflow.url}/falcon/console/#/entity/process/{PROCESS}")
+        row = page.locator(f"#process-instances tr[data-instance='{done['instance']}'][data-cluster='primary']")
+        expect(row).to_have_attribute("data-status", done["status"])
+        # a finished instance: rerun only (make run has authorization off, so the state alone decides)
+        buttons = row.locator(".instance-actions button")
+        expect(buttons).to_have_count(1)
+        expect(buttons.first).to_have_attribute("data-instance-action", "rerun")
+        buttons.first.click()
+        result = page.locator("#action-result")
+        expect(result).to_have_attribute("data-outcome", "done")
+        expect(result).to_contain_text(f"Rerun process {PROCESS} {done['instance']} on primary")
+
+    def rerun() -> dict[str, Any] | None:
+        item = airflow.instance(at)
+        return item if item is not None and (item["status"] in ACTIVE or item["runId"] > done["runId"]) else None
+
+    again = wait_for("the rerun to show in instance -status", rerun, 60, interval=2)
+    assert again["dagRunId"] == done["dagRunId"], again  # the same run, cleared

@@ -52,7 +52,7 @@ ENTITY_ACTIONS: dict[str, tuple[str, ...]] = {
 """What the page offers per entity type: clusters and datasources are never scheduled."""
 INSTANCE_ACTIONS = ("kill", "rerun", "suspend", "resume")
 """Instance actions, for feeds and processes."""
-INSTANCE_FIELDS = ("start", "end", "clusters", "instance", "cluster")
+INSTANCE_FIELDS = ("start", "end", "clusters", "instance", "cluster", "lifecycle")
 MAX_BODY_BYTES = 4096
 
 
@@ -107,10 +107,8 @@ def allowed_actions(context: ServerContext, acting: Caller, kind: EntityType, na
     if not may("entity", "definition"):
         raise ActionError(f"Permission denied: user={acting.user} may not read {kind.value} {name}", 403)
     instance = INSTANCE_ACTIONS if kind.schedulable else ()
-    # the entity's state decides which of the allowed entity actions apply (no resume of a running feed)
-    state = context.open_store().schedule_state(kind, name) if kind.schedulable else None
-    permitted = [action for action in ENTITY_ACTIONS[kind.value] if may("entity", action)]
-    return {"status": state or "SUBMITTED", "entity": entity_actions(state, permitted),
+    # which of these apply depends on the entity's status (no resume of a running feed): see :func:`actions_of`
+    return {"entity": [action for action in ENTITY_ACTIONS[kind.value] if may("entity", action)],
             "instance": [action for action in instance if may("instance", action)],
             "instanceStates": {action: sorted(INSTANCE_STATES[action]) for action in instance}}
 
@@ -126,9 +124,22 @@ async def actions_of(request: Request, entity_type: str, name: str) -> Response:
     try:
         kind = _kind(entity_type)
         allowed = await _off_loop(lambda: allowed_actions(context, acting, kind, name))
+        status = await _entity_status(request, kind, name)
     except ActionError as problem:
         return _answer({"error": problem.message}, problem.status)
-    return _answer({"type": kind.value, "name": name, "user": acting.user, **allowed})
+    allowed["entity"] = entity_actions(status, allowed["entity"])
+    return _answer({"type": kind.value, "name": name, "user": acting.user, "status": status, **allowed})
+
+
+async def _entity_status(request: Request, kind: EntityType, name: str) -> str:
+    """The entity's status as ``entity -status`` says it (RUNNING when one of its DAGs is unpaused, whoever
+    unpaused it): the store's schedule state alone would call an entity of the entities folder whose DAGs run
+    SUBMITTED."""
+    if not kind.schedulable:
+        return "SUBMITTED"
+    outcome = await _run(request, "entity", "status", {"type": kind.value, "name": name})
+    status = str(outcome.payload.get("entityStatus") or outcome.message).split(" ", 1)[0].upper()
+    return status or "SUBMITTED"
 
 
 @router.get("/write-token")
@@ -216,7 +227,8 @@ async def _instance_values(request: Request) -> dict[str, str]:
 async def _check_state(request: Request, kind: EntityType, name: str, action: str, values: dict[str, str]) -> None:
     """Refuse (409) an action on one instance whose status it does not change, before anything is written: the
     page's button was for the state it showed, which may have changed since."""
-    asked = {"type": kind.value, "name": name, "start": values["instance"], "end": values["instance"]}
+    asked = {"type": kind.value, "name": name, "start": values["instance"], "end": values["instance"],
+             **({"lifecycle": values["lifecycle"]} if values.get("lifecycle") else {})}
     found = (await _run(request, "instance", "status", asked)).payload.get("instances", [])
     cluster = values.get("cluster")
     mine = [item for item in found if str(item.get("instance")) == values["instance"]

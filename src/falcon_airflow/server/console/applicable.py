@@ -27,7 +27,7 @@ ENTITY_STATES: dict[str, frozenset[str]] = {
     "schedule": frozenset({SUBMITTED}),
     "suspend": frozenset({"RUNNING"}),
     "resume": frozenset({"SUSPENDED"}),
-    "delete": frozenset({SUBMITTED, "RUNNING", "SUSPENDED"}),
+    "delete": frozenset({SUBMITTED, "RUNNING", "SUSPENDED", "COMPLETED", "INVALID"}),
 }
 """The entity states each entity action applies to (``SUBMITTED``: stored, never scheduled)."""
 

@@ -157,7 +157,7 @@
 
   // One instance's buttons: the actions the server allows this user that change an instance in this status
   // (allowed.instanceStates, the server's table), as the instances view shows it.
-  function instanceButtons(status, instance, cluster) {
+  function instanceButtons(status, instance, cluster, lifecycle) {
     const box = node("span", null, "instance-action-buttons");
     if (!offered || !status) return box;
     for (const action of offered.instance) {
@@ -168,7 +168,7 @@
       const { type, name } = offered;
       button.addEventListener("click", async () => {
         const done = await run(`${INSTANCE_ACTIONS[action]} ${type} ${name} ${instance} on ${cluster}`,
-          () => post(path(type, name, "instances", action), { instance, cluster }), box);
+          () => post(path(type, name, "instances", action), { instance, cluster, lifecycle }), box);
         if (done && typeof showInstances === "function") showInstances(type, name);  // instances.js: new states
       });
       box.append(button, " ");
@@ -186,7 +186,8 @@
       const row = target.closest("[data-instance]");
       const instance = target.dataset.instance || (row && row.dataset.instance);
       slot.querySelector(".instance-action-buttons")?.remove();
-      slot.append(instanceButtons(target.dataset.actionStatus, instance, target.dataset.cluster));
+      slot.append(instanceButtons(target.dataset.actionStatus, instance, target.dataset.cluster,
+        target.dataset.lifecycle));
     }
   }
 

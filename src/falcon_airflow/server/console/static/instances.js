@@ -40,7 +40,10 @@ function feedCell(cell) {
   box.className = "instance-cell";
   // the feed's instance actions act on the runs that brought the instance here (replication, import)
   const arrived = cell.runs.filter((run) => run.direction !== "out");
-  if (arrived.length) box.dataset.actionStatus = arrived[arrived.length - 1].status;
+  if (arrived.length) {
+    box.dataset.actionStatus = arrived[arrived.length - 1].status;
+    box.dataset.lifecycle = arrived[arrived.length - 1].lifecycle;
+  }
   box.append(el("span", cell.state, stateClass(cell.state)));
   const others = cell.facts.filter((fact) => fact !== cell.state);
   if (others.length) box.append(" ", el("span", `(${others.join(", ")})`, "rules"));
