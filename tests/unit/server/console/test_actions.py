@@ -190,3 +190,15 @@ def test_the_buttons_script_is_served_with_the_page_and_fetches_nothing_remote(s
     for asset in static.iterdir():
         text = asset.read_text(encoding="utf-8").replace("http://www.w3.org/", "")  # XML namespaces name, not fetch
         assert "://" not in text, asset.name  # no CDN: every asset is in the package
+
+
+def test_a_feed_cell_s_kill_acts_on_the_lifecycle_of_its_run(served: Served) -> None:
+    run = served.airflow.add_run("falcon.feed.counts.replication.east.west", datetime(2026, 1, 1, 0, tzinfo=UTC),
+                                 state="running", task_states={"wait_for_source": "success", "replicate": "running"})
+    client = browser(served)
+    asked = {"instance": "2026-01-01T00:00Z", "cluster": "west", "lifecycle": "REPLICATION"}
+    rerun = client.post("/console/api/actions/feed/counts/instances/rerun", headers=signed(client), json=asked)
+    assert rerun.status_code == 409 and "rerun does not apply to a RUNNING instance" in rerun.json()["error"]
+    killed = client.post("/console/api/actions/feed/counts/instances/kill", headers=signed(client), json=asked)
+    assert killed.status_code == 200, killed.text
+    assert run.state == "failed"
