@@ -23,6 +23,7 @@ the store tables come from, with the time each step took; later runs copy it int
 api-server on it (``airflow db migrate`` is skipped: the copy is that schema). ``FALCON_BENCH_FRESH=1`` builds it
 again.
 
+Every api-server runs with Python's cyclic garbage collector off (:data:`GARBAGE_COLLECTOR_OFF` says why).
 The api-server is configured with ``[api] maximum_page_limit`` large enough for one page to hold every DAG and every
 run (Airflow's default is 100), so that Airflow's baseline is one call, as Falcon's is. Falcon's calls and Airflow's
 are measured on api-servers of their own, Airflow's one-page listing of every DAG on one of its own
@@ -60,6 +61,17 @@ PROCESS_START = datetime(2026, 1, 1, tzinfo=UTC)
 GOAL_RATIO = 1.5
 SOURCES = ("src/falcon_airflow/dags", "src/falcon_airflow/compiler", "src/falcon_airflow/store",
            "src/falcon_airflow/provider/store_migrations", "tests/estate.py")
+
+
+GARBAGE_COLLECTOR_OFF = "import gc\ngc.disable()"
+"""What every api-server of the benchmarks runs first: Python's cyclic garbage collector off. Airflow 3.3.2's
+``GET /api/v2/dags`` on Python 3.11.7 and SQLite corrupts the heap when a collection runs while pydantic validates
+the DAG rows (``from_attributes``): one process validating 1,000 rows a call with Airflow's ``DAGResponse`` dies
+after 20 to 30 calls with the collector on, never with it off; reading the same attributes from Python does not
+crash; pydantic 2.12 and 2.14 alike. An api-server dies sooner or later depending on what else it allocated (on a
+loaded test machine within a few calls). With the collector off the servers' memory grows (about 10 MB per
+1,000 DAGs listed) and their medians are the same (384 ms against 382 ms for 1,000 DAGs in one page); both sides
+run so, and a server that dies anyway is started again (:func:`measure`)."""
 
 
 def scale() -> float:
@@ -101,6 +113,8 @@ def _server(root: Path, page_limit: int) -> Any:
     # Airflow's 30 s import timeout, which would leave the database without DAGs
     airflow.env["AIRFLOW__CORE__DAGBAG_IMPORT_TIMEOUT"] = "3600"
     airflow.env["AIRFLOW__FALCON__AIRFLOW_USER"] = "admin"  # the server acts in Airflow as its own user, as make run
+    airflow.env["PYTHONFAULTHANDLER"] = "1"  # a crash leaves its Python stack in the api-server's log
+    airflow.interpreter_setup = GARBAGE_COLLECTOR_OFF
     return airflow
 
 
@@ -320,12 +334,11 @@ def measure(processes: int, runs: int, description: dict[str, Any], calls: list[
     warm up, then ``repeat`` times, one call after the other, over one keep-alive connection with an Airflow token.
     Figures by call label.
 
-    Airflow 3.3.2's api-server on Python 3.11 dies now and then (SIGSEGV: a freed object's dictionary written
-    during a garbage collection) while it lists many DAGs in one page (``GET /api/v2/dags?limit=20000``
-    repeated is enough, with none of Falcon's code loaded but its provider's name); under a loaded test run it has
-    also closed a connection without an answer and lived on. Either way the call's timing is lost: the server is
-    stopped, started again on a fresh copy, the call warmed up again and its timing carried on; the figures say
-    how many times that happened (at most ``MAX_CRASHES``)."""
+    Airflow 3.3.2's api-server on Python 3.11 can die (SIGSEGV) while it lists DAGs, which is why the servers run
+    without the cyclic garbage collector (:data:`GARBAGE_COLLECTOR_OFF`); should one die or drop a call anyway, the
+    call's timing is lost: the server is stopped, started again on a fresh copy, the call warmed up again and its
+    timing carried on, its log's last lines printed; the figures say how many times that happened (at most
+    ``MAX_CRASHES``)."""
     import httpx
 
     state = {call.label: _Timings() for call in calls}
@@ -360,6 +373,10 @@ def measure(processes: int, runs: int, description: dict[str, Any], calls: list[
                 what = "died" if _died(airflow) else f"dropped the connection ({error})"
                 print(f"  the api-server {what} during {current.label} ({crashes} time(s)); starting it again",
                       flush=True)
+                log = airflow.home / "api-server.log"
+                if log.exists():
+                    print(f"--- the api-server's log, last lines ---\n{log.read_text(errors='replace')[-3000:]}",
+                          flush=True)
                 if crashes > MAX_CRASHES:
                     raise
     figures: dict[str, dict[str, Any]] = {}

@@ -42,9 +42,9 @@ NOTES = [
     "once per process and kept), builds the workspace and answers; `numResults` pages that list, so one page of "
     "100 costs nearly the whole read. Airflow's listing answers much more per DAG (its whole `DAGResponse`, "
     "about 1.6 kB each against Falcon's type and name), which is why its one page of everything is slower.",
-    "Airflow's one page of every DAG runs on an api-server of its own, which is started again when it dies: "
-    "Airflow 3.3.2's api-server on Python 3.11.7 dies now and then (SIGSEGV) while it lists many DAGs in one "
-    "page, with or without Falcon's server (see the README); each call's line says how many times.",
+    "Every api-server runs with Python's cyclic garbage collector off: with it on, Airflow 3.3.2's api-server on "
+    "Python 3.11.7 and SQLite dies (SIGSEGV) after a number of DAG listings, with or without Falcon's server (see "
+    "benchmarks/README.md); a server that dies anyway is started again, and each call's line says how many times.",
 ]
 
 

@@ -53,6 +53,9 @@ class AirflowServer:
     database_url: str
     process: subprocess.Popen[bytes] | None = None
     credentials: dict[str, str] = field(default_factory=dict)
+    interpreter_setup: str = ""
+    """Python statements the api-server's interpreter runs before Airflow's command line (none: ``airflow``
+    itself is started)."""
 
     @property
     def url(self) -> str:
@@ -95,9 +98,12 @@ class AirflowServer:
         if migrate:
             self.airflow("db", "migrate")
         log = (self.home / "api-server.log").open("wb")
-        self.process = subprocess.Popen([str(AIRFLOW), "api-server", "--host", "127.0.0.1", "--port",
-                                         str(self.port)], env=self.env, stdout=log, stderr=subprocess.STDOUT,
-                                        start_new_session=True)
+        command = [str(AIRFLOW)]
+        if self.interpreter_setup:  # the same command line, run by a Python that first runs the set-up
+            command = [str(AIRFLOW.parent / "python"), "-c",
+                       f"{self.interpreter_setup}\nimport sys\nfrom airflow.__main__ import main\nsys.exit(main())"]
+        self.process = subprocess.Popen([*command, "api-server", "--host", "127.0.0.1", "--port", str(self.port)],
+                                        env=self.env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
         deadline = time.monotonic() + START_TIMEOUT
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
