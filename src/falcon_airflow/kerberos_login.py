@@ -12,11 +12,14 @@ The GSS-API bindings (``gssapi``: the ``kerberos`` extra) are imported only when
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import tempfile
+import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from falcon_airflow.errors import FalconAirflowError
 
@@ -57,6 +60,37 @@ def service_keytab_login(purpose: str = "log in to the Kerberized cluster") -> K
     if not os.access(login.keytab, os.R_OK):
         raise KerberosLoginError(f"cannot {purpose} as {login.describe()}: the keytab is missing or unreadable")
     return login
+
+
+@functools.lru_cache(maxsize=32)
+def keytab_credentials(login: KerberosLogin, purpose: str) -> Any:
+    """``gssapi.Credentials`` of ``login`` for this process's own calls to ``purpose`` (``HTTP@namenode``, ``the
+    metastore thrift://...``), kept per login and purpose: the ticket is got from the keytab now (so a missing
+    keytab, a principal it does not hold or a KDC that cannot be reached is an error here naming principal and
+    keytab) into a cache in this process's memory, and MIT Kerberos gets a new one from the keytab when it expires.
+    The machine's default cache is never read or written, and a ticket got with another keytab never stands in for
+    this one."""
+    try:
+        import gssapi
+        import gssapi.raw
+    except ImportError:
+        raise KerberosLoginError(f"{purpose} on a Kerberized cluster needs the GSS-API bindings to log in as "
+                                 f"{login.describe()}: install falcon-airflow[kerberos] (gssapi; MIT Kerberos' "
+                                 "libkrb5)") from None
+    if not os.access(login.keytab, os.R_OK):
+        raise KerberosLoginError(f"cannot obtain a Kerberos ticket for {purpose} as {login.describe()}: the keytab is "
+                                 "missing or unreadable")
+    try:
+        name = gssapi.Name(login.principal, gssapi.NameType.kerberos_principal)
+        credentials = gssapi.Credentials(name=name, usage="initiate", store={
+            "client_keytab": login.keytab, "ccache": f"MEMORY:falcon-airflow-{uuid.uuid4().hex}"})
+        credentials.lifetime  # noqa: B018  (asking for it gets the ticket from the keytab now)
+    except gssapi.raw.GSSError as problem:
+        reason = " ".join(str(problem).split())
+        raise KerberosLoginError(f"cannot obtain a Kerberos ticket for {purpose} as {login.describe()}: {reason} "
+                                 f"(`klist -k {login.keytab}` lists the principals the keytab holds; KRB5_CONFIG "
+                                 "names the krb5.conf that finds the KDC)") from None
+    return credentials
 
 
 def obtain_ticket_cache(login: KerberosLogin, purpose: str = "spark-submit") -> Path:

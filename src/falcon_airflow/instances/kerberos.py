@@ -15,8 +15,6 @@ cluster.
 from __future__ import annotations
 
 import functools
-import os
-import uuid
 from typing import Any
 
 from falcon_airflow import kerberos_login
@@ -52,17 +50,12 @@ def spnego_auth(login: KerberosLogin, host: str) -> Any:
         raise StorageError(f"WebHDFS on a Kerberized cluster needs the GSS-API bindings: install falcon-airflow"
                            f"[kerberos] (gssapi, requests-gssapi; MIT Kerberos' libkrb5) to authenticate as "
                            f"{login.describe()}") from None
-    if not os.access(login.keytab, os.R_OK):
-        raise StorageError(f"cannot authenticate to WebHDFS as {login.describe()}: the keytab is missing or "
-                           "unreadable")
+    try:
+        credentials = kerberos_login.keytab_credentials(login, f"HTTP@{host}")
+    except KerberosLoginError as problem:
+        raise StorageError(problem.message) from None
     service = gssapi.Name(f"HTTP@{host}", gssapi.NameType.hostbased_service)
     try:
-        name = gssapi.Name(login.principal, gssapi.NameType.kerberos_principal)
-        # The tickets live in a cache in memory of this process, one per login and host: the machine's default
-        # cache is never read or overwritten, a ticket got with another keytab never stands in for this one, and
-        # MIT Kerberos gets a new ticket from the client keytab when this one expires.
-        credentials = gssapi.Credentials(name=name, usage="initiate", store={
-            "client_keytab": login.keytab, "ccache": f"MEMORY:falcon-airflow-{uuid.uuid4().hex}"})
         gssapi.SecurityContext(name=service, creds=credentials, usage="initiate").step()
     except gssapi.raw.GSSError as problem:
         reason = " ".join(str(problem).split())

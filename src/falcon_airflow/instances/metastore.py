@@ -8,8 +8,9 @@ check did.
 
 A cluster whose properties say ``hive.metastore.sasl.enabled=true`` names its metastore's service principal
 (``hive.metastore.kerberos.principal``) in the marker; the check then logs in to it with SASL GSSAPI as the Airflow
-service principal, from a ticket got from its keytab for this check alone (``AIRFLOW__KERBEROS__PRINCIPAL`` and
-``AIRFLOW__KERBEROS__KEYTAB``, as WebHDFS and spark-submit do), so no ticket can have expired in between.
+service principal (``AIRFLOW__KERBEROS__PRINCIPAL`` and ``AIRFLOW__KERBEROS__KEYTAB``, as WebHDFS and spark-submit
+do), with the credentials WebHDFS uses too: a ticket got from the keytab, kept in the process's memory and got again
+from the keytab when it expires.
 """
 
 from __future__ import annotations
@@ -20,12 +21,7 @@ from typing import Any
 
 from falcon_airflow.core.tables import METASTORE_PRINCIPAL, METASTORE_SASL, PartitionMarker
 from falcon_airflow.instances.storage import StorageError
-from falcon_airflow.kerberos_login import (
-    KerberosLoginError,
-    obtain_ticket_cache,
-    remove_ticket_cache,
-    service_keytab_login,
-)
+from falcon_airflow.kerberos_login import KerberosLoginError, keytab_credentials, service_keytab_login
 
 TIMEOUT_MS = 30_000
 """A metastore that does not answer within this fails the check instead of hanging the triggerer's thread."""
@@ -51,46 +47,37 @@ def _client(partition: PartitionMarker) -> Iterator[Any]:
         with HMSClient(iprot=TBinaryProtocol.TBinaryProtocol(TTransport.TBufferedTransport(socket))) as client:
             yield client
         return
-    with _kerberos_credentials(partition) as (credentials, who):
-        from thrift.Thrift import TException
-        from thrift_sasl import TSaslClientTransport
+    credentials, who = _kerberos_credentials(partition)
+    from thrift.Thrift import TException
+    from thrift_sasl import TSaslClientTransport
 
-        from falcon_airflow.instances.sasl_gssapi import MECHANISM, GssapiSaslClient, server_principal
+    from falcon_airflow.instances.sasl_gssapi import MECHANISM, GssapiSaslClient, server_principal
 
-        service = server_principal(partition.principal, host)
-        transport = TSaslClientTransport(lambda: GssapiSaslClient(service, credentials), MECHANISM, socket)
-        client = HMSClient(iprot=TBinaryProtocol.TBinaryProtocol(transport))
-        try:
-            transport.open()
-        except TException as problem:
-            raise MetastoreError(f"metastore {partition.metastore} refused the Kerberos (SASL GSSAPI) login as {who} "
-                                 f"to its service principal {service}: {problem}") from None
-        try:
-            yield client
-        finally:
-            transport.close()
-
-
-@contextmanager
-def _kerberos_credentials(partition: PartitionMarker) -> Iterator[tuple[Any, str]]:
-    """The Airflow service principal's GSS-API credentials, from a ticket cache filled from its keytab now (and
-    removed afterwards), with the login's description for messages."""
-    purpose = f"log in to the Kerberized metastore {partition.metastore}"
+    service = server_principal(partition.principal, host)
+    transport = TSaslClientTransport(lambda: GssapiSaslClient(service, credentials), MECHANISM, socket)
+    client = HMSClient(iprot=TBinaryProtocol.TBinaryProtocol(transport))
     try:
-        login = service_keytab_login(purpose)
-        cache = obtain_ticket_cache(login, purpose=f"the metastore {partition.metastore}")
+        transport.open()
+    except TException as problem:
+        raise MetastoreError(f"metastore {partition.metastore} refused the Kerberos (SASL GSSAPI) login as {who} "
+                             f"to its service principal {service}: {problem}") from None
+    try:
+        yield client
+    finally:
+        transport.close()
+
+
+def _kerberos_credentials(partition: PartitionMarker) -> tuple[Any, str]:
+    """The Airflow service principal's GSS-API credentials (got from its keytab, kept in this process's memory and
+    renewed from the keytab: :func:`~falcon_airflow.kerberos_login.keytab_credentials`), with the login's
+    description for messages."""
+    try:
+        login = service_keytab_login(f"log in to the Kerberized metastore {partition.metastore}")
+        return keytab_credentials(login, f"the metastore {partition.metastore}"), login.describe()
     except KerberosLoginError as problem:
         raise MetastoreError(f"metastore {partition.metastore} takes Kerberos (SASL) clients only (the cluster says "
                              f"{METASTORE_SASL}=true, {METASTORE_PRINCIPAL}={partition.principal}): "
                              f"{problem}") from None
-    try:
-        import gssapi
-
-        name = gssapi.Name(login.principal, gssapi.NameType.kerberos_principal)
-        credentials = gssapi.Credentials(name=name, usage="initiate", store={"ccache": f"FILE:{cache}"})
-        yield credentials, login.describe()
-    finally:
-        remove_ticket_cache(cache)
 
 
 def partition_exists(marker: str) -> bool:
