@@ -46,7 +46,7 @@ def status_of(context: Context, entity: Entity, dags: Mapping[str, Mapping[str, 
     paused = []
     for ref in context.entity_dags(entity):
         dag = known.get(ref.dag_id)
-        rows.append({"dagId": ref.dag_id, "lifecycle": ref.lifecycle.value, "cluster": ref.cluster,
+        rows.append({"dagId": ref.dag_id, "lifecycle": ref.purpose, "cluster": ref.cluster,
                      "exists": dag is not None, "paused": None if dag is None else bool(dag.get("is_paused"))})
         if dag is not None:
             paused.append(bool(dag.get("is_paused")))

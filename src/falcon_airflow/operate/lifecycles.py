@@ -51,6 +51,14 @@ class DagRef:
     lifecycle: Lifecycle
     cluster: str
     source_cluster: str | None = None
+    sla_monitor: bool = False
+    """The entity's SLA monitor on ``cluster``: no lifecycle of Falcon's, though suspended, resumed and deleted with
+    the entity (``lifecycle`` is the one its misses are about: a feed's instances, a process's runs)."""
+
+    @property
+    def purpose(self) -> str:
+        """What the DAG does, as pages and listings name it: its lifecycle, or ``SLA``."""
+        return "SLA" if self.sla_monitor else self.lifecycle.value
 
 
 def entity_dags(entity: Entity, lifecycles: frozenset[Lifecycle] | None = None) -> list[DagRef]:
@@ -81,10 +89,11 @@ def entity_dags(entity: Entity, lifecycles: frozenset[Lifecycle] | None = None) 
 
 def _sla_dags(entity: Entity) -> list[DagRef]:
     if isinstance(entity, Feed):
-        return [DagRef(sla_dag_id("feed", entity.name, item.name), Lifecycle.EVICTION, item.name)
+        return [DagRef(sla_dag_id("feed", entity.name, item.name), Lifecycle.EVICTION, item.name, sla_monitor=True)
                 for item in entity.clusters if entity.sla_for(item) is not None]
     if isinstance(entity, Process):
-        return [DagRef(sla_dag_id("process", entity.name, item.name), Lifecycle.EXECUTION, item.name)
+        return [DagRef(sla_dag_id("process", entity.name, item.name), Lifecycle.EXECUTION, item.name,
+                       sla_monitor=True)
                 for item in entity.clusters if (item.sla or entity.sla) is not None]
     return []
 

@@ -84,3 +84,13 @@ def test_without_a_name_every_entity_of_the_type_is_looked_at(kit: Kit) -> None:
         "name: logs, type: FEED, cluster: east, instanceTime: 2026-05-01T03:00Z, tags: Missed SLA High"]
     code, document = kit.json("entity", "-slaAlert", "-type", "process", "-start", "2026-05-01T00:00Z")
     assert (code, document["instances"]) == (0, []) and "any process" in document["message"]
+
+
+def test_entity_status_names_the_sla_monitor_as_such(kit: Kit) -> None:
+    # the monitor is suspended and deleted with the feed, but it is not one of Falcon's lifecycles (not eviction)
+    sla_kit(kit)
+    kit.airflow.add_dag("falcon.feed.logs.retention.east", ("retention",))
+    code, document = kit.json("entity", "-status", "-type", "feed", "-name", "logs")
+    assert code == 0
+    purposes = {row["dagId"]: row["lifecycle"] for row in document["dags"]}
+    assert purposes == {"falcon.feed.logs.retention.east": "EVICTION", MONITOR: "SLA"}, document["dags"]

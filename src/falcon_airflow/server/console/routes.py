@@ -134,7 +134,7 @@ async def entity(request: Request, entity_type: str, name: str) -> Response:
     rows = [row for row in _rows(listed, owners) if row.name == name]
     row = rows[0] if rows else Row(kind.value, name)
     base = airflow_base(request)
-    dags = [{"dag_id": ref.dag_id, "lifecycle": ref.lifecycle.value, "cluster": ref.cluster,
+    dags = [{"dag_id": ref.dag_id, "lifecycle": ref.purpose, "cluster": ref.cluster,
              "source_cluster": ref.source_cluster, "url": f"{base}/dags/{ref.dag_id}"}
             for ref in (entity_dags(stored) if stored is not None else [])]
     return JSONResponse({**row.as_json(), "definition": definition.payload.get("definition", ""),
