@@ -62,14 +62,9 @@ def service_keytab_login(purpose: str = "log in to the Kerberized cluster") -> K
     return login
 
 
-@functools.lru_cache(maxsize=32)
-def keytab_credentials(login: KerberosLogin, purpose: str) -> Any:
-    """``gssapi.Credentials`` of ``login`` for this process's own calls to ``purpose`` (``HTTP@namenode``, ``the
-    metastore thrift://...``), kept per login and purpose: the ticket is got from the keytab now (so a missing
-    keytab, a principal it does not hold or a KDC that cannot be reached is an error here naming principal and
-    keytab) into a cache in this process's memory, and MIT Kerberos gets a new one from the keytab when it expires.
-    The machine's default cache is never read or written, and a ticket got with another keytab never stands in for
-    this one."""
+def _credentials_from_keytab(login: KerberosLogin, purpose: str, ccache: str) -> Any:
+    """``gssapi.Credentials`` of ``login`` whose ticket is got from its keytab now into ``ccache``; a principal the
+    keytab does not hold, or a KDC that cannot be reached, is an error naming the principal and the keytab."""
     try:
         import gssapi
         import gssapi.raw
@@ -77,14 +72,11 @@ def keytab_credentials(login: KerberosLogin, purpose: str) -> Any:
         raise KerberosLoginError(f"{purpose} on a Kerberized cluster needs the GSS-API bindings to log in as "
                                  f"{login.describe()}: install falcon-airflow[kerberos] (gssapi; MIT Kerberos' "
                                  "libkrb5)") from None
-    if not os.access(login.keytab, os.R_OK):
-        raise KerberosLoginError(f"cannot obtain a Kerberos ticket for {purpose} as {login.describe()}: the keytab is "
-                                 "missing or unreadable")
     try:
-        name = gssapi.Name(login.principal, gssapi.NameType.kerberos_principal)
-        credentials = gssapi.Credentials(name=name, usage="initiate", store={
-            "client_keytab": login.keytab, "ccache": f"MEMORY:falcon-airflow-{uuid.uuid4().hex}"})
-        credentials.lifetime  # noqa: B018  (asking for it gets the ticket from the keytab now)
+        principal = gssapi.Name(login.principal, gssapi.NameType.kerberos_principal)
+        credentials = gssapi.Credentials(name=principal, usage="initiate",
+                                         store={"client_keytab": login.keytab, "ccache": ccache})
+        credentials.lifetime  # noqa: B018  (asking for it gets the ticket from the keytab into the cache)
     except gssapi.raw.GSSError as problem:
         reason = " ".join(str(problem).split())
         raise KerberosLoginError(f"cannot obtain a Kerberos ticket for {purpose} as {login.describe()}: {reason} "
@@ -93,30 +85,31 @@ def keytab_credentials(login: KerberosLogin, purpose: str) -> Any:
     return credentials
 
 
+@functools.lru_cache(maxsize=32)
+def keytab_credentials(login: KerberosLogin, purpose: str) -> Any:
+    """``gssapi.Credentials`` of ``login`` for this process's own calls to ``purpose`` (``HTTP@namenode``, ``the
+    metastore thrift://...``), kept per login and purpose: the ticket is got from the keytab now (so a missing
+    keytab, a principal it does not hold or a KDC that cannot be reached is an error here naming principal and
+    keytab) into a cache in this process's memory, and MIT Kerberos gets a new one from the keytab when it expires.
+    The machine's default cache is never read or written, and a ticket got with another keytab never stands in for
+    this one."""
+    if not os.access(login.keytab, os.R_OK):
+        raise KerberosLoginError(f"cannot obtain a Kerberos ticket for {purpose} as {login.describe()}: the keytab is "
+                                 "missing or unreadable")
+    return _credentials_from_keytab(login, purpose, f"MEMORY:falcon-airflow-{uuid.uuid4().hex}")
+
+
 def obtain_ticket_cache(login: KerberosLogin, purpose: str = "spark-submit") -> Path:
     """A new ticket cache file (in a folder of mode 0700) holding the service principal's ticket, got from its keytab
     now. A principal the keytab does not hold, or a KDC that cannot be reached, is an error naming the principal and
     the keytab (the file is then removed)."""
-    try:
-        import gssapi
-        import gssapi.raw
-    except ImportError:
-        raise KerberosLoginError(f"{purpose} on a Kerberized cluster needs the GSS-API bindings to log in as "
-                                 f"{login.describe()}: install falcon-airflow[kerberos] (gssapi; MIT Kerberos' "
-                                 "libkrb5)") from None
     # A folder only this user can enter (a ticket is as good as a password), the cache made by MIT Kerberos in it.
     cache = Path(tempfile.mkdtemp(prefix="falcon-krb5cc-")) / "ccache"
     try:
-        principal = gssapi.Name(login.principal, gssapi.NameType.kerberos_principal)
-        credentials = gssapi.Credentials(name=principal, usage="initiate",
-                                         store={"client_keytab": login.keytab, "ccache": f"FILE:{cache}"})
-        credentials.lifetime  # noqa: B018  (asking for it gets the ticket from the keytab into the cache)
-    except gssapi.raw.GSSError as problem:
+        _credentials_from_keytab(login, purpose, f"FILE:{cache}")
+    except KerberosLoginError:
         remove_ticket_cache(cache)
-        reason = " ".join(str(problem).split())
-        raise KerberosLoginError(f"cannot obtain a Kerberos ticket for {purpose} as {login.describe()}: {reason} "
-                                 f"(`klist -k {login.keytab}` lists the principals the keytab holds; KRB5_CONFIG "
-                                 "names the krb5.conf that finds the KDC)") from None
+        raise
     if not cache.is_file():
         remove_ticket_cache(cache)
         raise KerberosLoginError(f"cannot obtain a Kerberos ticket for {purpose} as {login.describe()}: no "

@@ -21,7 +21,7 @@ from typing import Any
 
 from falcon_airflow.core.tables import METASTORE_PRINCIPAL, METASTORE_SASL, PartitionMarker
 from falcon_airflow.instances.storage import StorageError
-from falcon_airflow.kerberos_login import KerberosLoginError, keytab_credentials, service_keytab_login
+from falcon_airflow.kerberos_login import KerberosLoginError, keytab_credentials, service_login
 
 TIMEOUT_MS = 30_000
 """A metastore that does not answer within this fails the check instead of hanging the triggerer's thread."""
@@ -72,7 +72,7 @@ def _kerberos_credentials(partition: PartitionMarker) -> tuple[Any, str]:
     renewed from the keytab: :func:`~falcon_airflow.kerberos_login.keytab_credentials`), with the login's
     description for messages."""
     try:
-        login = service_keytab_login(f"log in to the Kerberized metastore {partition.metastore}")
+        login = service_login()
         return keytab_credentials(login, f"the metastore {partition.metastore}"), login.describe()
     except KerberosLoginError as problem:
         raise MetastoreError(f"metastore {partition.metastore} takes Kerberos (SASL) clients only (the cluster says "
