@@ -619,8 +619,9 @@ def test_the_console_reruns_a_finished_instance_from_its_row(airflow: RunningAir
         expect(buttons.first).to_have_attribute("data-instance-action", "rerun")
         buttons.first.click()
         result = page.locator("#action-result")
+        # "pending" until the server answers; then its answer follows the label's colon
         expect(result).to_have_attribute("data-outcome", "done")
-        expect(result).to_contain_text(f"Rerun process {PROCESS} {done['instance']} on primary")
+        expect(result).to_contain_text(f"Rerun process {PROCESS} {done['instance']} on primary: ")
 
     def rerun() -> dict[str, Any] | None:
         # seen as waiting or running, or already over: with a new run id (its work ran again), or with another status

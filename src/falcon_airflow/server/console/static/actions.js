@@ -53,24 +53,25 @@
       body: body === undefined ? undefined : JSON.stringify(body) }));
   }
 
-  function showResult(message, failed) {
+  // outcome: "pending" while the request is out, then "done" or "refused" (what pages and tests wait for)
+  function showResult(message, outcome) {
     const line = document.getElementById("action-result");
     if (!line) return;
     line.textContent = message;
-    line.className = failed ? "status-INVALID" : "rules";
-    line.dataset.outcome = failed ? "refused" : "done";
+    line.className = outcome === "refused" ? "status-INVALID" : "rules";
+    line.dataset.outcome = outcome;
   }
 
   async function run(label, work, also) {
     const buttons = [...section().querySelectorAll("button"), ...(also ? also.querySelectorAll("button") : [])];
     for (const item of buttons) item.disabled = true;
-    showResult(`${label}...`, false);
+    showResult(`${label}...`, "pending");
     try {
       const answer = await work();
-      showResult(`${label}: ${answer.message || answer.status}`, false);
+      showResult(`${label}: ${answer.message || answer.status}`, "done");
       return true;
     } catch (problem) {
-      showResult(`${label} refused: ${problem.message}`, true);
+      showResult(`${label} refused: ${problem.message}`, "refused");
       return false;
     } finally {
       for (const item of buttons) item.disabled = false;
@@ -93,7 +94,7 @@
       const said = document.getElementById("action-result").textContent;
       current = "";  // the new state offers other buttons (a suspended feed: resume)
       await follow();
-      showResult(said, false);
+      showResult(said, "done");
     }
   }
 
