@@ -53,60 +53,66 @@ Judging, drawing, evaluating (their own modules)
 
 from __future__ import annotations
 
-from falcon_airflow.oozie.model import (
-    ACTION_CONFIG_TYPES,
-    KNOWN_ACTION_TYPES,
-    ActionConfig,
-    ActionNode,
-    AnyNode,
-    Case,
-    Configuration,
-    Credential,
-    DecisionNode,
-    DistcpAction,
-    EmailAction,
-    EndNode,
-    ForkNode,
-    FsAction,
-    FsOperation,
-    FsOperationKind,
-    GitAction,
-    GlobalSettings,
-    HadoopActionConfig,
-    Hive2Action,
-    HiveAction,
-    JavaAction,
-    JoinNode,
-    KillNode,
-    MapReduceAction,
-    Node,
-    NodeKind,
-    OtherAction,
-    Parameter,
-    PigAction,
-    Pipes,
-    Prepare,
-    Property,
-    ShellAction,
-    SlaInfo,
-    SparkAction,
-    SqoopAction,
-    SshAction,
-    StartNode,
-    Streaming,
-    SubWorkflowAction,
-    Transition,
-    TransitionKind,
-    Workflow,
-    configuration_dict,
-)
-from falcon_airflow.oozie.parse import (
-    ParsedWorkflow,
-    is_workflow_root,
-    looks_like_workflow,
-    parse_workflow_bytes,
-    parse_workflow_file,
-)
+import importlib
+from typing import TYPE_CHECKING, Any
+
+# The public names are loaded on first use: the model's dozens of dataclasses cost every command's start-up tens of
+# milliseconds, and most commands (validate of an estate without Oozie processes among them) never need them.
+if TYPE_CHECKING:
+    from falcon_airflow.oozie.model import (
+        ACTION_CONFIG_TYPES,
+        KNOWN_ACTION_TYPES,
+        ActionConfig,
+        ActionNode,
+        AnyNode,
+        Case,
+        Configuration,
+        Credential,
+        DecisionNode,
+        DistcpAction,
+        EmailAction,
+        EndNode,
+        ForkNode,
+        FsAction,
+        FsOperation,
+        FsOperationKind,
+        GitAction,
+        GlobalSettings,
+        HadoopActionConfig,
+        Hive2Action,
+        HiveAction,
+        JavaAction,
+        JoinNode,
+        KillNode,
+        MapReduceAction,
+        Node,
+        NodeKind,
+        OtherAction,
+        Parameter,
+        PigAction,
+        Pipes,
+        Prepare,
+        Property,
+        ShellAction,
+        SlaInfo,
+        SparkAction,
+        SqoopAction,
+        SshAction,
+        StartNode,
+        Streaming,
+        SubWorkflowAction,
+        Transition,
+        TransitionKind,
+        Workflow,
+        configuration_dict,
+    )
+    from falcon_airflow.oozie.parse import (
+        ParsedWorkflow,
+        is_workflow_root,
+        looks_like_workflow,
+        parse_workflow_bytes,
+        parse_workflow_file,
+    )
 
 __all__ = [
     "ACTION_CONFIG_TYPES",
@@ -160,3 +166,17 @@ __all__ = [
     "parse_workflow_bytes",
     "parse_workflow_file",
 ]
+
+_PARSE_NAMES = frozenset({"ParsedWorkflow", "is_workflow_root", "looks_like_workflow", "parse_workflow_bytes",
+                          "parse_workflow_file"})
+
+
+def __getattr__(name: str) -> Any:
+    """A public name of the package, imported from its module the first time it is asked for."""
+    if name not in __all__:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    module = importlib.import_module("falcon_airflow.oozie.parse" if name in _PARSE_NAMES
+                                     else "falcon_airflow.oozie.model")
+    value = getattr(module, name)
+    globals()[name] = value
+    return value

@@ -21,9 +21,7 @@ from falcon_airflow.oozie.model import (
     SparkAction,
     Workflow,
 )
-
-UNSUPPORTED_RULE = "FA020"
-NOT_APPLIED_RULE = "FA025"
+from falcon_airflow.oozie.rule_ids import NOT_APPLIED_RULE, UNSUPPORTED_RULE
 
 
 @dataclass(frozen=True, slots=True)

@@ -18,7 +18,6 @@ from pathlib import Path
 from falcon_airflow.bulk import collector_paused
 from falcon_airflow.entities import Entity, EntityType
 from falcon_airflow.issues import Issue, Level
-from falcon_airflow.oozie import parse_workflow_file
 from falcon_airflow.parsing import ParsedFile
 from falcon_airflow.parsing.parallel import forked_pool, helper_count
 from falcon_airflow.validation import (  # noqa: F401  (importing a rule module registers its rules)
@@ -101,6 +100,8 @@ def validate_paths(paths: Sequence[str], *, schema_only: bool = False, now: date
     """
     workspace = with_workflow_files(Workspace.load(paths, workers=workers))
     if schema_only:
+        from falcon_airflow.oozie import parse_workflow_file  # only here: the Oozie model is slow to import
+
         issues = [issue for parsed in workspace.files for issue in parsed.issues]
         issues += [issue for parsed in workspace.files if parsed.oozie_workflow
                    for issue in parse_workflow_file(parsed.path, parsed.path).issues]

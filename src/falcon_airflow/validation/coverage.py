@@ -18,8 +18,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from falcon_airflow.oozie.support import NOT_APPLIED_RULE as OOZIE_UNUSED_RULE
-from falcon_airflow.oozie.support import UNSUPPORTED_RULE
+from falcon_airflow.oozie.rule_ids import NOT_APPLIED_RULE as OOZIE_UNUSED_RULE
+from falcon_airflow.oozie.rule_ids import UNSUPPORTED_RULE
 
 UNUSED_RULE = "FA080"  # an entity element falcon-airflow accepts but does not apply (warning)
 

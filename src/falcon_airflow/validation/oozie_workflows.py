@@ -17,15 +17,20 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from falcon_airflow.entities import Process, WorkflowEngine
 from falcon_airflow.issues import Issue, Level
-from falcon_airflow.oozie import SubWorkflowAction, configuration_dict, looks_like_workflow
-from falcon_airflow.oozie.validate import validate_workflow_file
 from falcon_airflow.parsing import ParsedFile
 from falcon_airflow.validation.registry import RuleContext
 from falcon_airflow.validation.workflow_paths import in_entities_folder, local_path
 from falcon_airflow.workspace import Workspace
+
+if TYPE_CHECKING:
+    from falcon_airflow.oozie import SubWorkflowAction
+
+# The Oozie package is imported by the functions that read a workflow, when there is one: its model costs every
+# validation's start-up tens of milliseconds, and most estates have few Oozie processes or none.
 
 NOT_FOUND_RULE = "FA021"
 WORKFLOW_FILE = "workflow.xml"
@@ -125,6 +130,8 @@ def with_workflow_files(workspace: Workspace) -> Workspace:
 
 
 def _looks_like_workflow(path: str) -> bool:
+    from falcon_airflow.oozie import looks_like_workflow
+
     try:
         with open(path, "rb") as handle:
             return looks_like_workflow(handle.read(4096))
@@ -176,6 +183,9 @@ def _shown(files: Iterable[ParsedFile], path: Path) -> str:
 def _process_workflow(context: RuleContext, process: Process, workflow: Path, files: Sequence[ParsedFile],
                       supplied: dict[str, str], seen: set[Path], depth: int = 0) -> list[Issue]:
     """A process's workflow and, below it, every sub-workflow found on this machine."""
+    from falcon_airflow.oozie import SubWorkflowAction, configuration_dict
+    from falcon_airflow.oozie.validate import validate_workflow_file
+
     seen.add(workflow.resolve())
     shown = _shown(files, workflow)
     report = validate_workflow_file(workflow, shown, supplied=supplied, in_process=process.name)
@@ -223,5 +233,7 @@ def workflow_issues(context: RuleContext, files: Sequence[ParsedFile] = ()) -> l
         issues.extend(_process_workflow(context, process, workflow, files, _supplied(process), used))
     for item in files:
         if item.oozie_workflow and Path(item.path).resolve() not in used:
+            from falcon_airflow.oozie.validate import validate_workflow_file
+
             issues.extend(validate_workflow_file(item.path, item.path).issues)
     return list(_unique(issues))
