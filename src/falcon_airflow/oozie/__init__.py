@@ -167,16 +167,13 @@ __all__ = [
     "parse_workflow_file",
 ]
 
-_PARSE_NAMES = frozenset({"ParsedWorkflow", "is_workflow_root", "looks_like_workflow", "parse_workflow_bytes",
-                          "parse_workflow_file"})
-
-
 def __getattr__(name: str) -> Any:
-    """A public name of the package, imported from its module the first time it is asked for."""
+    """A public name of the package, imported from its module (the model, else the parser) the first time it is
+    asked for."""
     if name not in __all__:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    module = importlib.import_module("falcon_airflow.oozie.parse" if name in _PARSE_NAMES
-                                     else "falcon_airflow.oozie.model")
-    value = getattr(module, name)
+    model = importlib.import_module("falcon_airflow.oozie.model")
+    home = model if hasattr(model, name) else importlib.import_module("falcon_airflow.oozie.parse")
+    value = getattr(home, name)
     globals()[name] = value
     return value
