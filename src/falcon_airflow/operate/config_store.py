@@ -154,6 +154,10 @@ class ConfigStore(Protocol):
         """Whether Airflow must be asked to re-parse the DAG files after a change (the folder), or the store's DAG
         bundle brings the change by itself (the tables)."""
 
+    def bundle_revision(self) -> int | None:
+        """The revision Airflow's DAG bundle of the store reaches after the changes made so far (the tables);
+        ``None`` where the DAGs are parsed from files, not a bundle version (the folder)."""
+
     # definitions
     def workspace(self) -> Workspace: ...
     def forget_cache(self) -> None: ...
@@ -240,6 +244,9 @@ class Store:
 
     reparse_on_change = True
     """The dags folder's files compile the folder: Airflow is asked to re-parse them after a change."""
+
+    def bundle_revision(self) -> int | None:
+        return None
 
     def act_as(self, user: str) -> None:
         """The folder records who changed a definition with its archived versions (:meth:`archive`)."""

@@ -100,6 +100,39 @@ def set_paused(context: Context, dag_ids: Sequence[str], paused: bool, *, wait: 
         time.sleep(max(0.0, min(POLL_SECONDS, deadline - time.monotonic())))
 
 
+def _parsed_since(dag: Mapping[str, Any], since: datetime, revision: int | None) -> bool:
+    """Whether Airflow's record of a DAG comes from a parse of the store as changed: for the store's bundle, a
+    parse of that revision or a later one (a parse already under way at the change read the one before); for DAG
+    files, a parse that ended after the change."""
+    version = str(dag.get("bundle_version") or "")
+    if revision is not None and version.isdigit():
+        return int(version) >= revision
+    parsed = dag.get("last_parsed_time")
+    if not parsed:
+        return False
+    return datetime.fromisoformat(str(parsed)) > since
+
+
+def wait_until_parsed(context: Context, dag_ids: Sequence[str], *, since: datetime, wait: float) -> list[str]:
+    """Wait at most ``wait`` seconds for Airflow to have parsed these DAGs from the store as it is now (what the
+    scheduler creates runs from). Returns the DAGs Airflow has that still come from before; DAGs it does not have
+    are not waited for (no run can be made of them)."""
+    client = context.airflow()
+    revision = context.store.bundle_revision()
+    remaining = list(dag_ids)
+    deadline = time.monotonic() + wait
+    while True:
+        still = []
+        for dag_id in remaining:
+            dag = client.dag(dag_id)
+            if dag is not None and not _parsed_since(dag, since, revision):
+                still.append(dag_id)
+        remaining = still
+        if not remaining or time.monotonic() >= deadline:
+            return remaining
+        time.sleep(max(0.0, min(POLL_SECONDS, deadline - time.monotonic())))
+
+
 def kill_active_runs(context: Context, dag_id: str, reason: str) -> int:
     """Mark the DAG's queued and running runs failed with a KILLED note (running tasks are stopped)."""
     client = context.airflow()

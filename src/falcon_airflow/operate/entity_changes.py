@@ -33,7 +33,7 @@ from falcon_airflow.issues import Issue
 from falcon_airflow.operate import options as rules
 from falcon_airflow.operate import store_steps
 from falcon_airflow.operate.context import Context
-from falcon_airflow.operate.dag_control import airflow_dags, reparse, status_of
+from falcon_airflow.operate.dag_control import airflow_dags, reparse, status_of, wait_until_parsed
 from falcon_airflow.operate.entity_queries import describe_issue, require_stored
 from falcon_airflow.operate.entity_steps import begin, deleting, run_journaled
 from falcon_airflow.operate.lookup import update_cluster_dependents as _update_cluster_dependents
@@ -332,7 +332,12 @@ def update(context: Context, options: Options) -> Outcome:
                                                     old=stored.read_bytes(), archive=True),
                                "removed_dags": sorted(old_dags - new_dags), "added_dags": sorted(new_dags - old_dags),
                                "running": running})
+    changed_at = context.now()
     pending = run_journaled(context, journal)
+    # "From now on" holds from this answer on: the scheduler makes a running entity's runs from the DAGs Airflow
+    # parsed last, so the answer waits for the parse of the new definition
+    unparsed = (wait_until_parsed(context, sorted(old_dags & new_dags), since=changed_at, wait=context.wait_seconds)
+                if running else [])
     lines = ["Updated successfully"]
     if old_dags - new_dags:
         lines.append(f"deleted DAG(s) of removed clusters: {', '.join(sorted(old_dags - new_dags))}")
@@ -348,6 +353,9 @@ def update(context: Context, options: Options) -> Outcome:
     outcome = Outcome(Status.PARTIAL if pending else Status.SUCCEEDED,
                       "Updated successfully" + (f"; {pending}" if pending else ""), payload, "\n".join(lines))
     outcome.warnings.extend(describe_issue(issue) for issue in warnings)
+    if unparsed:
+        outcome.warnings.append(f"Airflow has not parsed the new definition into DAG(s) {', '.join(unparsed)} yet: "
+                                "runs it creates before it does use the previous one")
     return outcome
 
 

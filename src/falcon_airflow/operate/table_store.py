@@ -248,6 +248,9 @@ class TableStore:
     reparse_on_change = False
     """The store's DAG bundle lays out and parses each new revision on its refresh (docs/server.md)."""
 
+    def bundle_revision(self) -> int | None:
+        return self.database.revision()
+
     def act_as(self, user: str) -> None:
         self._acting = user
 

@@ -65,6 +65,7 @@ class FakeAirflow:
         self.clock = datetime(2026, 6, 1, tzinfo=UTC)
         self.on_reparse: Callable[[], None] | None = None
         self.roles: dict[str, frozenset[str]] = {}
+        self.parse_on_request = True
 
     def _tick(self) -> str:
         self.clock += timedelta(seconds=1)
@@ -153,6 +154,9 @@ class FakeAirflow:
     def request_reparse(self, file_token: str) -> None:
         self._call("reparse")
         self.reparse_requests += 1
+        if self.parse_on_request:  # the dag-processor parses the file at once: each DAG is parsed now
+            for dag in self.dags_by_id.values():
+                dag["last_parsed_time"] = datetime.now(UTC).isoformat()
         if self.on_reparse is not None:
             self.on_reparse()
 

@@ -8,6 +8,7 @@ import io
 import os
 import pwd
 from collections.abc import Iterator
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +20,7 @@ from falcon_airflow.cli.registry import load
 from falcon_airflow.entities import EntityType
 from falcon_airflow.operate import entity_actions as entity
 from falcon_airflow.operate.config_store import Store
+from falcon_airflow.operate.dag_control import _parsed_since
 from falcon_airflow.operate.journal import Journal
 
 from .helpers import Kit
@@ -301,6 +303,36 @@ def test_update_drops_dags_of_removed_clusters_and_unpauses_new_ones_of_a_runnin
     assert "falcon.feed.logs.retention.east" in pipeline.airflow.dags_by_id
     assert "deleted DAG(s) of removed clusters: falcon.feed.logs.replication.east.west, " \
            "falcon.feed.logs.retention.west" in out
+
+
+def test_the_update_of_a_running_process_answers_once_airflow_has_parsed_it(pipeline: Kit) -> None:
+    assert pipeline.run("entity", "-schedule", "-type", "process", "-name", "count")[0] == 0
+    draft = pipeline.draft("count.xml", ops_process("count", order="LIFO"))
+    code, out, err = pipeline.run("entity", "-update", "-type", "process", "-name", "count", "-file", str(draft))
+    assert code == 0, err
+    assert "not parsed" not in out + err
+    assert pipeline.airflow.dags_by_id[PROCESS_DAG]["last_parsed_time"]
+
+
+def test_an_update_airflow_has_not_parsed_yet_says_so(pipeline: Kit) -> None:
+    assert pipeline.run("entity", "-schedule", "-type", "process", "-name", "count")[0] == 0
+    pipeline.airflow.parse_on_request = False
+    draft = pipeline.draft("count.xml", ops_process("count", order="LIFO"))
+    code, out, err = pipeline.run("entity", "-update", "-type", "process", "-name", "count", "-file", str(draft))
+    assert code == 0, err
+    assert (f"Airflow has not parsed the new definition into DAG(s) {PROCESS_DAG} yet: runs it creates before it "
+            "does use the previous one") in out + err
+
+
+def test_a_dag_counts_as_parsed_from_the_bundle_revision_else_from_its_parse_time() -> None:
+    since = datetime(2026, 6, 1, 12, 0, tzinfo=UTC)
+    before, after = "2026-06-01T11:59:59+00:00", "2026-06-01T12:00:01Z"
+    assert not _parsed_since({"bundle_version": "7", "last_parsed_time": after}, since, 8)
+    assert _parsed_since({"bundle_version": "8", "last_parsed_time": before}, since, 8)
+    assert _parsed_since({"bundle_version": "9"}, since, 8)
+    assert _parsed_since({"bundle_version": None, "last_parsed_time": after}, since, 8)
+    assert not _parsed_since({"bundle_version": None, "last_parsed_time": before}, since, None)
+    assert not _parsed_since({"last_parsed_time": None}, since, None)
 
 
 # -- touch, definition, dependency, list, summary -------------------------------------------------------------------
