@@ -172,7 +172,8 @@ def get_provider_info() -> dict[str, Any]:
                         "comma-separated.", "", example="east=http://east:8080/falcon,west=http://west:8080/falcon"),
                     "prism_timeout": _option(
                         "With mode = prism: seconds a colo's server has to answer one request before the colo "
-                        "counts as failed.", "30", "float"),
+                        "counts as failed (a colo's schedule or update may wait up to 120 s for its "
+                        "dag-processor).", "150", "float"),
                     "prism_ca_file": _option(
                         "With mode = prism: the CA bundle (PEM) the colo servers' TLS certificates are checked "
                         "against (Falcon's Prism trust store). Empty: the default CA bundle.", "",

@@ -13,8 +13,10 @@ MODES = ("embedded", "prism")
 ``prism`` routes every request to the colos' servers."""
 
 _COLO_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
-DEFAULT_TIMEOUT = 30.0
-"""Seconds a colo has to answer one request: a colo that hangs makes the answer PARTIAL, not the Prism hang."""
+DEFAULT_TIMEOUT = 150.0
+"""Seconds a colo has to answer one request: a colo that hangs makes the answer PARTIAL, not the Prism hang. A
+colo's schedule or update waits up to ``FALCON_AIRFLOW_WAIT`` (120 s) for its dag-processor; this leaves room for
+that wait and the rest of the answer."""
 
 
 class PrismConfigurationError(ValueError):
