@@ -250,6 +250,17 @@ def test_dependency_and_summary_through_the_prism_merged_by_colo(deployment: Dep
     assert lines[0] == "2" and set(lines[1:3]) == {"(cluster) east(east,west)", "(cluster) west(east,west)"}, \
         run.stdout
 
+    # -validate asks the colos the definition would go to (east's only, for a feed on east), -touch the entity's
+    draft = stock_cli.workdir / "probe.xml"
+    draft.write_text(ops_feed("probe"), encoding="utf-8")
+    run = stock_cli("entity", "-validate", "-type", "feed", "-file", str(draft), url=url)
+    assert run.returncode == 0, run.stderr + run.stdout
+    assert "east/default/Validated successfully (FEED) probe" in run.stdout and "west/" not in run.stdout, run.stdout
+    run = stock_cli("entity", "-touch", "-type", "feed", "-name", "clicks", url=url)
+    assert run.returncode == 0, run.stderr + run.stdout
+    assert "east/default/(feed) clicks touched" in run.stdout and "west/default/(feed) clicks touched" in run.stdout, \
+        run.stdout
+
     run = stock_cli("entity", "-summary", "-type", "feed", "-cluster", "west", "-start", "2026-01-01T03:00Z",
                     "-end", "2026-01-01T04:00Z", url=url)
     assert run.returncode == 0, run.stderr + run.stdout

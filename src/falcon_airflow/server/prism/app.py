@@ -222,8 +222,33 @@ def entity_router() -> APIRouter:
         wanted = await asyncio.to_thread(prism.record.want, kind, name, content, user=caller(request).user)
         return await converge_all(request, wanted, colos, with_state=False)
 
+    @router.post("/validate/{kind}")
+    async def _validate(request: Request, kind: str) -> Response:
+        # each colo the definition would go to validates it against its own store, as a submit there would
+        prism = _prism(request)
+        kind = _kind(kind)
+        content = await _definition_body(request)
+        read_definition(kind, content)
+        applicable = await asyncio.to_thread(prism.colos_of, kind, None, content)
+        return await forward_apiresult(request, "POST", f"api/entities/validate/{kind}", applicable,
+                                       _passed(request, "skipDryRun"), body=content)
+
+    @router.post("/updateClusterDependents/{cluster}")
+    async def _update_cluster_dependents(request: Request, cluster: str) -> Response:
+        # the cluster's feeds and processes run in its colo; a cluster the Prism has no record of: every colo
+        prism = _prism(request)
+        colo = await asyncio.to_thread(prism.colo_of_cluster, cluster)
+        applicable = (colo,) if colo is not None and colo in prism.settings.names else prism.settings.names
+        return await forward_apiresult(request, "POST", f"api/entities/updateClusterDependents/{quote(cluster)}",
+                                       applicable, _passed(request, "skipDryRun"))
+
     @router.post("/{action}/{kind}/{name}")
     async def _state(request: Request, action: str, kind: str, name: str) -> Response:
+        if action == "touch":  # nothing the Prism records changes: each of the entity's colos re-creates its DAGs
+            touched = _kind(kind)
+            return await forward_apiresult(request, "POST", f"api/entities/touch/{touched}/{quote(name)}",
+                                           await asyncio.to_thread(_prism(request).colos_of, touched, name),
+                                           _passed(request, "skipDryRun"))
         if action not in SCHEDULE_STATES:
             return _failure(request, f"the Prism does not route entity action {action!r} yet", 400)
         prism = _prism(request)
@@ -387,16 +412,23 @@ def _number(request: Request, key: str, default: int | None) -> Any:
     return int(given)
 
 
+def _passed(request: Request, *names: str) -> list[tuple[str, str]]:
+    """The request's query parameters called ``names``, to pass on to the colos as they are."""
+    return [(key, value) for key, value in request.query_params.multi_items() if key in names]
+
+
 async def forward_apiresult(request: Request, method: str, path: str, applicable: tuple[str, ...],
-                            query: list[tuple[str, str]] | None = None) -> Response:
-    """A call forwarded as it is to the colos, their ``APIResult``s merged."""
+                            query: list[tuple[str, str]] | None = None, *, body: bytes | None = None) -> Response:
+    """A call forwarded as it is to the colos (with ``body``, a definition, when given), their ``APIResult``s
+    merged."""
     prism = _prism(request)
     colos = prism.chosen(request, applicable)
     converger = prism.converger(request)
 
     async def one(colo: Colo) -> ColoResult:
         answer = await prism.forwarder.send(http, colo, method, path, converger.identity,
-                                            query=(query or []) + converger.query())
+                                            query=(query or []) + converger.query(), body=body,
+                                            content_type=None if body is None else "text/xml")
         if not answer.reached or not answer.content.lstrip().startswith(b"<"):
             return ColoResult(colo.name, ResultStatus.FAILED, answer.failure())
         return read_api_result(colo.name, answer.content)

@@ -25,7 +25,7 @@ from falcon_airflow.server.prism.forwarding import USER_NAME
 from falcon_airflow.server.prism.merging import read_api_result, read_entity_list, read_entity_summary
 
 ENTITY_ACTIONS = ("submit", "update", "submitAndSchedule", "schedule", "suspend", "resume", "delete", "status",
-                  "definition", "list", "dependency", "summary")
+                  "definition", "list", "dependency", "summary", "validate", "touch", "updateClusterDependents")
 INSTANCE_ACTIONS = ("running", "status", "list", "summary", "logs", "params", "listing", "dependencies", "triage",
                     "kill", "suspend", "resume", "rerun")
 ROUTED = {"entity": ENTITY_ACTIONS, "instance": INSTANCE_ACTIONS}

@@ -65,6 +65,13 @@ class FakeColo:
                 return result("FAILED", f"default/({kind}) {name} already registered with configuration store.")
             self.definitions[(kind, name)] = body
             return result("SUCCEEDED", f"falcon/default/Submit successful ({kind}) {name}")
+        if parts[:2] == ["entities", "validate"]:
+            name = re.search(r'name="([^"]+)"', request.content.decode()).group(1)  # type: ignore[union-attr]
+            return result("SUCCEEDED", f"default/Validated successfully ({parts[2]}) {name}")
+        if parts[1] == "touch":
+            return result("SUCCEEDED", f"default/{parts[3]}({parts[2]}) touched successfully")
+        if parts[1] == "updateClusterDependents":
+            return result("SUCCEEDED", f"default/dependents of cluster {parts[2]} updated")
         if parts[:2] == ["entities", "update"]:
             self.definitions[(parts[2], parts[3])] = request.content.decode()
             return result("SUCCEEDED", "falcon/update/default/Updated successfully")
@@ -314,7 +321,10 @@ def test_falcon_airflows_command_line_is_routed_through_the_falcon_calls(prism: 
     prism.colos["west"].up = True
     listed = command(prism, "entity", "list", type="feed", fields="status").json()
     assert listed["text"] == "1\n(FEED) c(east/RUNNING,west/SUBMITTED)"
-    assert command(prism, "entity", "touch", type="feed", name="c").status_code == 404
+    touched = command(prism, "entity", "touch", type="feed", name="c")
+    assert touched.json()["text"] == ("east/default/c(feed) touched successfully\n"
+                                      "west/default/c(feed) touched successfully"), touched.text
+    assert command(prism, "entity", "lookup", type="feed", path="/d/1").status_code == 404
     refused = command(prism, "entity", "status", type="feed")
     assert refused.status_code == 400 and "needs -name" in refused.json()["message"]
 
@@ -349,3 +359,30 @@ def test_a_definition_is_read_from_a_colo_which_decides_and_redacts(prism: Deplo
     prism.colos["west"].up = False
     answer = prism.client.get("/api/entities/definition/feed/def", params={"user.name": "alice"})
     assert answer.status_code == 400 and "east/cannot reach" in answer.text and "west/cannot reach" in answer.text
+
+
+def test_validate_asks_the_colos_the_definition_would_go_to(prism: Deployment) -> None:
+    submit_estate(prism)
+    answer = prism.post("entities/validate/feed", feed("v", "west"), skipDryRun="true")
+    assert answer.json()["status"] == "SUCCEEDED", answer.text
+    assert answer.json()["message"].strip() == "west/default/Validated successfully (feed) v"
+    assert "POST entities/validate/feed" not in prism.colos["east"].calls
+    assert prism.record.wanted("feed", "v") is None  # validating submits nothing
+    refused = prism.post("entities/validate/feed", feed("v", "north"))
+    assert refused.status_code == 400 and "cluster north" in refused.text
+    assert prism.post("entities/validate/feed", "<process/>").status_code == 400
+
+
+def test_touch_and_update_cluster_dependents_reach_the_colos_of_the_entity_and_of_the_cluster(
+        prism: Deployment) -> None:
+    submit_estate(prism)
+    prism.post("entities/submit/feed", feed("t", "east"))
+    touched = prism.post("entities/touch/feed/t")
+    assert touched.json()["message"].strip() == "east/default/t(feed) touched successfully", touched.text
+    assert not [call for call in prism.colos["west"].calls if "touch" in call]
+    updated = prism.post("entities/updateClusterDependents/west")
+    assert updated.json()["message"].strip() == "west/default/dependents of cluster west updated", updated.text
+    assert not [call for call in prism.colos["east"].calls if "updateClusterDependents" in call]
+    assert prism.post("entities/updateClusterDependents/north").json()["status"] == "SUCCEEDED"
+    for colo in prism.colos.values():  # a cluster the Prism has no record of: every colo is asked
+        assert "POST entities/updateClusterDependents/north" in colo.calls
