@@ -261,6 +261,14 @@ def test_dependency_and_summary_through_the_prism_merged_by_colo(deployment: Dep
     assert "east/default/(feed) clicks touched" in run.stdout and "west/default/(feed) clicks touched" in run.stdout, \
         run.stdout
 
+    # -lookup asks every colo, naming each place once; -slaAlert the entity's colos
+    run = stock_cli("entity", "-lookup", "-type", "feed", "-path", "/clicks/2026/01/01/03", url=url)
+    assert run.returncode == 0, run.stderr + run.stdout
+    assert run.stdout.count("clicks") == 2 and "east" in run.stdout and "west" in run.stdout, run.stdout
+    run = stock_cli("entity", "-slaAlert", "-type", "feed", "-name", "clicks", "-start", "2026-01-01T00:00Z",
+                    "-end", "2026-01-01T04:00Z", url=url)
+    assert run.returncode == 0, run.stderr + run.stdout
+
     run = stock_cli("entity", "-summary", "-type", "feed", "-cluster", "west", "-start", "2026-01-01T03:00Z",
                     "-end", "2026-01-01T04:00Z", url=url)
     assert run.returncode == 0, run.stderr + run.stdout

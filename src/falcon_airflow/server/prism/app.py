@@ -22,9 +22,9 @@ from __future__ import annotations
 import asyncio
 import functools
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from importlib.metadata import PackageNotFoundError, version
-from typing import Any
+from typing import Any, TypeVar
 from urllib.parse import quote
 
 from fastapi import APIRouter, FastAPI, Request
@@ -43,7 +43,6 @@ from falcon_airflow.server.authentication import (
 )
 from falcon_airflow.server.bodies import APIResult, ResultStatus
 from falcon_airflow.server.bodies.conversion import property_list
-from falcon_airflow.server.bodies.results import EntitySummary
 from falcon_airflow.server.configuration import AirflowConfig, ServerConfig
 from falcon_airflow.server.prism.colo_access import ColoAccess
 from falcon_airflow.server.prism.colos import Colo, ColoNotApplicable, PrismSettings, selected
@@ -54,11 +53,15 @@ from falcon_airflow.server.prism.merging import (
     json_bytes,
     merge_entity_lists,
     merge_entity_summaries,
+    merge_feed_lookups,
     merge_json_results,
     merge_results,
+    merge_sla_alerts,
     read_api_result,
     read_entity_list,
     read_entity_summary,
+    read_feed_lookup,
+    read_sla_alert,
 )
 from falcon_airflow.server.prism.routing import (
     ENTITY_KINDS,
@@ -75,6 +78,7 @@ SCHEDULE_STATES = {"schedule": "RUNNING", "resume": "RUNNING", "suspend": "SUSPE
 INSTANCE_ACTIONS = ("running", "status", "list", "summary", "logs", "params", "listing", "dependencies", "triage",
                     "kill", "suspend", "resume", "rerun")
 LIST_PAGING = ("offset", "numResults")
+T = TypeVar("T")
 
 
 class PrismRefused(Exception):
@@ -381,24 +385,25 @@ def entity_router() -> APIRouter:
         colo = await asyncio.to_thread(prism.colo_of_cluster, cluster)
         # the cluster's colo runs its instances; a cluster the Prism has no record of: whichever colo knows it
         applicable = (colo,) if colo in prism.settings.names else prism.settings.names
-        colos = prism.chosen(request, applicable)
-        converger = prism.converger(request)
-        query = [(key, value) for key, value in request.query_params.multi_items() if key not in ("colo", "doAs")]
-        path = f"api/entities/summary/{quote(kind)}"
-        async with prism.forwarder.client() as http:
-            answers = await to_each(colos, lambda colo: prism.forwarder.send(
-                http, colo, "GET", path, converger.identity, query=query + converger.query()))
-        summaries: list[tuple[ColoResult, tuple[EntitySummary, ...]]] = []
-        for answer in answers:
-            if not answer.reached or not answer.content.lstrip().startswith(b"<"):
-                summaries.append((ColoResult(answer.colo, ResultStatus.FAILED, answer.failure()), ()))
-            else:
-                summaries.append(read_entity_summary(answer.colo, answer.content))
-        merged = merge_entity_summaries(summaries)
-        fmt = bodies.negotiate(request.headers.get("accept"), bodies.PRODUCES_XML_JSON) or "xml"
-        content, media_type = bodies.render(merged, fmt)
-        return Response(content, status_code=400 if merged.status == ResultStatus.FAILED else 200,
-                        media_type=media_type)
+        return await forward_merged(request, f"api/entities/summary/{quote(kind)}", applicable,
+                                    read_entity_summary, merge_entity_summaries, bodies.PRODUCES_XML_JSON)
+
+    @router.get("/lookup/{kind}")
+    async def _lookup(request: Request, kind: str) -> Response:
+        # any colo may hold a feed whose location holds the path: every colo is asked, each place named once
+        path = f"api/entities/lookup/{quote(_kind(kind))}"
+        return await forward_merged(request, path, _prism(request).settings.names, read_feed_lookup,
+                                    merge_feed_lookups, bodies.PRODUCES_JSON_TEXT, accept="application/json")
+
+    @router.get("/sla-alert/{kind}")
+    async def _sla_alert(request: Request, kind: str) -> Response:
+        # an entity's SLA is watched where its instances run: the entity's colos, or every colo for a whole type
+        prism = _prism(request)
+        kind = _kind(kind)
+        name = (request.query_params.get("name") or "").strip()
+        applicable = (await asyncio.to_thread(prism.colos_of, kind, name) if name else prism.settings.names)
+        return await forward_merged(request, f"api/entities/sla-alert/{quote(kind)}", applicable,
+                                    read_sla_alert, merge_sla_alerts, bodies.PRODUCES_JSON_XML)
 
     return router
 
@@ -410,6 +415,32 @@ def _number(request: Request, key: str, default: int | None) -> Any:
     if not given.isdigit():
         raise PrismRefused(f"{key} must be a whole number, not {given!r}")
     return int(given)
+
+
+async def forward_merged(request: Request, path: str, applicable: tuple[str, ...],
+                         read: Callable[[str, bytes], tuple[ColoResult, Sequence[T]]],
+                         merge: Callable[[list[tuple[ColoResult, Sequence[T]]]], APIResult],
+                         produces: tuple[bodies.Format, ...], *, accept: str = "text/xml") -> Response:
+    """A read forwarded as it is (its query but ``colo`` and ``doAs``) to the applicable colos the request chose;
+    each answer ``read`` into its header and items, ``merge``d into one result in the format the caller accepts."""
+    prism = _prism(request)
+    colos = prism.chosen(request, applicable)
+    converger = prism.converger(request)
+    query = [(key, value) for key, value in request.query_params.multi_items() if key not in ("colo", "doAs")]
+    async with prism.forwarder.client() as http:
+        answers = await to_each(colos, lambda colo: prism.forwarder.send(
+            http, colo, "GET", path, converger.identity, query=query + converger.query(), accept=accept))
+    found: list[tuple[ColoResult, Sequence[T]]] = []
+    for answer in answers:
+        if not answer.reached or answer.status_code in (401, 403, 404, 406):  # no result of the colo's to read
+            found.append((ColoResult(answer.colo, ResultStatus.FAILED, answer.failure()), ()))
+        else:
+            found.append(read(answer.colo, answer.content))
+    merged = merge(found)
+    fmt = bodies.negotiate(request.headers.get("accept"), produces) or produces[0]
+    content, media_type = bodies.render(merged, fmt)
+    return Response(content, status_code=400 if merged.status == ResultStatus.FAILED else 200,
+                    media_type=media_type)
 
 
 def _passed(request: Request, *names: str) -> list[tuple[str, str]]:

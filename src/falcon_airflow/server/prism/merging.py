@@ -2,7 +2,8 @@
 
 * the status: SUCCEEDED when every colo succeeded, FAILED when every colo failed, PARTIAL otherwise;
 * the message and the request id: each colo's, under its name, one a line (``east/<message>\\n``);
-* a result's collection (an ``InstancesResult``'s instances): every colo's, one after the other.
+* a result's collection (an ``InstancesResult``'s instances, an SLA alert's): every colo's, one after the other;
+  a feed lookup's places once each (every colo that holds a feed finds the same places).
 
 An entity list, which Falcon's Prism answered from its own store, is merged here from the colos' lists: one element
 per entity, its status labelled by colo (``east/RUNNING,west/SUBMITTED``; the colos holding it, ``east,west``,
@@ -20,7 +21,16 @@ from typing import Any
 
 from falcon_airflow.parsing.secure import parse_xml_bytes
 from falcon_airflow.server.bodies import APIResult, EntityList, ResultStatus
-from falcon_airflow.server.bodies.results import EntityElement, EntitySummary, EntitySummaryResult, SummaryInstance
+from falcon_airflow.server.bodies.results import (
+    EntityElement,
+    EntitySummary,
+    EntitySummaryResult,
+    FeedLookupResult,
+    FeedProperties,
+    SchedulableEntityInstance,
+    SchedulableEntityInstanceResult,
+    SummaryInstance,
+)
 
 _WEIGHT = {ResultStatus.SUCCEEDED: 0, ResultStatus.PARTIAL: 1, ResultStatus.FAILED: 2}
 _HEADER_KEYS = ("status", "message", "requestId")
@@ -192,3 +202,61 @@ def merge_json_results(answers: Sequence[tuple[str, Mapping[str, Any] | None, st
 
 def json_bytes(document: Mapping[str, Any]) -> bytes:
     return json.dumps(document, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+
+
+def _unreadable(colo: str, what: str, content: bytes) -> ColoResult:
+    return ColoResult(colo, ResultStatus.FAILED, f"unreadable {what}: {content[:200]!r}")
+
+
+def read_feed_lookup(colo: str, content: bytes) -> tuple[ColoResult, tuple[FeedProperties, ...]]:
+    """A colo's ``FeedLookupResult`` in Jersey's mapped JSON (the only structured form the lookup has: one place is
+    an object, several an array); an answer that is not one is that colo's failure."""
+    try:
+        document = json.loads(content)
+        if not isinstance(document, dict) or "status" not in document:
+            raise ValueError("no status")
+        given = document.get("elements") or []
+        items = given if isinstance(given, list) else [given]
+        places = tuple(FeedProperties(str(item["feedName"]), str(item["locationType"]), str(item["clusterName"]))
+                       for item in items)
+        status = ResultStatus(str(document["status"]))
+    except (ValueError, KeyError, TypeError):
+        return _unreadable(colo, "feed lookup", content), ()
+    request_id = document.get("requestId")
+    return ColoResult(colo, status, str(document.get("message") or "").rstrip("\n"),
+                      None if request_id is None else str(request_id)), places
+
+
+def merge_feed_lookups(answers: Sequence[tuple[ColoResult, Sequence[FeedProperties]]]) -> FeedLookupResult:
+    """One ``FeedLookupResult``: the header merged as an ``APIResult``'s, each place once, in colo order."""
+    header = merge_results([result for result, _ in answers])
+    places = dict.fromkeys(place for _, found in answers for place in found)
+    return FeedLookupResult(header.status, header.message, header.request_id, tuple(places))
+
+
+def read_sla_alert(colo: str, content: bytes) -> tuple[ColoResult, tuple[SchedulableEntityInstance, ...]]:
+    """A colo's ``SchedulableEntityInstanceResult`` XML (root ``instances``, an ``instances`` element per
+    instance); an answer that is not one is that colo's failure."""
+    root = parse_xml_bytes(content, f"colo {colo}'s answer").root
+    if root is None or _local(root.tag) not in ("instances", "result"):
+        return _unreadable(colo, "SLA alert", content), ()
+    header = _header(colo, root)
+    try:
+        missed = []
+        for item in (child for child in root if _local(child.tag) == "instances"):
+            when = _time(item, "instanceTime")
+            if when is None:
+                raise ValueError("an instance without its time")
+            missed.append(SchedulableEntityInstance(_text(item, "entityName") or "", _text(item, "cluster") or "",
+                                                    when, _text(item, "entityType") or "", _text(item, "tags")))
+    except ValueError as problem:  # a date or a type Falcon's client would not read
+        return ColoResult(colo, ResultStatus.FAILED, f"unreadable SLA alert: {problem}"), ()
+    return header, tuple(missed)
+
+
+def merge_sla_alerts(answers: Sequence[tuple[ColoResult, Sequence[SchedulableEntityInstance]]]
+                     ) -> SchedulableEntityInstanceResult:
+    """One ``SchedulableEntityInstanceResult``: every colo's instances (each names its cluster), in colo order."""
+    header = merge_results([result for result, _ in answers])
+    return SchedulableEntityInstanceResult(header.status, header.message, header.request_id,
+                                           tuple(item for _, found in answers for item in found))

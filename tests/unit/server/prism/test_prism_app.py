@@ -47,6 +47,8 @@ class FakeColo:
     states: dict[tuple[str, str], str] = field(default_factory=dict)
     calls: list[str] = field(default_factory=list)
     users: set[str] = field(default_factory=set)
+    cluster: str = ""
+    """The cluster whose instances this colo runs."""
 
     def handle(self, request: httpx.Request) -> httpx.Response:
         if not self.up:
@@ -65,6 +67,22 @@ class FakeColo:
                 return result("FAILED", f"default/({kind}) {name} already registered with configuration store.")
             self.definitions[(kind, name)] = body
             return result("SUCCEEDED", f"falcon/default/Submit successful ({kind}) {name}")
+        if parts[1] == "lookup":  # every feed held whose data location is the path asked, on each of its clusters
+            path = request.url.params.get("path", "")
+            places = [{"feedName": name, "locationType": "data", "clusterName": cluster}
+                      for (kind, name), held in self.definitions.items() if kind == "feed" and f'path="{path}"' in held
+                      for cluster in re.findall(r'<cluster name="([^"]+)"', held)]
+            return httpx.Response(200, json={"status": "SUCCEEDED", "message": "default/SUCCESS", "requestId": "r",
+                                             "elements": places[0] if len(places) == 1 else places})
+        if parts[1] == "sla-alert":  # one missed instance of each feed held, on the colo's own cluster
+            items = "".join(f"<instances><cluster>{self.cluster}</cluster><entityName>{name}</entityName>"
+                            f"<entityType>FEED</entityType><instanceTime>2026-03-01T05:00:00Z</instanceTime>"
+                            f"<tags>Missed SLA High</tags></instances>"
+                            for kind, name in self.definitions if kind == parts[2] and kind == "feed"
+                            and request.url.params.get("name", name) == name)
+            return httpx.Response(200, content=f"<instances><status>SUCCEEDED</status><message>default/Success!"
+                                               f"</message><requestId>r</requestId>{items}</instances>".encode(),
+                                  headers={"content-type": "text/xml"})
         if parts[:2] == ["entities", "validate"]:
             name = re.search(r'name="([^"]+)"', request.content.decode()).group(1)  # type: ignore[union-attr]
             return result("SUCCEEDED", f"default/Validated successfully ({parts[2]}) {name}")
@@ -130,7 +148,7 @@ class Deployment:
 
 @pytest.fixture
 def prism(tmp_path: Path) -> Iterator[Deployment]:
-    colos = {"east": FakeColo(), "west": FakeColo()}
+    colos = {"east": FakeColo(cluster="east"), "west": FakeColo(cluster="west")}
     # a file, so that each thread writing the record has a connection of its own, as on a server's database
     engine = create_engine(f"sqlite:///{tmp_path / 'prism.db'}")
     tables.metadata.create_all(engine)
@@ -386,3 +404,41 @@ def test_touch_and_update_cluster_dependents_reach_the_colos_of_the_entity_and_o
     assert prism.post("entities/updateClusterDependents/north").json()["status"] == "SUCCEEDED"
     for colo in prism.colos.values():  # a cluster the Prism has no record of: every colo is asked
         assert "POST entities/updateClusterDependents/north" in colo.calls
+
+
+def test_a_lookup_asks_every_colo_and_names_each_place_once(prism: Deployment) -> None:
+    submit_estate(prism)
+    prism.post("entities/submit/feed", feed("both", "east", "west", days=2))
+    prism.post("entities/submit/feed", feed("here", "east", days=3))
+    found = prism.client.get("/api/entities/lookup/feed", params={"user.name": "alice", "path": "/d/2"},
+                             headers={"Accept": "application/json"})
+    assert found.status_code == 200, found.text
+    document = found.json()
+    assert document["status"] == "SUCCEEDED"
+    assert document["message"] == "east/default/SUCCESS\nwest/default/SUCCESS\n"
+    assert document["elements"] == [{"feedName": "both", "locationType": "data", "clusterName": "east"},
+                                    {"feedName": "both", "locationType": "data", "clusterName": "west"}]
+    one = prism.client.get("/api/entities/lookup/feed", params={"user.name": "alice", "path": "/d/3"},
+                           headers={"Accept": "application/json"}).json()
+    assert one["elements"] == {"feedName": "here", "locationType": "data", "clusterName": "east"}  # mapped JSON
+    prism.colos["west"].up = False
+    partial = prism.client.get("/api/entities/lookup/feed", params={"user.name": "alice", "path": "/d/3"},
+                               headers={"Accept": "application/json"}).json()
+    assert partial["status"] == "PARTIAL" and "west/cannot reach" in partial["message"]
+
+
+def test_sla_alerts_are_asked_of_the_entitys_colos_and_merged(prism: Deployment) -> None:
+    submit_estate(prism)
+    prism.post("entities/submit/feed", feed("both", "east", "west"))
+    prism.post("entities/submit/feed", feed("here", "east", days=3))
+    answer = prism.client.get("/api/entities/sla-alert/feed", params={"user.name": "alice", "start":
+                                                                      "2026-03-01T00:00Z"},
+                              headers={"Accept": "application/json"})
+    assert answer.status_code == 200, answer.text
+    missed = {(item["entityName"], item["cluster"]) for item in answer.json()["instances"]}
+    assert missed == {("both", "east"), ("here", "east"), ("both", "west")}, answer.text
+    named = prism.client.get("/api/entities/sla-alert/feed", params={"user.name": "alice", "name": "here",
+                                                                     "start": "2026-03-01T00:00Z"},
+                             headers={"Accept": "text/xml"})
+    assert named.text.count("<entityName>here</entityName>") == 1, named.text
+    assert "<message>east/default/Success!\n</message>" in named.text  # only here's colo was asked
