@@ -280,6 +280,11 @@ def test_dependency_and_summary_through_the_prism_merged_by_colo(deployment: Dep
     assert answer.status_code == 200, answer.text
     assert answer.json()["message"].startswith("west/"), answer.text  # west's answer only: the cluster's colo
 
+    searched = falcon_airflow("instance", "-search", "-type", "feed", "-start", "2026-01-01T03:00Z", "-end",
+                              "2026-01-01T04:00Z", env={"FALCON_URL": url})
+    assert searched.returncode == 0, searched.stdout + searched.stderr
+    assert "clicks/2026-01-01T03:00Z west" in searched.stdout, searched.stdout  # the replication, in west's colo
+
     summary = falcon_airflow("entity", "-summary", "-type", "feed", "-cluster", "east", "-start", "2026-01-01T03:00Z",
                              "-end", "2026-01-01T04:00Z", env={"FALCON_URL": url})
     assert summary.returncode == 0, summary.stdout + summary.stderr

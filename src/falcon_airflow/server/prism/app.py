@@ -47,8 +47,9 @@ from falcon_airflow.server.configuration import AirflowConfig, ServerConfig
 from falcon_airflow.server.prism.colo_access import ColoAccess
 from falcon_airflow.server.prism.colos import Colo, ColoNotApplicable, PrismSettings, selected
 from falcon_airflow.server.prism.convergence import DELETED, Converger
-from falcon_airflow.server.prism.forwarding import Forwarder, Identity, to_each
+from falcon_airflow.server.prism.forwarding import ColoAnswer, Forwarder, Identity, to_each
 from falcon_airflow.server.prism.merging import (
+    SEARCH_ORDERS,
     ColoResult,
     json_bytes,
     merge_entity_lists,
@@ -57,6 +58,7 @@ from falcon_airflow.server.prism.merging import (
     merge_json_results,
     merge_results,
     merge_sla_alerts,
+    order_search,
     read_api_result,
     read_entity_list,
     read_entity_summary,
@@ -469,6 +471,26 @@ async def forward_apiresult(request: Request, method: str, path: str, applicable
     return _api_result(request, merge_results(results))
 
 
+def _json_documents(answers: Sequence[ColoAnswer]) -> list[tuple[str, dict[str, Any] | None, str | None]]:
+    """Each colo's JSON result, or why there is none (its failure, or the message of the XML result it gave)."""
+    documents: list[tuple[str, dict[str, Any] | None, str | None]] = []
+    for answer in answers:
+        if not answer.reached:
+            documents.append((answer.colo, None, answer.failure()))
+            continue
+        try:
+            document = json.loads(answer.content)
+        except ValueError:
+            document = None
+        if isinstance(document, dict) and "status" in document:
+            documents.append((answer.colo, document, None))
+        elif answer.content.lstrip().startswith(b"<"):
+            documents.append((answer.colo, None, read_api_result(answer.colo, answer.content).message))
+        else:
+            documents.append((answer.colo, None, answer.failure()))
+    return documents
+
+
 def instance_router() -> APIRouter:
     router = APIRouter(prefix="/api/instance")
 
@@ -486,25 +508,40 @@ def instance_router() -> APIRouter:
             answers = await to_each(colos, lambda colo: prism.forwarder.send(
                 http, colo, request.method, path, identity, query=query, body=body,
                 content_type=request.headers.get("content-type"), accept="application/json"))
-        documents: list[tuple[str, dict[str, Any] | None, str | None]] = []
-        for answer in answers:
-            if not answer.reached:
-                documents.append((answer.colo, None, answer.failure()))
-                continue
-            try:
-                document = json.loads(answer.content)
-            except ValueError:
-                document = None
-            if isinstance(document, dict) and "status" in document:
-                documents.append((answer.colo, document, None))
-            elif answer.content.lstrip().startswith(b"<"):
-                documents.append((answer.colo, None, read_api_result(answer.colo, answer.content).message))
-            else:
-                documents.append((answer.colo, None, answer.failure()))
-        merged = merge_json_results(documents)
+        merged = merge_json_results(_json_documents(answers))
         if merged["status"] != ResultStatus.SUCCEEDED.value:
             # as Falcon's Prism: an instance call that did not succeed everywhere is a failure naming each colo's
             return _failure(request, str(merged["message"]))
+        return Response(json_bytes(merged), media_type="application/json")
+
+    @router.get("/search")
+    async def _search(request: Request) -> Response:
+        # instances across entities, so every colo; each colo gives all it matched, and the Prism orders and pages
+        # them as one server would
+        prism = _prism(request)
+        colos = prism.chosen(request, prism.settings.names)
+        order = (request.query_params.get("orderBy") or "").strip().lower() or None
+        if order is not None and order not in SEARCH_ORDERS:
+            return _failure(request, f"Invalid orderBy: {order} (use one of {', '.join(SEARCH_ORDERS)})")
+        direction = (request.query_params.get("sortOrder") or "").strip().lower() or None
+        if direction not in (None, "asc", "desc"):
+            return _failure(request, f"Invalid sortOrder: {direction} (use asc or desc)")
+        offset = _number(request, "offset", 0)
+        limit = _number(request, "numResults", None)
+        if limit is not None and limit < 1:
+            return _failure(request, f"Value for param numResults should be > than 0  : {limit}")
+        query = [(key, value) for key, value in request.query_params.multi_items()
+                 if key not in ("colo", *LIST_PAGING)]
+        identity = prism.converger(request).identity
+        async with prism.forwarder.client() as http:
+            answers = await to_each(colos, lambda colo: prism.forwarder.send(
+                http, colo, "GET", "api/instance/search", identity, query=query, accept="application/json"))
+        merged = merge_json_results(_json_documents(answers))
+        if merged["status"] != ResultStatus.SUCCEEDED.value:
+            return _failure(request, str(merged["message"]))
+        if "instances" in merged:
+            ordered = order_search(merged["instances"], order, direction, bool(request.query_params.get("start")))
+            merged["instances"] = ordered[offset:] if limit is None else ordered[offset:offset + limit]
         return Response(json_bytes(merged), media_type="application/json")
 
     @router.get("/{action}/{kind}/{name}")

@@ -27,7 +27,7 @@ from falcon_airflow.server.prism.merging import read_api_result, read_entity_lis
 ENTITY_ACTIONS = ("submit", "update", "submitAndSchedule", "schedule", "suspend", "resume", "delete", "status",
                   "definition", "list", "dependency", "summary", "validate", "touch", "updateClusterDependents")
 INSTANCE_ACTIONS = ("running", "status", "list", "summary", "logs", "params", "listing", "dependencies", "triage",
-                    "kill", "suspend", "resume", "rerun")
+                    "kill", "suspend", "resume", "rerun", "search")
 ROUTED = {"entity": ENTITY_ACTIONS, "instance": INSTANCE_ACTIONS}
 LOCAL_ONLY = frozenset({"url", "entities", "json", "format", "debug"})
 """The command line's options that say where and how it runs on the caller's machine."""

@@ -49,6 +49,8 @@ class FakeColo:
     users: set[str] = field(default_factory=set)
     cluster: str = ""
     """The cluster whose instances this colo runs."""
+    searched: list[dict[str, str]] = field(default_factory=list)
+    queries: list[str] = field(default_factory=list)
 
     def handle(self, request: httpx.Request) -> httpx.Response:
         if not self.up:
@@ -56,7 +58,11 @@ class FakeColo:
         self.users.add(request.url.params.get("user.name", ""))
         path = request.url.path.removeprefix("/falcon/api/")
         self.calls.append(f"{request.method} {path}")
+        self.queries.append(request.url.query.decode())
         parts = path.split("/")
+        if parts[:2] == ["instance", "search"]:  # the instances given to this colo in ``searched``
+            return httpx.Response(200, json={"status": "SUCCEEDED", "message": "Instances Search Results",
+                                             "requestId": "r", "instances": list(self.searched)})
         if parts[0] == "instance":
             return httpx.Response(200, json={"status": "SUCCEEDED", "message": "default/STATUS\n", "requestId": "r",
                                              "instances": [{"instance": "2026-03-01T05:00Z", "status": "RUNNING"}]})
@@ -442,3 +448,34 @@ def test_sla_alerts_are_asked_of_the_entitys_colos_and_merged(prism: Deployment)
                              headers={"Accept": "text/xml"})
     assert named.text.count("<entityName>here</entityName>") == 1, named.text
     assert "<message>east/default/Success!\n</message>" in named.text  # only here's colo was asked
+
+
+def test_a_search_asks_every_colo_and_orders_and_pages_their_instances_as_one(prism: Deployment) -> None:
+    def found(instance: str, status: str, started: str, cluster: str) -> dict[str, str]:
+        return {"instance": instance, "status": status, "startTime": started, "cluster": cluster}
+
+    prism.colos["east"].searched = [found("a/2026-03-01T05:00Z", "RUNNING", "2026-03-01T05:01:00Z", "east"),
+                                    found("b/2026-03-01T03:00Z", "SUCCEEDED", "2026-03-01T03:09:00Z", "east")]
+    prism.colos["west"].searched = [found("a/2026-03-01T04:00Z", "FAILED", "2026-03-01T04:02:00Z", "west")]
+    five, four, three = "a/2026-03-01T05:00Z", "a/2026-03-01T04:00Z", "b/2026-03-01T03:00Z"
+
+    def search(**params: str) -> list[str]:
+        answer = prism.client.get("/api/instance/search", params={"user.name": "alice", **params})
+        assert answer.status_code == 200, answer.text
+        return [item["instance"] for item in answer.json()["instances"]]
+
+    assert search() == [five, four, three]  # newest first
+    assert search(start="2026-03-01T00:00Z") == [three, four, five]
+    assert search(orderBy="status") == [four, five, three]
+    assert search(orderBy="starttime") == [five, four, three]
+    assert search(orderBy="cluster", sortOrder="desc") == [four, five, three]
+    assert search(offset="1", numResults="1") == [four]
+    assert all("offset" not in query and "numResults" not in query for query in prism.colos["east"].queries)
+    printed = command(prism, "instance", "search", type="feed", num_results="2")  # falcon-airflow's command line
+    assert printed.json()["exit_code"] == 0, printed.text
+    assert printed.json()["text"].splitlines()[-2:] == [f"{five} east RUNNING", f"{four} west FAILED"]
+    refused = prism.client.get("/api/instance/search", params={"user.name": "alice", "numResults": "0"})
+    assert refused.status_code == 400 and "numResults" in refused.text
+    prism.colos["west"].up = False
+    failed = prism.client.get("/api/instance/search", params={"user.name": "alice"})
+    assert failed.status_code == 400 and "west/cannot reach" in failed.text
