@@ -4,7 +4,7 @@ Airflow to re-parse the store. Shared by the entity actions, their journal steps
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -73,14 +73,26 @@ def reparse(context: Context) -> str | None:
     return None
 
 
+def _poll(items: Sequence[str], pending: Callable[[list[str]], list[str]], wait: float) -> list[str]:
+    """Call ``pending`` with the items still pending (all of them first) every few seconds, at most ``wait``
+    seconds, until it says none is; returns those still pending."""
+    remaining = list(items)
+    deadline = time.monotonic() + wait
+    while True:
+        remaining = pending(remaining)
+        if not remaining or time.monotonic() >= deadline:
+            return remaining
+        time.sleep(max(0.0, min(POLL_SECONDS, deadline - time.monotonic())))
+
+
 def set_paused(context: Context, dag_ids: Sequence[str], paused: bool, *, wait: float) -> list[str]:
     """Pause or unpause these DAGs, waiting at most ``wait`` seconds for Airflow to register missing ones
     (asking for a re-parse once). Returns the DAGs still missing."""
     client = context.airflow()
-    remaining = list(dag_ids)
-    deadline = time.monotonic() + wait
     asked = False
-    while True:
+
+    def missing(remaining: list[str]) -> list[str]:
+        nonlocal asked
         still = []
         for dag_id in remaining:
             dag = client.dag(dag_id)
@@ -88,16 +100,15 @@ def set_paused(context: Context, dag_ids: Sequence[str], paused: bool, *, wait: 
                 still.append(dag_id)
             elif bool(dag.get("is_paused")) != paused:
                 client.set_paused(dag_id, paused)
-        remaining = still
-        if remaining and not asked:  # ask once for a parse of the store, then wait (when allowed to)
+        if still and not asked:  # ask once for a parse of the store, then wait (when allowed to)
             asked = True
             try:
                 reparse(context)
             except AirflowError as problem:
                 context.warnings.append(f"could not ask Airflow to re-parse: {problem.message}")
-        if not remaining or time.monotonic() >= deadline:
-            return remaining
-        time.sleep(max(0.0, min(POLL_SECONDS, deadline - time.monotonic())))
+        return still
+
+    return _poll(dag_ids, missing, wait)
 
 
 def _parsed_since(dag: Mapping[str, Any], since: datetime, revision: int | None) -> bool:
@@ -119,18 +130,12 @@ def wait_until_parsed(context: Context, dag_ids: Sequence[str], *, since: dateti
     are not waited for (no run can be made of them)."""
     client = context.airflow()
     revision = context.store.bundle_revision()
-    remaining = list(dag_ids)
-    deadline = time.monotonic() + wait
-    while True:
-        still = []
-        for dag_id in remaining:
-            dag = client.dag(dag_id)
-            if dag is not None and not _parsed_since(dag, since, revision):
-                still.append(dag_id)
-        remaining = still
-        if not remaining or time.monotonic() >= deadline:
-            return remaining
-        time.sleep(max(0.0, min(POLL_SECONDS, deadline - time.monotonic())))
+
+    def unparsed(remaining: list[str]) -> list[str]:
+        return [dag_id for dag_id in remaining
+                if (dag := client.dag(dag_id)) is not None and not _parsed_since(dag, since, revision)]
+
+    return _poll(dag_ids, unparsed, wait)
 
 
 def kill_active_runs(context: Context, dag_id: str, reason: str) -> int:

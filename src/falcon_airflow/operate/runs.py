@@ -213,14 +213,24 @@ def apply_filters(records: list[InstanceRecord], filters: Mapping[str, list[str]
     return kept
 
 
+def descending(order: str | None, direction: str | None, start_given: bool) -> bool:
+    """Whether Falcon's instance orders run backwards: as ``direction`` says; else start and end times newest first
+    and status and cluster ascending; without an order, newest first unless -start was given."""
+    if direction is not None:
+        return direction == "desc"
+    if order is None:
+        return not start_given
+    return order in ("starttime", "endtime")
+
+
 def sort_records(records: list[InstanceRecord], order: str | None, direction: str | None,
                  start_given: bool) -> list[InstanceRecord]:
     """Falcon's orders (status, cluster, starttime, endtime); without one, newest first unless -start was given."""
+    backwards = descending(order, direction, start_given)
     if order is None:
-        if direction is None:
-            return records if start_given else list(reversed(records))
-        return sorted(records, key=lambda record: record.instance, reverse=direction == "desc")
-    descending = (direction or ("desc" if order in ("starttime", "endtime") else "asc")) == "desc"
+        if direction is None:  # collected oldest first
+            return list(reversed(records)) if backwards else records
+        return sorted(records, key=lambda record: record.instance, reverse=backwards)
     epoch = datetime.min.replace(tzinfo=first_tz(records))
 
     def key(record: InstanceRecord) -> Any:
@@ -232,7 +242,7 @@ def sort_records(records: list[InstanceRecord], order: str | None, direction: st
             return record.started or epoch
         return record.ended or epoch
 
-    return sorted(records, key=key, reverse=descending)
+    return sorted(records, key=key, reverse=backwards)
 
 
 def first_tz(records: Sequence[InstanceRecord]) -> Any:

@@ -55,10 +55,16 @@ def _statuses(text: str | None) -> set[str]:
     return wanted
 
 
-def search(context: Context, options: Options) -> Outcome:
-    order = (options.text("order_by") or "").strip().lower() or None
+def search_order(text: str | None) -> str | None:
+    """The search's -orderBy, checked (one of :data:`ORDERS`, any case); ``None`` when not given."""
+    order = (text or "").strip().lower() or None
     if order is not None and order not in ORDERS:
         raise Refused(f"Invalid orderBy: {order} (use one of {', '.join(ORDERS)})", usage=True)
+    return order
+
+
+def search(context: Context, options: Options) -> Outcome:
+    order = search_order(options.text("order_by"))
     direction = rules.sort_order(options.text("sort_order"))
     wanted = _statuses(options.text("instance_status"))
     offset = options.integer("offset", "offset", 0) or 0

@@ -30,6 +30,10 @@ from urllib.parse import quote
 from fastapi import APIRouter, FastAPI, Request
 from fastapi.responses import Response
 
+from falcon_airflow.operate.options import sort_order
+from falcon_airflow.operate.outcomes import Refused
+from falcon_airflow.operate.runs import page
+from falcon_airflow.operate.search import search_order
 from falcon_airflow.server import bodies
 from falcon_airflow.server.authentication import (
     SIMPLE,
@@ -49,7 +53,6 @@ from falcon_airflow.server.prism.colos import Colo, ColoNotApplicable, PrismSett
 from falcon_airflow.server.prism.convergence import DELETED, Converger
 from falcon_airflow.server.prism.forwarding import ColoAnswer, Forwarder, Identity, to_each
 from falcon_airflow.server.prism.merging import (
-    SEARCH_ORDERS,
     ColoResult,
     json_bytes,
     merge_entity_lists,
@@ -116,6 +119,12 @@ class Prism:
     def colo_of_cluster(self, name: str) -> str | None:
         wanted = self.record.wanted("cluster", name)
         return None if wanted is None else read_definition("cluster", wanted.content).colo
+
+    def cluster_colos(self, cluster: str) -> tuple[str, ...]:
+        """Where a cluster's feeds and processes run: its colo; every colo for a cluster the Prism has no record
+        of (or whose colo is not one of the Prism's), so that whichever colo knows it answers."""
+        colo = self.colo_of_cluster(cluster)
+        return (colo,) if colo in self.settings.names else self.settings.names
 
     def colos_of(self, kind: str, name: str | None, content: bytes | None = None) -> tuple[str, ...]:
         if content is None and name is not None:
@@ -234,27 +243,27 @@ def entity_router() -> APIRouter:
         prism = _prism(request)
         kind = _kind(kind)
         content = await _definition_body(request)
-        read_definition(kind, content)
-        applicable = await asyncio.to_thread(prism.colos_of, kind, None, content)
+        applicable = await asyncio.to_thread(prism.colos_of, kind, None, content)  # refuses an unreadable one
         return await forward_apiresult(request, "POST", f"api/entities/validate/{kind}", applicable,
                                        _passed(request, "skipDryRun"), body=content)
 
     @router.post("/updateClusterDependents/{cluster}")
     async def _update_cluster_dependents(request: Request, cluster: str) -> Response:
-        # the cluster's feeds and processes run in its colo; a cluster the Prism has no record of: every colo
-        prism = _prism(request)
-        colo = await asyncio.to_thread(prism.colo_of_cluster, cluster)
-        applicable = (colo,) if colo is not None and colo in prism.settings.names else prism.settings.names
+        # the cluster's feeds and processes run in its colo
+        applicable = await asyncio.to_thread(_prism(request).cluster_colos, cluster)
         return await forward_apiresult(request, "POST", f"api/entities/updateClusterDependents/{quote(cluster)}",
                                        applicable, _passed(request, "skipDryRun"))
 
+    @router.post("/touch/{kind}/{name}")
+    async def _touch(request: Request, kind: str, name: str) -> Response:
+        # nothing the Prism records changes: each of the entity's colos re-creates its DAGs
+        kind = _kind(kind)
+        return await forward_apiresult(request, "POST", f"api/entities/touch/{kind}/{quote(name)}",
+                                       await asyncio.to_thread(_prism(request).colos_of, kind, name),
+                                       _passed(request, "skipDryRun"))
+
     @router.post("/{action}/{kind}/{name}")
     async def _state(request: Request, action: str, kind: str, name: str) -> Response:
-        if action == "touch":  # nothing the Prism records changes: each of the entity's colos re-creates its DAGs
-            touched = _kind(kind)
-            return await forward_apiresult(request, "POST", f"api/entities/touch/{touched}/{quote(name)}",
-                                           await asyncio.to_thread(_prism(request).colos_of, touched, name),
-                                           _passed(request, "skipDryRun"))
         if action not in SCHEDULE_STATES:
             return _failure(request, f"the Prism does not route entity action {action!r} yet", 400)
         prism = _prism(request)
@@ -384,9 +393,7 @@ def entity_router() -> APIRouter:
         cluster = (request.query_params.get("cluster") or "").strip()
         if not cluster:
             raise PrismRefused("entity -summary needs the cluster (-cluster) whose entities it summarises")
-        colo = await asyncio.to_thread(prism.colo_of_cluster, cluster)
-        # the cluster's colo runs its instances; a cluster the Prism has no record of: whichever colo knows it
-        applicable = (colo,) if colo in prism.settings.names else prism.settings.names
+        applicable = await asyncio.to_thread(prism.cluster_colos, cluster)  # where its instances run
         return await forward_merged(request, f"api/entities/summary/{quote(kind)}", applicable,
                                     read_entity_summary, merge_entity_summaries, bodies.PRODUCES_XML_JSON)
 
@@ -520,16 +527,10 @@ def instance_router() -> APIRouter:
         # them as one server would
         prism = _prism(request)
         colos = prism.chosen(request, prism.settings.names)
-        order = (request.query_params.get("orderBy") or "").strip().lower() or None
-        if order is not None and order not in SEARCH_ORDERS:
-            return _failure(request, f"Invalid orderBy: {order} (use one of {', '.join(SEARCH_ORDERS)})")
-        direction = (request.query_params.get("sortOrder") or "").strip().lower() or None
-        if direction not in (None, "asc", "desc"):
-            return _failure(request, f"Invalid sortOrder: {direction} (use asc or desc)")
-        offset = _number(request, "offset", 0)
-        limit = _number(request, "numResults", None)
-        if limit is not None and limit < 1:
-            return _failure(request, f"Value for param numResults should be > than 0  : {limit}")
+        order = search_order(request.query_params.get("orderBy"))
+        direction = sort_order(request.query_params.get("sortOrder"))
+        offset, limit = _number(request, "offset", 0), _number(request, "numResults", None)
+        page([], offset, limit)  # the paging is checked before any colo is asked
         query = [(key, value) for key, value in request.query_params.multi_items()
                  if key not in ("colo", *LIST_PAGING)]
         identity = prism.converger(request).identity
@@ -541,7 +542,7 @@ def instance_router() -> APIRouter:
             return _failure(request, str(merged["message"]))
         if "instances" in merged:
             ordered = order_search(merged["instances"], order, direction, bool(request.query_params.get("start")))
-            merged["instances"] = ordered[offset:] if limit is None else ordered[offset:offset + limit]
+            merged["instances"] = page(ordered, offset, limit)
         return Response(json_bytes(merged), media_type="application/json")
 
     @router.get("/{action}/{kind}/{name}")
@@ -635,6 +636,10 @@ def create_prism_app(*, config: ServerConfig | None = None, verify_token: TokenV
 
     @app.exception_handler(PrismRefused)
     async def _refused(request: Request, problem: PrismRefused) -> Response:
+        return _failure(request, problem.message)
+
+    @app.exception_handler(Refused)  # a request the Prism checks as a server would (paging, orders)
+    async def _refused_as_a_server_would(request: Request, problem: Refused) -> Response:
         return _failure(request, problem.message)
 
     for refusal in (ColoNotApplicable, UnknownCluster, DefinitionUnreadable):

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from falcon_airflow.operate.runs import descending
 from falcon_airflow.parsing.secure import parse_xml_bytes
 from falcon_airflow.server.bodies import APIResult, EntityList, ResultStatus
 from falcon_airflow.server.bodies.results import (
@@ -262,23 +263,17 @@ def merge_sla_alerts(answers: Sequence[tuple[ColoResult, Sequence[SchedulableEnt
                                            tuple(item for _, found in answers for item in found))
 
 
-SEARCH_ORDERS = ("status", "cluster", "starttime", "endtime")
 _SEARCH_KEYS = {"status": "status", "cluster": "cluster", "starttime": "startTime", "endtime": "endTime"}
 
 
 def order_search(instances: Sequence[Mapping[str, Any]], order: str | None, direction: str | None,
                  start_given: bool) -> list[Mapping[str, Any]]:
-    """The colos' search results in one order, as one server orders its own: by ``order`` (status and cluster
-    ascending, start and end time newest first, unless ``direction`` says otherwise; an instance that has not
-    started or ended sorts as the earliest); without one, by instance time, newest first unless the search gave
-    its start (or as ``direction`` says). Equal keys keep the colos' order."""
-
-    def instance_time(item: Mapping[str, Any]) -> str:  # "name/2026-05-01T04:00Z": the time is the last part
-        return str(item.get("instance") or "").rsplit("/", 1)[-1]
-
-    if order is None:
-        descending = direction == "desc" if direction is not None else not start_given
-        return sorted(instances, key=instance_time, reverse=descending)
+    """The colos' search results in one order, as one server orders its own (:func:`~falcon_airflow.operate.runs.
+    descending`): by ``order`` (an instance that has not started or ended sorts as the earliest), else by instance
+    time. Equal keys keep the colos' order."""
+    backwards = descending(order, direction, start_given)
+    if order is None:  # "name/2026-05-01T04:00Z": the time is the last part
+        return sorted(instances, key=lambda item: str(item.get("instance") or "").rsplit("/", 1)[-1],
+                      reverse=backwards)
     key = _SEARCH_KEYS[order]
-    descending = (direction or ("desc" if order in ("starttime", "endtime") else "asc")) == "desc"
-    return sorted(instances, key=lambda item: str(item.get(key) or ""), reverse=descending)
+    return sorted(instances, key=lambda item: str(item.get(key) or ""), reverse=backwards)
