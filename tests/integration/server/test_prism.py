@@ -285,6 +285,12 @@ def test_dependency_and_summary_through_the_prism_merged_by_colo(deployment: Dep
     assert searched.returncode == 0, searched.stdout + searched.stderr
     assert "clicks/2026-01-01T03:00Z west" in searched.stdout, searched.stdout  # the replication, in west's colo
 
+    looked = falcon_airflow("entity", "-lookup", "-type", "feed", "-path", "/clicks/2026/01/01/03",
+                            env={"FALCON_URL": url})
+    assert looked.returncode == 0, looked.stdout + looked.stderr
+    assert {"clicks  cluster east  DATA", "clicks  cluster west  DATA"} <= set(looked.stdout.splitlines()), \
+        looked.stdout
+
     summary = falcon_airflow("entity", "-summary", "-type", "feed", "-cluster", "east", "-start", "2026-01-01T03:00Z",
                              "-end", "2026-01-01T04:00Z", env={"FALCON_URL": url})
     assert summary.returncode == 0, summary.stdout + summary.stderr

@@ -22,11 +22,19 @@ from fastapi.responses import JSONResponse, Response
 from falcon_airflow.operate import declarations
 from falcon_airflow.parsing.secure import parse_xml_bytes
 from falcon_airflow.server.prism.forwarding import USER_NAME
-from falcon_airflow.server.prism.merging import read_api_result, read_entity_list, read_entity_summary
+from falcon_airflow.server.prism.merging import (
+    read_api_result,
+    read_entity_list,
+    read_entity_summary,
+    read_feed_lookup,
+    read_sla_alert,
+)
+from falcon_airflow.timekeeping.dates import format_falcon_date
 
 ENTITY_ACTIONS = ("submit", "update", "submitAndSchedule", "schedule", "suspend", "resume", "delete", "status",
-                  "definition", "list", "dependency", "summary", "validate", "touch", "updateClusterDependents")
-INSTANCE_ACTIONS = ("running", "status", "list", "summary", "logs", "params", "listing", "dependencies", "triage",
+                  "definition", "list", "dependency", "summary", "validate", "touch", "updateClusterDependents",
+                  "lookup", "slaAlert")
+INSTANCE_ACTIONS = ("running", "status", "list", "summary", "logs", "params", "listing", "dependency", "triage",
                     "kill", "suspend", "resume", "rerun", "search")
 ROUTED = {"entity": ENTITY_ACTIONS, "instance": INSTANCE_ACTIONS}
 LOCAL_ONLY = frozenset({"url", "entities", "json", "format", "debug"})
@@ -71,7 +79,8 @@ def falcon_call(command: str, action: str, values: dict[str, Any],
     elif route.properties:
         lines = [f"{prop}={values[dest]}" for prop, dest in route.properties if values.get(dest)]
         body = ("\n".join(lines) + "\n").encode() if lines else b""
-    accept = "application/json" if command == "instance" else "text/xml"
+    # a lookup's FeedLookupResult has no XML form a colo gives; every instance result is read as JSON
+    accept = "application/json" if command == "instance" or action == "lookup" else "text/xml"
     return route.method, path.removeprefix("/"), query, body, accept
 
 
@@ -88,6 +97,32 @@ def entity_list_text(content: bytes) -> str:
     return "\n".join(lines)
 
 
+def _printed(status: str, message: str, text: str) -> JSONResponse:
+    return JSONResponse({"status": status, "message": message, "text": text, "warnings": [], "notes": [],
+                         "exit_code": 0 if status == "SUCCEEDED" else 1})
+
+
+def lookup_text(content: bytes) -> JSONResponse | Response:
+    """A merged ``FeedLookupResult``: the colos' lines, then each place that holds the path."""
+    header, places = read_feed_lookup("", content)
+    if header.status.value == "FAILED":
+        return failed(header.message)
+    lines = [header.message, *(f"{place.feed_name}  cluster {place.cluster_name}  {place.location_type.upper()}"
+                               for place in places)]
+    return _printed(header.status.value, header.message, "\n".join(lines))
+
+
+def sla_alert_text(content: bytes) -> JSONResponse | Response:
+    """A merged ``SchedulableEntityInstanceResult``: each missed instance as a server's ``entity -slaAlert``
+    prints it."""
+    header, missed = read_sla_alert("", content)
+    if header.status.value == "FAILED":
+        return failed(header.message)
+    lines = [f"name: {item.entity_name}, type: {item.entity_type}, cluster: {item.cluster}, "
+             f"instanceTime: {format_falcon_date(item.instance_time)}, tags: {item.tags or ''}" for item in missed]
+    return _printed(header.status.value, header.message, "\n".join([header.message, *lines]))
+
+
 def answer_of(response: httpx.Response) -> Response:
     """The Falcon call's answer as the command line reads a server's."""
     content = response.content
@@ -96,11 +131,17 @@ def answer_of(response: httpx.Response) -> Response:
         return failed(content.decode("utf-8", "replace")[:1000] or response.reason_phrase, response.status_code)
     if media_type == "application/json":
         document = json.loads(content)
+        if isinstance(document, dict) and "elements" in document:
+            return lookup_text(content)
         status = str(document.get("status") or "FAILED")
         instances = document.get("instances") or []
+        dependencies = document.get("dependencies") or []  # instance -dependency, as a server prints them
         text = "\n".join([str(document.get("message") or "").rstrip("\n"),
                           *(f"{item.get('instance')} {item.get('cluster')} {item.get('status')}"
-                            for item in instances if isinstance(item, dict))])
+                            for item in instances if isinstance(item, dict)),
+                          *(f"{item.get('tags')}: ({item.get('entityType')}) {item.get('entityName')} "
+                            f"{item.get('instanceTime')} on {item.get('cluster')}"
+                            for item in dependencies if isinstance(item, dict))])
         return JSONResponse({**document, "text": text, "warnings": [], "notes": [],
                              "exit_code": 0 if status == "SUCCEEDED" else 1})
     root = parse_xml_bytes(content, "the Prism's answer").root
@@ -111,6 +152,8 @@ def answer_of(response: httpx.Response) -> Response:
             return failed(result.message)
         return JSONResponse({"status": result.status.value, "message": result.message, "text": result.message,
                              "warnings": [], "notes": [], "exit_code": 0 if result.status.value == "SUCCEEDED" else 1})
+    if tag == "instances":
+        return sla_alert_text(content)
     if tag == "entitySummaryResult":
         header, summaries = read_entity_summary("", content)
         if header.status.value == "FAILED":

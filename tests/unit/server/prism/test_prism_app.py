@@ -63,6 +63,11 @@ class FakeColo:
         if parts[:2] == ["instance", "search"]:  # the instances given to this colo in ``searched``
             return httpx.Response(200, json={"status": "SUCCEEDED", "message": "Instances Search Results",
                                              "requestId": "r", "instances": list(self.searched)})
+        if parts[:2] == ["instance", "dependencies"]:  # the process writing the instance, on the colo's cluster
+            return httpx.Response(200, json={"status": "SUCCEEDED", "message": "default/Success!", "requestId": "r",
+                                             "dependencies": [{"entityName": "make", "entityType": "process",
+                                                               "cluster": self.cluster, "tags": "Output",
+                                                               "instanceTime": "2026-03-01T05:00Z"}]})
         if parts[0] == "instance":
             return httpx.Response(200, json={"status": "SUCCEEDED", "message": "default/STATUS\n", "requestId": "r",
                                              "instances": [{"instance": "2026-03-01T05:00Z", "status": "RUNNING"}]})
@@ -348,7 +353,23 @@ def test_falcon_airflows_command_line_is_routed_through_the_falcon_calls(prism: 
     touched = command(prism, "entity", "touch", type="feed", name="c")
     assert touched.json()["text"] == ("east/default/c(feed) touched successfully\n"
                                       "west/default/c(feed) touched successfully"), touched.text
-    assert command(prism, "entity", "lookup", type="feed", path="/d/1").status_code == 404
+    looked = command(prism, "entity", "lookup", type="feed", path="/d/1").json()
+    assert looked["text"] == ("east/default/SUCCESS\nwest/default/SUCCESS\n"
+                              "c  cluster east  DATA\nc  cluster west  DATA"), looked
+    assert prism.colos["east"].calls[-1] == "GET entities/lookup/feed"
+    alerts = command(prism, "entity", "slaAlert", type="feed", name="c", start="2026-03-01T00:00Z").json()
+    assert alerts["exit_code"] == 0 and alerts["text"].splitlines()[2:] == [
+        f"name: c, type: FEED, cluster: {cluster}, instanceTime: 2026-03-01T05:00Z, tags: Missed SLA High"
+        for cluster in ("east", "west")], alerts
+    depends = command(prism, "instance", "dependency", type="feed", name="c", instance_time="2026-03-01T05:00Z")
+    assert depends.json()["text"].splitlines()[2:] == [
+        f"Output: (process) make 2026-03-01T05:00Z on {cluster}" for cluster in ("east", "west")], depends.text
+    assert "instanceTime=2026-03-01T05%3A00Z" in prism.colos["east"].queries[-1]
+    prism.colos["west"].up = False
+    partial = command(prism, "entity", "lookup", type="feed", path="/d/1").json()
+    assert (partial["status"], partial["exit_code"]) == ("PARTIAL", 1), partial
+    assert partial["text"].splitlines()[-1] == "c  cluster west  DATA"  # east holds c on both clusters
+    prism.colos["west"].up = True
     refused = command(prism, "entity", "status", type="feed")
     assert refused.status_code == 400 and "needs -name" in refused.json()["message"]
 
