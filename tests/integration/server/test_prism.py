@@ -203,6 +203,14 @@ def test_prism_sync_brings_a_colo_that_was_down_up_to_date(deployment: Deploymen
     assert status.returncode == 0, status.stdout + status.stderr
     assert status.stdout.splitlines()[:2] == ["east/default/RUNNING", "west/default/RUNNING"], status.stdout
 
+    # an update that takes views off west (no replica there any more): east updates it, west deletes it
+    moved = deployment.call("POST", "entities/update/feed/views", ops_feed("views", days=3))
+    assert moved.json()["status"] == "SUCCEEDED", moved.text
+    lines = moved.json()["message"].splitlines()
+    assert lines[0].startswith("east/") and "Updated successfully" in lines[0], lines
+    assert lines[1].startswith("west/") and "views(feed) removed successfully" in lines[1], lines
+    assert not any(west.store.rglob("views.xml")) and any(east.store.rglob("views.xml"))
+
 
 def test_the_cross_colo_replication_runs_in_the_targets_colo_and_copies_an_instance(
         deployment: Deployment, storage: Path) -> None:

@@ -3,7 +3,8 @@ api-server, ``[falcon] mode = prism``), every request routed to the colos' serve
 
 * ``POST api/entities/submit|update|submitAndSchedule/...``, ``schedule|suspend|resume/...`` and ``DELETE
   delete/...``: to the entity's colos (:mod:`.routing`), each made to hold what the record wants
-  (:mod:`.convergence`); an ``APIResult`` merged, ``200`` SUCCEEDED or PARTIAL, ``400`` FAILED;
+  (:mod:`.convergence`); an ``APIResult`` merged, ``200`` SUCCEEDED or PARTIAL, ``400`` FAILED; an update also
+  deletes the entity from the colos its new definition no longer names;
 * ``GET api/entities/status/...``: to the entity's colos, ``APIResult`` merged;
 * ``GET api/entities/definition/...``: from the first of the entity's colos that answers (its server decides
   whether the caller may read it, and redacts its secrets);
@@ -12,7 +13,8 @@ api-server, ``[falcon] mode = prism``), every request routed to the colos' serve
 * ``GET api/entities/summary/{type}?cluster=``: to the cluster's colo (every colo for a cluster the Prism has no
   record of), one ``EntitySummaryResult``;
 * ``GET|POST api/instance/{action}/{type}/{name}``: to the entity's colos, one ``InstancesResult`` (JSON);
-* ``POST api/prism/sync``: every recorded entity brought up to date on every colo, ``APIResult`` merged.
+* ``POST api/prism/sync``: every recorded entity brought up to date on every colo (and deleted from those it
+  left), ``APIResult`` merged.
 
 ``colo`` (Falcon's ``-colo``: one colo, several comma-separated, ``*`` all) narrows any of them to those colos.
 """
@@ -133,6 +135,13 @@ class Prism:
         definition = None if content is None else read_definition(kind, content)
         return applicable_colos(definition, kind, self.settings.names, self.colo_of_cluster)
 
+    def left_behind(self, applicable: tuple[str, ...], copies: dict[str, Copy],
+                    among: set[str] | None = None) -> tuple[Colo, ...]:
+        """The colos (of ``among``, else any) recorded holding a copy of an entity that no longer lives there: its
+        definition was updated to clusters of other colos."""
+        return tuple(self.settings.colo(name) for name in self.settings.names
+                     if name in copies and name not in applicable and (among is None or name in among))
+
     def chosen(self, request: Request, applicable: tuple[str, ...]) -> tuple[Colo, ...]:
         names = selected(request.query_params.get("colo"), applicable)
         return tuple(self.settings.colo(name) for name in names)
@@ -184,13 +193,15 @@ def entity_router() -> APIRouter:
     router = APIRouter(prefix="/api/entities")
 
     async def converge_all(request: Request, wanted: Wanted, colos: tuple[Colo, ...], *,
-                           with_state: bool) -> Response:
+                           with_state: bool, leaving: tuple[Colo, ...] = ()) -> Response:
+        """``colos`` brought to ``wanted``, then the entity removed from the colos it ``leaving``."""
         prism = _prism(request)
         converger = prism.converger(request)
         copies = await asyncio.to_thread(prism.record.copies, wanted.kind, wanted.name)
         async with prism.forwarder.client() as http:
             results = await to_each(colos, lambda colo: converger.converge(
                 http, colo, wanted, copies.get(colo.name), with_state=with_state))
+            results += await to_each(leaving, lambda colo: converger.remove(http, colo, wanted.kind, wanted.name))
         return _api_result(request, merge_results(results))
 
     async def submit(request: Request, kind: str, *, and_schedule: bool) -> Response:
@@ -233,9 +244,15 @@ def entity_router() -> APIRouter:
         current = await asyncio.to_thread(prism.record.wanted, kind, name)
         if current is None or current.schedule_state == DELETED:
             raise PrismRefused(f"{name} ({kind}) not found in the Prism: submit it first")
-        colos = prism.chosen(request, await asyncio.to_thread(prism.colos_of, kind, None, content))
+        applicable = await asyncio.to_thread(prism.colos_of, kind, None, content)
+        colos = prism.chosen(request, applicable)
+        # as Falcon's Prism: the colos the new definition no longer names drop the entity (unless -colo narrows the
+        # update to some colos; a later sync finishes it then, as it does for a colo that was down)
+        narrowed = (request.query_params.get("colo") or "").strip() not in ("", "*")
+        copies = await asyncio.to_thread(prism.record.copies, kind, name)
+        leaving = () if narrowed else prism.left_behind(applicable, copies)
         wanted = await asyncio.to_thread(prism.record.want, kind, name, content, user=caller(request).user)
-        return await converge_all(request, wanted, colos, with_state=False)
+        return await converge_all(request, wanted, colos, with_state=False, leaving=leaving)
 
     @router.post("/validate/{kind}")
     async def _validate(request: Request, kind: str) -> Response:
@@ -589,11 +606,15 @@ def admin_router() -> APIRouter:
                 applicable = await asyncio.to_thread(prism.colos_of, wanted.kind, wanted.name)
                 colos = [prism.settings.colo(name) for name in applicable if name in chosen]
                 copies = await asyncio.to_thread(prism.record.copies, wanted.kind, wanted.name)
+                leaving = prism.left_behind(applicable, copies, chosen)
 
                 async def one(colo: Colo, wanted: Wanted = wanted, copies: dict[str, Copy] = copies) -> ColoResult:
                     return await converger.converge(http, colo, wanted, copies.get(colo.name))
 
-                for result in await to_each(colos, one):
+                async def drop(colo: Colo, wanted: Wanted = wanted) -> ColoResult:
+                    return await converger.remove(http, colo, wanted.kind, wanted.name)
+
+                for result in [*await to_each(colos, one), *await to_each(leaving, drop)]:
                     lines[result.colo].append(f"{wanted.name}({wanted.kind}): {result.message}")
                     failed[result.colo] = failed[result.colo] or result.status != ResultStatus.SUCCEEDED
                 left = await asyncio.to_thread(prism.record.copies, wanted.kind, wanted.name)

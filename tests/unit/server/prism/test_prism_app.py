@@ -234,6 +234,37 @@ def test_sync_brings_a_colo_that_was_down_up_to_date(prism: Deployment) -> None:
     assert "g(feed): g(feed) is already RUNNING with this definition here: unchanged" in again
 
 
+def test_an_update_off_a_colo_deletes_the_entity_there_and_sync_finishes_it(prism: Deployment) -> None:
+    submit_estate(prism)
+    prism.post("entities/submitAndSchedule/feed", feed("moved", "east", "west"))
+    answer = prism.post("entities/update/feed/moved", feed("moved", "east", days=2)).json()
+    assert answer["status"] == "SUCCEEDED", answer
+    assert answer["message"].splitlines() == ["east/falcon/update/default/Updated successfully",
+                                              "west/falcon/default/moved(feed) removed successfully"], answer
+    assert ("feed", "moved") not in prism.colos["west"].definitions
+    assert set(prism.record.copies("feed", "moved")) == {"east"}
+
+    # back on west, then off it again while west is down: PARTIAL, and the copy west keeps is recorded
+    prism.post("entities/update/feed/moved", feed("moved", "east", "west", days=3))
+    assert ("feed", "moved") in prism.colos["west"].definitions
+    prism.colos["west"].up = False
+    partial = prism.post("entities/update/feed/moved", feed("moved", "east", days=4)).json()
+    assert partial["status"] == "PARTIAL" and "west/cannot reach" in partial["message"], partial
+    prism.colos["west"].up = True
+    assert set(prism.record.copies("feed", "moved")) == {"east", "west"}
+    synced = prism.post("prism/sync").json()
+    assert synced["status"] == "SUCCEEDED", synced
+    assert "moved(feed): falcon/default/moved(feed) removed successfully" in synced["message"], synced
+    assert ("feed", "moved") not in prism.colos["west"].definitions
+    assert set(prism.record.copies("feed", "moved")) == {"east"}
+
+    # narrowed to a colo with -colo, an update changes that colo only
+    prism.post("entities/update/feed/moved", feed("moved", "east", "west", days=5))
+    calls = len(prism.colos["west"].calls)
+    prism.post("entities/update/feed/moved", feed("moved", "east", days=6), colo="east")
+    assert len(prism.colos["west"].calls) == calls and ("feed", "moved") in prism.colos["west"].definitions
+
+
 def test_another_definition_under_a_submitted_name_is_refused_before_any_colo_is_asked(prism: Deployment) -> None:
     submit_estate(prism)
     prism.post("entities/submit/feed", feed("h", "east"))
