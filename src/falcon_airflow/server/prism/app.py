@@ -194,7 +194,8 @@ def entity_router() -> APIRouter:
 
     async def converge_all(request: Request, wanted: Wanted, colos: tuple[Colo, ...], *,
                            with_state: bool, leaving: tuple[Colo, ...] = ()) -> Response:
-        """``colos`` brought to ``wanted``, then the entity removed from the colos it ``leaving``."""
+        """``colos`` brought to ``wanted``; the entity deleted from the ``leaving`` colos (an update moved it off
+        them)."""
         prism = _prism(request)
         converger = prism.converger(request)
         copies = await asyncio.to_thread(prism.record.copies, wanted.kind, wanted.name)

@@ -98,6 +98,7 @@ def entity_list_text(content: bytes) -> str:
 
 
 def _printed(status: str, message: str, text: str) -> JSONResponse:
+    """An answer in the shape the command prints: its text, and exit 0 only for SUCCEEDED."""
     return JSONResponse({"status": status, "message": message, "text": text, "warnings": [], "notes": [],
                          "exit_code": 0 if status == "SUCCEEDED" else 1})
 
@@ -150,8 +151,7 @@ def answer_of(response: httpx.Response) -> Response:
         result = read_api_result("", content)
         if result.status.value == "FAILED":
             return failed(result.message)
-        return JSONResponse({"status": result.status.value, "message": result.message, "text": result.message,
-                             "warnings": [], "notes": [], "exit_code": 0 if result.status.value == "SUCCEEDED" else 1})
+        return _printed(result.status.value, result.message, result.message)
     if tag == "instances":
         return sla_alert_text(content)
     if tag == "entitySummaryResult":
@@ -162,16 +162,12 @@ def answer_of(response: httpx.Response) -> Response:
         for summary in summaries:
             lines.append(f"({summary.type}) {summary.name}" + (f"({summary.status})" if summary.status else ""))
             lines += [f"  {item.instance} {item.cluster} {item.status}" for item in summary.instances]
-        text = "\n".join(lines)
-        return JSONResponse({"status": header.status.value, "message": header.message, "text": text,
-                             "warnings": [], "notes": [], "exit_code": 0 if header.status.value == "SUCCEEDED" else 1})
+        return _printed(header.status.value, header.message, "\n".join(lines))
     if tag == "entities":
         text = entity_list_text(content)
-        return JSONResponse({"status": "SUCCEEDED", "message": text, "text": text, "warnings": [], "notes": [],
-                             "exit_code": 0})
+        return _printed("SUCCEEDED", text, text)
     text = content.decode("utf-8", "replace")  # a definition
-    return JSONResponse({"status": "SUCCEEDED", "message": text, "text": text, "warnings": [], "notes": [],
-                         "exit_code": 0})
+    return _printed("SUCCEEDED", text, text)
 
 
 def router() -> APIRouter:
