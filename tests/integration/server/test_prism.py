@@ -258,6 +258,10 @@ def test_dependency_and_summary_through_the_prism_merged_by_colo(deployment: Dep
     assert lines[0] == "2" and set(lines[1:3]) == {"(cluster) east(east,west)", "(cluster) west(east,west)"}, \
         run.stdout
 
+    # admin -stack: the Prism's own process, no colo's
+    run = stock_cli("admin", "-stack", url=url)
+    assert run.returncode == 0 and "MainThread" in run.stdout, run.stderr + run.stdout
+
     # -validate asks the colos the definition would go to (east's only, for a feed on east), -touch the entity's
     draft = stock_cli.workdir / "probe.xml"
     draft.write_text(ops_feed("probe"), encoding="utf-8")

@@ -13,6 +13,7 @@ api-server, ``[falcon] mode = prism``), every request routed to the colos' serve
 * ``GET api/entities/summary/{type}?cluster=``: to the cluster's colo (every colo for a cluster the Prism has no
   record of), one ``EntitySummaryResult``;
 * ``GET|POST api/instance/{action}/{type}/{name}``: to the entity's colos, one ``InstancesResult`` (JSON);
+* ``GET api/admin/version``, ``stack``, ``config/...``: the Prism's own (:mod:`.admin`), no colo asked;
 * ``POST api/prism/sync``: every recorded entity brought up to date on every colo (and deleted from those it
   left), ``APIResult`` merged.
 
@@ -634,6 +635,7 @@ def create_prism_app(*, config: ServerConfig | None = None, verify_token: TokenV
     database's tables."""
     from falcon_airflow.server import header_spelling
     from falcon_airflow.server.app import RequestIds, failure
+    from falcon_airflow.server.prism import admin as prism_admin
     from falcon_airflow.server.prism import command_route
 
     config = config or AirflowConfig()
@@ -671,6 +673,7 @@ def create_prism_app(*, config: ServerConfig | None = None, verify_token: TokenV
         app.add_exception_handler(refusal, _named)
 
     app.include_router(admin_router())
+    app.include_router(prism_admin.router(config, settings.names, authentication.scheme))  # -stack, -config
     app.include_router(entity_router())
     app.include_router(instance_router())
     app.include_router(command_route.router())  # falcon-airflow's own command line

@@ -354,6 +354,44 @@ def test_the_version_says_prism_and_names_the_colos(prism: Deployment) -> None:
     assert '"Mode"' in answer.text and "prism" in answer.text and "east,west" in answer.text
 
 
+def test_the_prism_answers_admin_stack_and_config_about_itself(prism: Deployment) -> None:
+    alice = {"user.name": "alice"}
+    stack = prism.client.get("/api/admin/stack", params=alice)
+    assert stack.status_code == 200 and stack.headers["content-type"].startswith("text/plain"), stack.text
+    assert "MainThread\nState: " in stack.text
+    deploy = prism.client.get("/api/admin/config/deploy", params=alice, headers={"Accept": "application/json"})
+    assert '"deploy.mode"' in deploy.text and '"prism"' in deploy.text and '"east,west"' in deploy.text, deploy.text
+    startup = prism.client.get("/api/admin/config/startup", params=alice)
+    assert "<key>prism_colos</key>" in startup.text and "s" * 32 not in startup.text, startup.text
+    assert prism.client.get("/api/admin/config/other", params=alice).status_code == 204
+    assert not any(colo.calls for colo in prism.colos.values())  # the Prism's own, no colo asked
+
+
+def test_with_authorization_on_only_an_admin_gets_the_prisms_stack_and_config(tmp_path: Path) -> None:
+    config = MappingConfig({"falcon": {"mode": "prism", "authentication": "simple", "authentication_secret": "s" * 32,
+                                       "prism_colos": "east=http://east/falcon", "authorization_enabled": "true",
+                                       "admin.users": "root", "admin.groups": "operators",
+                                       "groups.olga": "operators"}})
+    with TestClient(create_app(config=config)) as client:
+
+        def get(path: str, **params: str) -> httpx.Response:
+            client.cookies.clear()  # each call signs in anew (the simple scheme's cookie would name the last user)
+            return client.get(f"/api/admin/{path}", params=params)
+
+        for path in ("stack", "config/runtime"):
+            refused = get(path, **{"user.name": "alice"})
+            assert refused.status_code == 403 and "user=alice does not have admin privilege" in refused.text, \
+                refused.text
+            for admin in ("root", "olga"):  # an admin user; a user in an admin group
+                assert get(path, **{"user.name": admin}).status_code == 200
+        runtime = get("config/runtime", **{"user.name": "root"}).text
+        assert "<key>authorization_enabled</key><value>true</value>" in runtime, runtime
+        # alice acting for root through doAs is no admin: she is no proxy user of root
+        forged = get("stack", **{"user.name": "alice", "doAs": "root"})
+        assert forged.status_code == 403, forged.text
+        assert get("version", **{"user.name": "alice"}).status_code == 200  # open to all
+
+
 def test_an_unauthenticated_request_reaches_no_colo(prism: Deployment) -> None:
     assert prism.client.post("/api/entities/schedule/feed/x").status_code == 401
     assert not prism.colos["east"].calls
