@@ -677,8 +677,11 @@ def change(target: Target) -> Outcome:
         status = Status.FAILED if failures == len(records) else Status.PARTIAL
     note = None if records else (f"No instance of ({target.entity_type.value}) {target.name} between "
                                  f"{format_falcon_date(first)} and {format_falcon_date(last)}")
-    return _outcome(target, done, f"{target.action} of ({target.entity_type.value}) {target.name} from "
-                    f"{format_falcon_date(first)} to {format_falcon_date(last)}", status=status, note=note)
+    message = (f"{target.action} of ({target.entity_type.value}) {target.name} from {format_falcon_date(first)} "
+               f"to {format_falcon_date(last)}")
+    if status is Status.FAILED:  # a refused answer's clients (Falcon's CLI) print its message alone: say why
+        message += ": " + "; ".join(dict.fromkeys(record.details for record in done if record.details))
+    return _outcome(target, done, message, status=status, note=note)
 
 
 @targeted

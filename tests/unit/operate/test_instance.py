@@ -10,6 +10,8 @@ from typing import Any
 import pytest
 from tests.builders import ops_cluster, ops_feed, ops_process
 
+from falcon_airflow.operate.airflow_api import AirflowError
+
 from .helpers import FakeRun, Kit
 
 DAG = "falcon.process.count.east"
@@ -110,6 +112,20 @@ def test_kill_marks_the_run_failed_and_is_idempotent(pipeline: Kit) -> None:
     assert again["status"] == "SUCCEEDED"
     assert statuses(again) == [("2026-05-01T04:00Z", "KILLED")]
     assert not [call for call in pipeline.airflow.calls[calls:] if call.startswith(("patch_run", "clear"))]
+
+
+def test_a_kill_airflow_refuses_fails_saying_why_in_its_message(pipeline: Kit,
+                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    running_workflow(pipeline, T4)
+
+    def refused(*args: object, **kwargs: object) -> None:
+        raise AirflowError("409 Conflict: the run is being changed by another request", 409)
+
+    monkeypatch.setattr(pipeline.airflow, "patch_run", refused)
+    document = instance(pipeline, "-kill", "-start", "2026-05-01T04:00Z", "-end", "2026-05-01T04:00Z")
+    assert document["status"] == "FAILED", document
+    assert document["message"] == ("kill of (process) count from 2026-05-01T04:00Z to 2026-05-01T04:00Z: kill "
+                                   "failed: 409 Conflict: the run is being changed by another request")
 
 
 def test_kill_leaves_finished_instances_alone(pipeline: Kit) -> None:
