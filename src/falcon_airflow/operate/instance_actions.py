@@ -24,7 +24,7 @@ nothing more and still succeeds.
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -561,9 +561,13 @@ def dependency(target: Target) -> Outcome:
                               for each in runner.consumers_of(target.name, moment)]
     except FalconAirflowError as problem:
         raise Refused(problem.message) from None
-    lines = [f"{item['tags']}: ({item['entityType']}) {item['entityName']} {item['instanceTime']} on "
-             f"{item['cluster']}" for item in found]
+    lines = [dependency_line(item) for item in found]
     return succeeded("Success!", text="\n".join(lines) or "no dependencies", dependencies=found)
+
+
+def dependency_line(item: Mapping[str, Any]) -> str:
+    """One instance dependency as ``instance -dependency`` prints it."""
+    return f"{item['tags']}: ({item['entityType']}) {item['entityName']} {item['instanceTime']} on {item['cluster']}"
 
 
 # -- actions that change runs ----------------------------------------------------------------------------------------

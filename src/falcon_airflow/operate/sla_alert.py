@@ -10,6 +10,7 @@ arrived, an instance that arrived late is still listed: the miss happened.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from falcon_airflow.compiler.common import sla_dag_id
@@ -53,6 +54,12 @@ def _chosen(context: Context, entity_type: EntityType, name: str | None) -> list
     return [entity for entity in chosen if isinstance(entity, Feed | Process)]
 
 
+def missed_line(item: Mapping[str, Any]) -> str:
+    """One missed instance as ``entity -slaAlert`` prints it (Falcon's ``SchedulableEntityInstance``'s fields)."""
+    return (f"name: {item['entityName']}, type: {item['entityType']}, cluster: {item['cluster']}, "
+            f"instanceTime: {item['instanceTime']}, tags: {item['tags']}")
+
+
 def sla_alert(context: Context, options: Options) -> Outcome:
     given = options.required("type", "type")
     entity_type = rules.entity_type(given)
@@ -89,8 +96,7 @@ def sla_alert(context: Context, options: Options) -> Outcome:
                 found.append({"entityName": entity.name, "entityType": entity_type.value.upper(),
                               "cluster": placement.name, "instanceTime": format_falcon_date(moment), "tags": tag})
     found.sort(key=lambda item: (item["entityName"], item["cluster"], item["instanceTime"]))
-    lines = [f"name: {item['entityName']}, type: {item['entityType']}, cluster: {item['cluster']}, "
-             f"instanceTime: {item['instanceTime']}, tags: {item['tags']}" for item in found]
+    lines = [missed_line(item) for item in found]
     subject = f"({entity_type.value}) {name}" if name else f"any {entity_type.value}"
     message = (f"{len(found)} instance(s) of {subject} missed their SLA" if found
                else f"No instance of {subject} missed its SLA between {format_falcon_date(start)} "

@@ -29,6 +29,7 @@ from typing import Any
 from falcon_airflow.core.identity import is_user_name
 from falcon_airflow.operate import audit
 from falcon_airflow.operate.authorization import (
+    ConfigLookup,
     Policy,
     Request,
     Subject,
@@ -79,6 +80,21 @@ def _resolves_to(host: str, addresses: frozenset[str]) -> bool:
         return False
 
 
+def user_groups(falcon: ConfigLookup, user: str, caller: Caller) -> frozenset[str]:
+    """``user``'s groups: its configured ``groups.<user>``, and the caller's roles when ``user`` is the caller."""
+    configured = frozenset(item.strip() for item in (falcon(f"groups.{user}") or "").split(",") if item.strip())
+    return configured | (caller.roles if user == caller.user else frozenset())
+
+
+def request_hosts(falcon: ConfigLookup, user: str, address: str | None) -> frozenset[str]:
+    """The request's address and every host configured in ``proxyuser.<user>.hosts`` that resolves to it."""
+    hosts = client_hosts(address)
+    configured = falcon(f"proxyuser.{user}.hosts") or ""
+    extra = {name.strip() for name in configured.split(",")
+             if name.strip() and name.strip() != "*" and _resolves_to(name.strip(), hosts)}
+    return hosts | extra
+
+
 @dataclass
 class Admission:
     """One request on its way to an action: who asks, for whom, what, and its audit lines."""
@@ -99,17 +115,10 @@ class Admission:
             self.id = uuid.uuid4().hex
 
     def groups(self, user: str) -> frozenset[str]:
-        configured = frozenset(item.strip() for item in (self.context.falcon(f"groups.{user}") or "").split(",")
-                               if item.strip())
-        return configured | (self.caller.roles if user == self.caller.user else frozenset())
+        return user_groups(self.context.falcon, user, self.caller)
 
     def _hosts(self) -> frozenset[str]:
-        """The request's address and every configured proxy host that resolves to it."""
-        hosts = client_hosts(self.address)
-        configured = self.context.falcon(f"proxyuser.{self.caller.user}.hosts") or ""
-        extra = {name.strip() for name in configured.split(",")
-                 if name.strip() and name.strip() != "*" and _resolves_to(name.strip(), hosts)}
-        return hosts | extra
+        return request_hosts(self.context.falcon, self.caller.user, self.address)
 
     def decide(self) -> Subject:
         """The subject the action runs as; :class:`Denied` (audited) when it may not run."""

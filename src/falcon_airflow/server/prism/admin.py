@@ -12,21 +12,18 @@ its configured ``groups.<user>`` and its Airflow roles. ``doAs`` is checked agai
 
 from __future__ import annotations
 
-import platform
-
 from fastapi import APIRouter, Request
 from fastapi.responses import Response
 
-from falcon_airflow import __version__
 from falcon_airflow.operate.authorization import Policy, authorize
 from falcon_airflow.operate.authorization import Request as Asked
 from falcon_airflow.operate.outcomes import Refused
 from falcon_airflow.server import bodies
-from falcon_airflow.server.access import client_hosts
+from falcon_airflow.server.access import request_hosts, user_groups
 from falcon_airflow.server.authentication import caller
 from falcon_airflow.server.bodies import PlainText, PropertyList
 from falcon_airflow.server.configuration import ServerConfig, masked_section
-from falcon_airflow.server.resources.admin import CONFIG_TYPES, airflow_version, stack_dump
+from falcon_airflow.server.resources.admin import CONFIG_TYPES, build_properties, stack_dump
 
 PRISM_MODE = "prism"
 
@@ -40,15 +37,10 @@ def refusal(request: Request, config: ServerConfig, action: str) -> str | None:
     if not policy.enabled:
         return None
     who = caller(request)
-
-    def groups(user: str) -> frozenset[str]:
-        configured = frozenset(item.strip() for item in (falcon(f"groups.{user}") or "").split(",") if item.strip())
-        return configured | (who.roles if user == who.user else frozenset())
-
     try:
-        authorize(policy, falcon, groups, user=who.user, do_as=request.query_params.get("doAs") or None,
-                  request=Asked("admin", action, ()),
-                  hosts=client_hosts(request.client.host if request.client else None))
+        authorize(policy, falcon, lambda user: user_groups(falcon, user, who), user=who.user,
+                  do_as=request.query_params.get("doAs") or None, request=Asked("admin", action, ()),
+                  hosts=request_hosts(falcon, who.user, request.client.host if request.client else None))
     except Refused as refused:
         return refused.message
     return None
@@ -57,8 +49,7 @@ def refusal(request: Request, config: ServerConfig, action: str) -> str | None:
 def settings_of(config: ServerConfig, kind: str, colos: tuple[str, ...], scheme: str) -> PropertyList:
     """The Prism's settings of one ``kind`` of :data:`CONFIG_TYPES`."""
     if kind == "build":
-        return PropertyList((("build.version", __version__), ("project.version", __version__),
-                             ("airflow.version", airflow_version()), ("python.version", platform.python_version())))
+        return build_properties()
     if kind == "deploy":
         return PropertyList((("deploy.mode", PRISM_MODE), ("prism.colos", ",".join(colos)),
                              ("api.base_url", config.get("api", "base_url"))))

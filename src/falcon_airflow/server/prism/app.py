@@ -194,12 +194,13 @@ def entity_router() -> APIRouter:
     router = APIRouter(prefix="/api/entities")
 
     async def converge_all(request: Request, wanted: Wanted, colos: tuple[Colo, ...], *,
-                           with_state: bool, leaving: tuple[Colo, ...] = ()) -> Response:
-        """``colos`` brought to ``wanted``; the entity deleted from the ``leaving`` colos (an update moved it off
-        them)."""
+                           with_state: bool, living_on: tuple[str, ...] | None = None) -> Response:
+        """``colos`` brought to ``wanted``; with ``living_on`` (the colos the entity lives on now), the entity also
+        deleted from every other colo the record says holds a copy (an update moved it off them)."""
         prism = _prism(request)
         converger = prism.converger(request)
         copies = await asyncio.to_thread(prism.record.copies, wanted.kind, wanted.name)
+        leaving = () if living_on is None else prism.left_behind(living_on, copies)
         async with prism.forwarder.client() as http:
             results = await to_each(colos, lambda colo: converger.converge(
                 http, colo, wanted, copies.get(colo.name), with_state=with_state))
@@ -251,10 +252,9 @@ def entity_router() -> APIRouter:
         # as Falcon's Prism: the colos the new definition no longer names drop the entity (unless -colo narrows the
         # update to some colos; a later sync finishes it then, as it does for a colo that was down)
         narrowed = (request.query_params.get("colo") or "").strip() not in ("", "*")
-        copies = await asyncio.to_thread(prism.record.copies, kind, name)
-        leaving = () if narrowed else prism.left_behind(applicable, copies)
         wanted = await asyncio.to_thread(prism.record.want, kind, name, content, user=caller(request).user)
-        return await converge_all(request, wanted, colos, with_state=False, leaving=leaving)
+        return await converge_all(request, wanted, colos, with_state=False,
+                                  living_on=None if narrowed else applicable)
 
     @router.post("/validate/{kind}")
     async def _validate(request: Request, kind: str) -> Response:

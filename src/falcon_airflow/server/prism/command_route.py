@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import collections
 import json
 from typing import Any
 from urllib.parse import quote
@@ -20,6 +21,8 @@ from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse, Response
 
 from falcon_airflow.operate import declarations
+from falcon_airflow.operate.instance_actions import dependency_line
+from falcon_airflow.operate.sla_alert import missed_line
 from falcon_airflow.parsing.secure import parse_xml_bytes
 from falcon_airflow.server.prism.forwarding import USER_NAME
 from falcon_airflow.server.prism.merging import (
@@ -119,8 +122,9 @@ def sla_alert_text(content: bytes) -> JSONResponse | Response:
     header, missed = read_sla_alert("", content)
     if header.status.value == "FAILED":
         return failed(header.message)
-    lines = [f"name: {item.entity_name}, type: {item.entity_type}, cluster: {item.cluster}, "
-             f"instanceTime: {format_falcon_date(item.instance_time)}, tags: {item.tags or ''}" for item in missed]
+    lines = [missed_line({"entityName": item.entity_name, "entityType": item.entity_type, "cluster": item.cluster,
+                          "instanceTime": format_falcon_date(item.instance_time), "tags": item.tags or ""})
+             for item in missed]
     return _printed(header.status.value, header.message, "\n".join([header.message, *lines]))
 
 
@@ -140,8 +144,7 @@ def answer_of(response: httpx.Response) -> Response:
         text = "\n".join([str(document.get("message") or "").rstrip("\n"),
                           *(f"{item.get('instance')} {item.get('cluster')} {item.get('status')}"
                             for item in instances if isinstance(item, dict)),
-                          *(f"{item.get('tags')}: ({item.get('entityType')}) {item.get('entityName')} "
-                            f"{item.get('instanceTime')} on {item.get('cluster')}"
+                          *(dependency_line(collections.defaultdict(lambda: None, item))
                             for item in dependencies if isinstance(item, dict))])
         return JSONResponse({**document, "text": text, "warnings": [], "notes": [],
                              "exit_code": 0 if status == "SUCCEEDED" else 1})

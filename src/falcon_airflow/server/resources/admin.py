@@ -142,7 +142,7 @@ def _safemode(context: ServerContext) -> bool:
     return context.open_store().safemode
 
 
-def airflow_version() -> str:
+def _airflow_version() -> str:
     try:
         from airflow import __version__ as airflow_version
     except ImportError:  # the server runs inside the api-server; a bare test process may lack Airflow
@@ -155,7 +155,7 @@ def version(request: Request, who: Who, do_as: DoAs = None) -> Response:
     admission = _admit(request, who, "version", do_as)
     with admission.acting():
         context = _context(request)
-        body = PropertyList((("Version", __version__), ("Mode", DEPLOY_MODE), ("Airflow", airflow_version()),
+        body = PropertyList((("Version", __version__), ("Mode", DEPLOY_MODE), ("Airflow", _airflow_version()),
                              ("authentication", context.authentication.scheme),
                              ("safemode", str(_safemode(context)).lower())))
         return respond(request, body, PRODUCES_XML_JSON)
@@ -169,11 +169,15 @@ async def stack(request: Request, who: Who, do_as: DoAs = None) -> Response:
         return respond(request, PlainText(stack_dump()), PRODUCES_TEXT)
 
 
+def build_properties() -> PropertyList:
+    """``config/build``: the versions this process runs (a server's or a Prism's alike)."""
+    return PropertyList((("build.version", __version__), ("project.version", __version__),
+                         ("airflow.version", _airflow_version()), ("python.version", platform.python_version())))
+
+
 def _config(context: ServerContext, kind: str) -> PropertyList:
     if kind == "build":
-        return PropertyList((("build.version", __version__), ("project.version", __version__),
-                             ("airflow.version", airflow_version()),
-                             ("python.version", platform.python_version())))
+        return build_properties()
     if kind == "deploy":
         return PropertyList((("deploy.mode", DEPLOY_MODE), ("api.base_url", context.config.get("api", "base_url")),
                              ("entities.dir", str(context.entities)),
