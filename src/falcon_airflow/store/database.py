@@ -16,18 +16,17 @@ from __future__ import annotations
 
 import contextlib
 import json
-import socket
 import time
 import uuid
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from typing import Any, Final
 
 from sqlalchemy import Connection, Engine, and_, delete, insert, or_, select, update
 from sqlalchemy.exc import IntegrityError
 
-from falcon_airflow.store import tables
+from falcon_airflow.store import leases, tables
 
 
 class StoreConflict(Exception):
@@ -414,9 +413,9 @@ class DatabaseStore:
               name: str = STORE_LEASE) -> Iterator[str]:
         """Hold the store's lease while a multi-step action runs. A holder that dies keeps it until its term
         ends; the next holder then finds the dead one's journal and finishes or undoes its action."""
-        holder = f"{socket.gethostname()}:{uuid.uuid4().hex[:12]}"
+        holder = leases.new_holder()
         deadline = time.monotonic() + wait_seconds
-        while not self._take_lease(name, holder, term_seconds):
+        while not leases.take(self.engine, name, holder, term_seconds):
             if time.monotonic() >= deadline:
                 raise StoreBusy("another falcon-airflow server is changing the store; try again when it has "
                                 "finished")
@@ -424,22 +423,4 @@ class DatabaseStore:
         try:
             yield holder
         finally:
-            with self.engine.begin() as connection:
-                connection.execute(delete(tables.lease).where(and_(tables.lease.c.name == name,
-                                                                   tables.lease.c.holder == holder)))
-
-    def _take_lease(self, name: str, holder: str, term_seconds: float) -> bool:
-        moment = _now()
-        expires = moment + timedelta(seconds=term_seconds)
-        with self.engine.begin() as connection:
-            taken = connection.execute(update(tables.lease)
-                                       .where(and_(tables.lease.c.name == name, tables.lease.c.expires_at < moment))
-                                       .values(holder=holder, expires_at=expires))
-            if taken.rowcount:
-                return True
-        try:
-            with self.engine.begin() as connection:
-                connection.execute(insert(tables.lease).values(name=name, holder=holder, expires_at=expires))
-            return True
-        except IntegrityError:
-            return False
+            leases.release(self.engine, name, holder)

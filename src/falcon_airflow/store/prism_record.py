@@ -3,7 +3,9 @@ should be on its colos, and what each colo was last seen to hold.
 
 The record is what makes the Prism idempotent: a request sent again skips the colos whose copy already has the
 definition's digest and the wanted schedule state, and ``prism sync`` walks the record to finish what a colo that
-was down missed. SQLAlchemy only, the engine handed in (the api-server's, as the store's).
+was down missed. While a command changes an entity it holds the entity's lease (``falcon_lease``), so that a
+second command on it, in any of the Prism's processes, is refused rather than interleaved with the first.
+SQLAlchemy only, the engine handed in (the api-server's, as the store's).
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from datetime import UTC, datetime
 
 from sqlalchemy import Engine, delete, insert, select, update
 
-from falcon_airflow.store import tables
+from falcon_airflow.store import leases, tables
 
 
 def digest_of(content: bytes) -> str:
@@ -50,9 +52,40 @@ def _now() -> datetime:
     return datetime.now(UTC)
 
 
+class EntityBusy(Exception):
+    """Another command through the Prism is changing the entity now (Falcon's Prism refused it the same way)."""
+
+    def __init__(self, kind: str, name: str, running: str) -> None:
+        super().__init__(f"{running} command is already issued for ({kind}) {name} through the Prism; try again when "
+                         "it has finished")
+
+
+def _entity_lease(kind: str, name: str) -> str:
+    # a lease's name is at most 64 characters and an entity's name up to 255: named by a digest of both
+    return "prism:" + hashlib.sha256(f"{kind}/{name}".encode()).hexdigest()[:56]
+
+
 @dataclass(frozen=True)
 class PrismRecord:
     engine: Engine
+
+    def hold(self, kind: str, name: str, command: str, *, term_seconds: float) -> str:
+        """The entity's lease for ``command``, so that one command changes an entity through the Prism at a time,
+        whichever of the Prism's processes runs it; the holder's name, for :meth:`let_go`. A process that dies
+        holding it keeps it for ``term_seconds``. Raises :class:`EntityBusy` at once, naming the running command,
+        when another command has it."""
+        lease = _entity_lease(kind, name)
+        holder = leases.new_holder(command)
+        for _ in range(2):  # a second try when the holder let go between our try and our look
+            if leases.take(self.engine, lease, holder, term_seconds):
+                return holder
+            running = leases.holder_of(self.engine, lease)
+            if running is not None:
+                raise EntityBusy(kind, name, running.split(" ", 1)[0])
+        raise EntityBusy(kind, name, "another")
+
+    def let_go(self, kind: str, name: str, holder: str) -> None:
+        leases.release(self.engine, _entity_lease(kind, name), holder)
 
     def wanted(self, kind: str, name: str) -> Wanted | None:
         table = tables.prism_entity

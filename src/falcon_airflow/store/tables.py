@@ -17,8 +17,9 @@ migrations' result with this module, so the two cannot drift.
   definition, a schedule state, a ``-doAs`` user): the DAG bundle's version.
 * ``falcon_journal``: multi-step actions in flight (see ``operate/journal.py``).
 * ``falcon_audit``: one row per request, allowed or refused.
-* ``falcon_lease``: who changes the store now; a lease, so that a server killed while holding it does not block
-  the others for longer than its term.
+* ``falcon_lease``: who changes the store now, and on a Prism which command changes each entity (``prism:`` and
+  a digest of its type and name); a lease, so that a server killed while holding it does not block the others for
+  longer than its term (:mod:`.leases`).
 * ``falcon_prism_entity`` and ``falcon_prism_copy``: a Prism's own record (``[falcon] mode = prism``, see
   ``server/prism/``): the definition and schedule state each entity should have on its colos, and which version and
   state each colo was last seen to hold, so that a request sent again, or ``prism sync``, finishes only what a colo

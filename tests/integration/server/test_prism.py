@@ -203,8 +203,15 @@ def test_prism_sync_brings_a_colo_that_was_down_up_to_date(deployment: Deploymen
     assert status.returncode == 0, status.stdout + status.stderr
     assert status.stdout.splitlines()[:2] == ["east/default/RUNNING", "west/default/RUNNING"], status.stdout
 
-    # an update that takes views off west (no replica there any more): east updates it, west deletes it
-    moved = deployment.call("POST", "entities/update/feed/views", ops_feed("views", days=3))
+    # an update that takes views off west (no replica there any more): east updates it, west deletes it. Sent
+    # twice at the same moment: one goes ahead, the other is refused before any colo is asked
+    answers: list[httpx.Response] = []
+    concurrently(*(lambda: answers.append(deployment.call("POST", "entities/update/feed/views",
+                                                          ops_feed("views", days=3))) for _ in range(2)))
+    refused = [answer for answer in answers if answer.status_code == 400]
+    assert len(refused) == 1, [answer.text for answer in answers]
+    assert "update command is already issued for (feed) views through the Prism" in refused[0].text, refused[0].text
+    moved = next(answer for answer in answers if answer.status_code == 200)
     assert moved.json()["status"] == "SUCCEEDED", moved.text
     lines = moved.json()["message"].splitlines()
     assert lines[0].startswith("east/") and "Updated successfully" in lines[0], lines

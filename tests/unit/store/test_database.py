@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy import create_engine
 
-from falcon_airflow.store import tables
+from falcon_airflow.store import leases, tables
 from falcon_airflow.store.database import ABSENT, DatabaseStore, StoreBusy, StoreConflict
 
 
@@ -128,7 +128,7 @@ def test_the_lease_lets_one_holder_in_and_lapses_when_its_holder_died(store: Dat
     with store.lease():  # released on leaving
         pass
     # a holder killed before it released: its term ends, then another server takes over
-    assert store._take_lease("store", "dead-server", term_seconds=-1)
+    assert leases.take(store.engine, "store", "dead-server", term_seconds=-1)
     with store.lease(wait_seconds=1.0) as holder:
         assert holder != "dead-server"
 

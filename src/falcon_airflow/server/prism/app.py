@@ -23,9 +23,10 @@ api-server, ``[falcon] mode = prism``), every request routed to the colos' serve
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from importlib.metadata import PackageNotFoundError, version
 from typing import Any, TypeVar
 from urllib.parse import quote
@@ -78,7 +79,7 @@ from falcon_airflow.server.prism.routing import (
     applicable_colos,
     read_definition,
 )
-from falcon_airflow.store.prism_record import Copy, PrismRecord, Wanted, digest_of
+from falcon_airflow.store.prism_record import Copy, EntityBusy, PrismRecord, Wanted, digest_of
 
 MAX_BODY_BYTES = 4 * 1024 * 1024
 """As the server's: the largest definition Falcon's ``-file`` takes."""
@@ -152,6 +153,24 @@ class Prism:
         identity = Identity(found.user, found.token if found.scheme != SIMPLE else None)
         return Converger(self.record, self.forwarder, identity, request.query_params.get("doAs") or None)
 
+    @property
+    def change_term(self) -> float:
+        """How long a Prism process that dies while changing an entity keeps other commands off it: longer than
+        the slowest command (a definition and then a schedule state on the colos at once, then the deletes on the
+        colos left, each call bounded by the colo timeout)."""
+        return 3 * self.settings.timeout + 60
+
+    @contextlib.asynccontextmanager
+    async def changing(self, kind: str, name: str, command: str) -> AsyncIterator[None]:
+        """While ``command`` changes the entity, no other command through any of this Prism's processes does:
+        a second one is refused at once (:class:`EntityBusy`), as Falcon's Prism refused it."""
+        record = self.record
+        holder = await asyncio.to_thread(record.hold, kind, name, command, term_seconds=self.change_term)
+        try:
+            yield
+        finally:
+            await asyncio.to_thread(record.let_go, kind, name, holder)
+
 
 def _request_id(request: Request) -> str | None:
     return getattr(request.state, "request_id", None)
@@ -213,20 +232,21 @@ def entity_router() -> APIRouter:
         content = await _definition_body(request)
         definition = read_definition(kind, content)
         colos = prism.chosen(request, await asyncio.to_thread(prism.colos_of, kind, None, content))
-        existing = await asyncio.to_thread(prism.record.wanted, kind, definition.name)
-        if existing is not None and existing.schedule_state == DELETED:
-            existing = None  # submitted again after a delete: a new entity, whatever a colo still holds
-        if existing is not None and existing.digest != digest_of(content):
-            raise PrismRefused(f"({kind}) {definition.name} already registered with the Prism with another "
-                               "definition. Can't be submitted again: update it, or delete it first.")
-        user = caller(request).user
-        state = "RUNNING" if and_schedule else None
-        if existing is None or and_schedule:
-            wanted = await asyncio.to_thread(prism.record.want, kind, definition.name, content, user=user,
-                                             schedule_state=state, keep_state=existing is not None)
-        else:
-            wanted = existing
-        return await converge_all(request, wanted, colos, with_state=and_schedule)
+        async with prism.changing(kind, definition.name, "submitAndSchedule" if and_schedule else "submit"):
+            existing = await asyncio.to_thread(prism.record.wanted, kind, definition.name)
+            if existing is not None and existing.schedule_state == DELETED:
+                existing = None  # submitted again after a delete: a new entity, whatever a colo still holds
+            if existing is not None and existing.digest != digest_of(content):
+                raise PrismRefused(f"({kind}) {definition.name} already registered with the Prism with another "
+                                   "definition. Can't be submitted again: update it, or delete it first.")
+            user = caller(request).user
+            state = "RUNNING" if and_schedule else None
+            if existing is None or and_schedule:
+                wanted = await asyncio.to_thread(prism.record.want, kind, definition.name, content, user=user,
+                                                 schedule_state=state, keep_state=existing is not None)
+            else:
+                wanted = existing
+            return await converge_all(request, wanted, colos, with_state=and_schedule)
 
     @router.post("/submit/{kind}")
     async def _submit(request: Request, kind: str) -> Response:
@@ -244,17 +264,18 @@ def entity_router() -> APIRouter:
         definition = read_definition(kind, content)
         if definition.name != name:
             raise PrismRefused(f"the definition names {definition.name}, not {name}: an update keeps the name")
-        current = await asyncio.to_thread(prism.record.wanted, kind, name)
-        if current is None or current.schedule_state == DELETED:
-            raise PrismRefused(f"{name} ({kind}) not found in the Prism: submit it first")
         applicable = await asyncio.to_thread(prism.colos_of, kind, None, content)
         colos = prism.chosen(request, applicable)
         # as Falcon's Prism: the colos the new definition no longer names drop the entity (unless -colo narrows the
         # update to some colos; a later sync finishes it then, as it does for a colo that was down)
         narrowed = (request.query_params.get("colo") or "").strip() not in ("", "*")
-        wanted = await asyncio.to_thread(prism.record.want, kind, name, content, user=caller(request).user)
-        return await converge_all(request, wanted, colos, with_state=False,
-                                  living_on=None if narrowed else applicable)
+        async with prism.changing(kind, name, "update"):
+            current = await asyncio.to_thread(prism.record.wanted, kind, name)
+            if current is None or current.schedule_state == DELETED:
+                raise PrismRefused(f"{name} ({kind}) not found in the Prism: submit it first")
+            wanted = await asyncio.to_thread(prism.record.want, kind, name, content, user=caller(request).user)
+            return await converge_all(request, wanted, colos, with_state=False,
+                                      living_on=None if narrowed else applicable)
 
     @router.post("/validate/{kind}")
     async def _validate(request: Request, kind: str) -> Response:
@@ -287,37 +308,39 @@ def entity_router() -> APIRouter:
             return _failure(request, f"the Prism does not route entity action {action!r} yet", 400)
         prism = _prism(request)
         kind = _kind(kind)
-        wanted = await asyncio.to_thread(prism.record.wanted, kind, name)
-        if wanted is not None and wanted.schedule_state == DELETED:
-            raise PrismRefused(f"{name} ({kind}) is being deleted: run prism sync, or submit it again")
-        if wanted is None:  # submitted to the colos directly: the Prism only passes the request on
-            return await forward_apiresult(request, "POST", f"api/entities/{action}/{kind}/{quote(name)}",
-                                           await asyncio.to_thread(prism.colos_of, kind, name))
-        colos = prism.chosen(request, await asyncio.to_thread(prism.colos_of, kind, name))
-        await asyncio.to_thread(prism.record.want_state, kind, name, SCHEDULE_STATES[action],
-                                user=caller(request).user)
-        wanted = await asyncio.to_thread(prism.record.wanted, kind, name)
-        assert wanted is not None
-        return await converge_all(request, wanted, colos, with_state=True)
+        async with prism.changing(kind, name, action):
+            wanted = await asyncio.to_thread(prism.record.wanted, kind, name)
+            if wanted is not None and wanted.schedule_state == DELETED:
+                raise PrismRefused(f"{name} ({kind}) is being deleted: run prism sync, or submit it again")
+            if wanted is None:  # submitted to the colos directly: the Prism only passes the request on
+                return await forward_apiresult(request, "POST", f"api/entities/{action}/{kind}/{quote(name)}",
+                                               await asyncio.to_thread(prism.colos_of, kind, name))
+            colos = prism.chosen(request, await asyncio.to_thread(prism.colos_of, kind, name))
+            await asyncio.to_thread(prism.record.want_state, kind, name, SCHEDULE_STATES[action],
+                                    user=caller(request).user)
+            wanted = await asyncio.to_thread(prism.record.wanted, kind, name)
+            assert wanted is not None
+            return await converge_all(request, wanted, colos, with_state=True)
 
     @router.delete("/delete/{kind}/{name}")
     async def _delete(request: Request, kind: str, name: str) -> Response:
         prism = _prism(request)
         kind = _kind(kind)
-        applicable = await asyncio.to_thread(prism.colos_of, kind, name)
-        colos = prism.chosen(request, applicable)
         converger = prism.converger(request)
-        # marked first: a colo that misses the delete gets it from the next sync, and no sync sends the entity
-        # back to the colos that dropped it
-        await asyncio.to_thread(prism.record.want_state, kind, name, DELETED, user=caller(request).user)
-        async with prism.forwarder.client() as http:
-            results = await to_each(colos, lambda colo: converger.remove(http, colo, kind, name))
-        merged = merge_results(results)
-        everywhere = {colo.name for colo in colos} >= set(applicable)
-        left = await asyncio.to_thread(prism.record.copies, kind, name)
-        if merged.status == ResultStatus.SUCCEEDED and (everywhere or not left):
-            await asyncio.to_thread(prism.record.forget, kind, name)
-        return _api_result(request, merged)
+        async with prism.changing(kind, name, "delete"):
+            applicable = await asyncio.to_thread(prism.colos_of, kind, name)
+            colos = prism.chosen(request, applicable)
+            # marked first: a colo that misses the delete gets it from the next sync, and no sync sends the entity
+            # back to the colos that dropped it
+            await asyncio.to_thread(prism.record.want_state, kind, name, DELETED, user=caller(request).user)
+            async with prism.forwarder.client() as http:
+                results = await to_each(colos, lambda colo: converger.remove(http, colo, kind, name))
+            merged = merge_results(results)
+            everywhere = {colo.name for colo in colos} >= set(applicable)
+            left = await asyncio.to_thread(prism.record.copies, kind, name)
+            if merged.status == ResultStatus.SUCCEEDED and (everywhere or not left):
+                await asyncio.to_thread(prism.record.forget, kind, name)
+            return _api_result(request, merged)
 
     @router.get("/status/{kind}/{name}")
     async def _status(request: Request, kind: str, name: str) -> Response:
@@ -604,24 +627,37 @@ def admin_router() -> APIRouter:
         lines: dict[str, list[str]] = {name: [] for name in prism.settings.names if name in chosen}
         failed: dict[str, bool] = dict.fromkeys(lines, False)
         async with prism.forwarder.client() as http:
-            for wanted in everything:
-                applicable = await asyncio.to_thread(prism.colos_of, wanted.kind, wanted.name)
-                colos = [prism.settings.colo(name) for name in applicable if name in chosen]
-                copies = await asyncio.to_thread(prism.record.copies, wanted.kind, wanted.name)
-                leaving = prism.left_behind(applicable, copies, chosen)
+            for recorded_entity in everything:
+                try:
+                    async with prism.changing(recorded_entity.kind, recorded_entity.name, "sync"):
+                        # read again under the entity's lease: a command may have changed it since the list
+                        wanted = await asyncio.to_thread(prism.record.wanted, recorded_entity.kind,
+                                                         recorded_entity.name)
+                        if wanted is None:
+                            continue  # deleted everywhere since
+                        applicable = await asyncio.to_thread(prism.colos_of, wanted.kind, wanted.name)
+                        colos = [prism.settings.colo(name) for name in applicable if name in chosen]
+                        copies = await asyncio.to_thread(prism.record.copies, wanted.kind, wanted.name)
+                        leaving = prism.left_behind(applicable, copies, chosen)
 
-                async def one(colo: Colo, wanted: Wanted = wanted, copies: dict[str, Copy] = copies) -> ColoResult:
-                    return await converger.converge(http, colo, wanted, copies.get(colo.name))
+                        async def one(colo: Colo, wanted: Wanted = wanted,
+                                      copies: dict[str, Copy] = copies) -> ColoResult:
+                            return await converger.converge(http, colo, wanted, copies.get(colo.name))
 
-                async def drop(colo: Colo, wanted: Wanted = wanted) -> ColoResult:
-                    return await converger.remove(http, colo, wanted.kind, wanted.name)
+                        async def drop(colo: Colo, wanted: Wanted = wanted) -> ColoResult:
+                            return await converger.remove(http, colo, wanted.kind, wanted.name)
 
-                for result in [*await to_each(colos, one), *await to_each(leaving, drop)]:
-                    lines[result.colo].append(f"{wanted.name}({wanted.kind}): {result.message}")
-                    failed[result.colo] = failed[result.colo] or result.status != ResultStatus.SUCCEEDED
-                left = await asyncio.to_thread(prism.record.copies, wanted.kind, wanted.name)
-                if wanted.schedule_state == DELETED and not left:
-                    await asyncio.to_thread(prism.record.forget, wanted.kind, wanted.name)  # dropped everywhere
+                        for result in [*await to_each(colos, one), *await to_each(leaving, drop)]:
+                            lines[result.colo].append(f"{wanted.name}({wanted.kind}): {result.message}")
+                            failed[result.colo] = failed[result.colo] or result.status != ResultStatus.SUCCEEDED
+                        left = await asyncio.to_thread(prism.record.copies, wanted.kind, wanted.name)
+                        if wanted.schedule_state == DELETED and not left:  # dropped everywhere
+                            await asyncio.to_thread(prism.record.forget, wanted.kind, wanted.name)
+                except EntityBusy as busy:  # the running command brings the entity's colos to what it wants
+                    named = await asyncio.to_thread(prism.colos_of, recorded_entity.kind, recorded_entity.name)
+                    for colo in named:
+                        if colo in lines:
+                            lines[colo].append(f"{recorded_entity.name}({recorded_entity.kind}): not synced: {busy}")
         summary = [ColoResult(colo, ResultStatus.FAILED if failed[colo] else ResultStatus.SUCCEEDED,
                               "; ".join(lines[colo]) or "nothing to sync") for colo in lines]
         return _api_result(request, merge_results(summary))
@@ -666,7 +702,7 @@ def create_prism_app(*, config: ServerConfig | None = None, verify_token: TokenV
     async def _refused_as_a_server_would(request: Request, problem: Refused) -> Response:
         return _failure(request, problem.message)
 
-    for refusal in (ColoNotApplicable, UnknownCluster, DefinitionUnreadable):
+    for refusal in (ColoNotApplicable, UnknownCluster, DefinitionUnreadable, EntityBusy):
         async def _named(request: Request, problem: Exception) -> Response:
             return _failure(request, str(problem))
 

@@ -569,3 +569,45 @@ def test_a_search_asks_every_colo_and_orders_and_pages_their_instances_as_one(pr
     prism.colos["west"].up = False
     failed = prism.client.get("/api/instance/search", params={"user.name": "alice"})
     assert failed.status_code == 400 and "west/cannot reach" in failed.text
+
+
+def test_a_command_on_an_entity_another_command_is_changing_is_refused_until_it_lets_go(prism: Deployment) -> None:
+    submit_estate(prism)
+    assert prism.post("entities/submitAndSchedule/feed", feed("f", "east", "west")).json()["status"] == "SUCCEEDED"
+    prism.colos["east"].up = False  # g misses east: the sync below brings it
+    assert prism.post("entities/submit/feed", feed("g", "east")).json()["status"] == "FAILED"
+    prism.colos["east"].up = True
+    # an update of f runs in another of the Prism's processes
+    holder = prism.record.hold("feed", "f", "update", term_seconds=60)
+    calls = {name: len(colo.calls) for name, colo in prism.colos.items()}
+    busy = "update command is already issued for (feed) f through the Prism; try again when it has finished"
+    for path, body in [("entities/update/feed/f", feed("f", "east", "west", days=5)), ("entities/suspend/feed/f", None),
+                       ("entities/submit/feed", feed("f", "east", "west"))]:
+        refused = prism.post(path, body)
+        assert refused.status_code == 400 and f"<message>{busy}</message>" in refused.text, (path, refused.text)
+    deleted = prism.client.delete("/api/entities/delete/feed/f", params={"user.name": "alice"},
+                                  headers={"Accept": "application/json"})
+    assert deleted.status_code == 400 and f"<message>{busy}</message>" in deleted.text
+    assert {name: len(colo.calls) for name, colo in prism.colos.items()} == calls  # no colo was asked
+    assert prism.record.wanted("feed", "f").schedule_state == "RUNNING"  # type: ignore[union-attr]
+
+    # a sync leaves f to the command changing it and brings the rest up to date
+    synced = prism.post("prism/sync").json()
+    assert synced["status"] == "SUCCEEDED", synced
+    assert f"f(feed): not synced: {busy}" in synced["message"]
+    assert prism.colos["east"].definitions[("feed", "g")] == feed("g", "east")
+
+    prism.record.let_go("feed", "f", holder)
+    assert prism.post("entities/suspend/feed/f").json()["status"] == "SUCCEEDED"
+    assert prism.colos["west"].states[("feed", "f")] == "SUSPENDED"
+
+
+def test_an_entity_is_let_go_after_a_refused_command_and_a_dead_holders_term_ends(prism: Deployment) -> None:
+    submit_estate(prism)
+    missing = prism.post("entities/update/feed/h", feed("h", "east"))
+    assert missing.status_code == 400 and "h (feed) not found in the Prism" in missing.text
+    assert prism.post("entities/submit/feed", feed("h", "east")).json()["status"] == "SUCCEEDED"
+    # a Prism process killed while it held h: once its term has ended, the next command goes ahead
+    prism.record.hold("feed", "h", "schedule", term_seconds=-1)
+    assert prism.post("entities/schedule/feed/h").json()["status"] == "SUCCEEDED"
+    assert prism.colos["east"].states[("feed", "h")] == "RUNNING"
