@@ -17,6 +17,7 @@ from datetime import UTC, datetime
 from sqlalchemy import Engine, delete, insert, select, update
 
 from falcon_airflow.store import leases, tables
+from falcon_airflow.store.database import DatabaseStore
 
 
 def digest_of(content: bytes) -> str:
@@ -86,6 +87,14 @@ class PrismRecord:
 
     def let_go(self, kind: str, name: str, holder: str) -> None:
         leases.release(self.engine, _entity_lease(kind, name), holder)
+
+    @property
+    def safemode(self) -> bool:
+        """The Prism's own safemode (``admin -setsafemode`` on the Prism), kept where a server keeps its own."""
+        return DatabaseStore(self.engine).safemode
+
+    def set_safemode(self, value: bool, *, user: str) -> None:
+        DatabaseStore(self.engine).set_safemode(value, user=user)
 
     def wanted(self, kind: str, name: str) -> Wanted | None:
         table = tables.prism_entity

@@ -1,16 +1,22 @@
-"""The Prism's own ``admin -stack`` and ``admin -config``: about the Prism's process and settings, not a colo's (ask a
-colo's server for its own), as Falcon's Prism answered them.
+"""The Prism's own ``admin -stack``, ``admin -config`` and ``admin -setsafemode``: about the Prism's process, settings
+and state, not a colo's (ask a colo's server for its own), as Falcon's Prism answered them.
 
 * ``GET api/admin/stack``: the Prism process's threads and event-loop tasks, as a server prints its own;
 * ``GET api/admin/config/{build,deploy,startup,runtime}``: the Prism's settings as a property list (``deploy`` names
-  the mode and the colos, ``startup`` is the ``[falcon]`` section with secrets masked); another type ``204``.
+  the mode and the colos, ``startup`` is the ``[falcon]`` section with secrets masked); another type ``204``;
+* ``GET`` or ``POST api/admin/setSafeMode/{true,false}``: the Prism's own safemode, in its metadata database (where
+  a server keeps its own), which every process of the Prism reads. In safemode the Prism refuses what a server in
+  safemode refuses (:mod:`falcon_airflow.operate.safemode`), before any colo is asked, and ``prism sync``; each colo
+  keeps its own safemode.
 
-With ``[falcon] authorization_enabled`` both need an admin (``admin.users``, ``admin.groups`` or a superuser), the
-same policy a colo server applies, decided here from the Prism's own ``[falcon]`` settings; the caller's groups are
-its configured ``groups.<user>`` and its Airflow roles. ``doAs`` is checked against the proxy-user rules.
+With ``[falcon] authorization_enabled`` all three need an admin (``admin.users``, ``admin.groups`` or a superuser),
+the same policy a colo server applies, decided here from the Prism's own ``[falcon]`` settings; the caller's groups
+are its configured ``groups.<user>`` and its Airflow roles. ``doAs`` is checked against the proxy-user rules.
 """
 
 from __future__ import annotations
+
+import asyncio
 
 from fastapi import APIRouter, Request
 from fastapi.responses import Response
@@ -86,4 +92,20 @@ def router(config: ServerConfig, colos: tuple[str, ...], scheme: str) -> APIRout
         content, media_type = bodies.render(settings_of(config, kind, colos, scheme), fmt)
         return Response(content, media_type=media_type)
 
+    async def set_safemode(request: Request, mode: str) -> Response:
+        problem = refusal(request, config, "setsafemode")
+        if problem is not None:
+            return refused(request, problem)
+        chosen = mode.strip().lower()
+        if chosen not in ("true", "false"):
+            raise Refused(f'Invalid value "{mode}" provided for safemode.')
+        record = request.app.state.prism.record
+        await asyncio.to_thread(record.set_safemode, chosen == "true", user=caller(request).user)
+        fmt = bodies.negotiate(request.headers.get("accept"), bodies.PRODUCES_XML_JSON) or "xml"
+        content, media_type = bodies.render(PlainText(str(await asyncio.to_thread(lambda: record.safemode)).lower()),
+                                            fmt)
+        return Response(content, media_type=media_type)
+
+    # Falcon 0.10's client sends GET; POST as a server takes it too
+    routes.add_api_route("/setSafeMode/{mode}", set_safemode, methods=["GET", "POST"])
     return routes

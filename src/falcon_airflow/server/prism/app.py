@@ -34,9 +34,11 @@ from urllib.parse import quote
 from fastapi import APIRouter, FastAPI, Request
 from fastapi.responses import Response
 
+from falcon_airflow.entities import EntityType
 from falcon_airflow.operate.options import sort_order
 from falcon_airflow.operate.outcomes import Refused
 from falcon_airflow.operate.runs import page
+from falcon_airflow.operate.safemode import check_entity_operation, check_instance_operation
 from falcon_airflow.operate.search import search_order
 from falcon_airflow.server import bodies
 from falcon_airflow.server.authentication import (
@@ -160,6 +162,14 @@ class Prism:
         colos left, each call bounded by the colo timeout)."""
         return 3 * self.settings.timeout + 60
 
+    async def in_safemode(self) -> bool:
+        return await asyncio.to_thread(lambda: self.record.safemode)
+
+    async def check_operation(self, operation: str, kind: str) -> None:
+        """Falcon's refusal of an entity ``operation`` (``SUBMIT``, ``UPDATE`` ...) the Prism's own safemode does not
+        allow, before any colo is asked (each colo still applies its own)."""
+        check_entity_operation(await self.in_safemode(), operation, EntityType(kind))
+
     @contextlib.asynccontextmanager
     async def changing(self, kind: str, name: str, command: str) -> AsyncIterator[None]:
         """While ``command`` changes the entity, no other command through any of this Prism's processes does:
@@ -231,6 +241,7 @@ def entity_router() -> APIRouter:
         kind = _kind(kind)
         content = await _definition_body(request)
         definition = read_definition(kind, content)
+        await prism.check_operation("SUBMIT", kind)
         colos = prism.chosen(request, await asyncio.to_thread(prism.colos_of, kind, None, content))
         async with prism.changing(kind, definition.name, "submitAndSchedule" if and_schedule else "submit"):
             existing = await asyncio.to_thread(prism.record.wanted, kind, definition.name)
@@ -264,6 +275,7 @@ def entity_router() -> APIRouter:
         definition = read_definition(kind, content)
         if definition.name != name:
             raise PrismRefused(f"the definition names {definition.name}, not {name}: an update keeps the name")
+        await prism.check_operation("UPDATE", kind)
         applicable = await asyncio.to_thread(prism.colos_of, kind, None, content)
         colos = prism.chosen(request, applicable)
         # as Falcon's Prism: the colos the new definition no longer names drop the entity (unless -colo narrows the
@@ -298,6 +310,7 @@ def entity_router() -> APIRouter:
     async def _touch(request: Request, kind: str, name: str) -> Response:
         # nothing the Prism records changes: each of the entity's colos re-creates its DAGs
         kind = _kind(kind)
+        await _prism(request).check_operation("TOUCH", kind)
         return await forward_apiresult(request, "POST", f"api/entities/touch/{kind}/{quote(name)}",
                                        await asyncio.to_thread(_prism(request).colos_of, kind, name),
                                        _passed(request, "skipDryRun"))
@@ -308,6 +321,7 @@ def entity_router() -> APIRouter:
             return _failure(request, f"the Prism does not route entity action {action!r} yet", 400)
         prism = _prism(request)
         kind = _kind(kind)
+        await prism.check_operation(action.upper(), kind)
         async with prism.changing(kind, name, action):
             wanted = await asyncio.to_thread(prism.record.wanted, kind, name)
             if wanted is not None and wanted.schedule_state == DELETED:
@@ -326,6 +340,7 @@ def entity_router() -> APIRouter:
     async def _delete(request: Request, kind: str, name: str) -> Response:
         prism = _prism(request)
         kind = _kind(kind)
+        await prism.check_operation("DELETE", kind)
         converger = prism.converger(request)
         async with prism.changing(kind, name, "delete"):
             applicable = await asyncio.to_thread(prism.colos_of, kind, name)
@@ -548,6 +563,8 @@ def instance_router() -> APIRouter:
             return _failure(request, f"the Prism does not route instance action {action!r} yet")
         prism = _prism(request)
         kind = _kind(kind)
+        if action == "resume":
+            check_instance_operation(await prism.in_safemode(), "RESUME")
         colos = prism.chosen(request, await asyncio.to_thread(prism.colos_of, kind, name))
         query = [(key, value) for key, value in request.query_params.multi_items() if key != "colo"]
         body = await request.body() if request.method == "POST" else None
@@ -608,8 +625,10 @@ def admin_router() -> APIRouter:
         except PackageNotFoundError:
             own = "unknown"
         prism = _prism(request)
+        safemode = await asyncio.to_thread(lambda: prism.record.safemode)
         body = property_list({"Version": own, "Mode": "prism", "colos": ",".join(prism.settings.names),
-                              "authentication": request.app.state.authentication})
+                              "authentication": request.app.state.authentication,
+                              "safemode": str(safemode).lower()})
         fmt = bodies.negotiate(request.headers.get("accept"), bodies.PRODUCES_JSON_XML) or "json"
         content, media_type = bodies.render(body, fmt)
         return Response(content, media_type=media_type)
@@ -619,6 +638,9 @@ def admin_router() -> APIRouter:
         """Every entity the record holds brought up to date on its colos (those of ``colo``): a colo that was down
         gets what it missed, as the caller (each colo server decides whether the caller may)."""
         prism = _prism(request)
+        if await prism.in_safemode():
+            raise PrismRefused("prism sync is not allowed while the Prism is in safemode: it changes the colos' "
+                               "entities (admin -setsafemode false first)")
         chosen = {colo.name for colo in prism.chosen(request, prism.settings.names)}
         converger = prism.converger(request)
         # clusters first: the feeds and processes of a colo name them

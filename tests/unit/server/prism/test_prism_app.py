@@ -372,13 +372,17 @@ def test_with_authorization_on_only_an_admin_gets_the_prisms_stack_and_config(tm
                                        "prism_colos": "east=http://east/falcon", "authorization_enabled": "true",
                                        "admin.users": "root", "admin.groups": "operators",
                                        "groups.olga": "operators"}})
-    with TestClient(create_app(config=config)) as client:
+    engine = create_engine(f"sqlite:///{tmp_path / 'prism.db'}")
+    tables.metadata.create_all(engine)
+    app = create_app(config=config)
+    app.state.prism._record = lambda: PrismRecord(engine)
+    with TestClient(app) as client:
 
         def get(path: str, **params: str) -> httpx.Response:
             client.cookies.clear()  # each call signs in anew (the simple scheme's cookie would name the last user)
             return client.get(f"/api/admin/{path}", params=params)
 
-        for path in ("stack", "config/runtime"):
+        for path in ("stack", "config/runtime", "setSafeMode/true"):
             refused = get(path, **{"user.name": "alice"})
             assert refused.status_code == 403 and "user=alice does not have admin privilege" in refused.text, \
                 refused.text
@@ -389,7 +393,10 @@ def test_with_authorization_on_only_an_admin_gets_the_prisms_stack_and_config(tm
         # alice acting for root through doAs is no admin: she is no proxy user of root
         forged = get("stack", **{"user.name": "alice", "doAs": "root"})
         assert forged.status_code == 403, forged.text
-        assert get("version", **{"user.name": "alice"}).status_code == 200  # open to all
+        version = get("version", **{"user.name": "alice"})  # open to all
+        assert version.status_code == 200 and {"key": "safemode", "value": "true"} in version.json()["properties"], \
+            version.text
+    engine.dispose()
 
 
 def test_an_unauthenticated_request_reaches_no_colo(prism: Deployment) -> None:
@@ -611,3 +618,48 @@ def test_an_entity_is_let_go_after_a_refused_command_and_a_dead_holders_term_end
     prism.record.hold("feed", "h", "schedule", term_seconds=-1)
     assert prism.post("entities/schedule/feed/h").json()["status"] == "SUCCEEDED"
     assert prism.colos["east"].states[("feed", "h")] == "RUNNING"
+
+
+def test_in_safemode_the_prism_refuses_what_a_server_in_safemode_refuses_before_asking_a_colo(
+        prism: Deployment) -> None:
+    submit_estate(prism)
+    assert prism.post("entities/submitAndSchedule/feed", feed("f", "east", "west")).json()["status"] == "SUCCEEDED"
+    alice = {"user.name": "alice"}
+    refused_outside = prism.post("entities/update/cluster/east", CLUSTER.format(name="east", colo="east"))
+    assert refused_outside.status_code == 400, refused_outside.text
+    assert "UPDATE is only allowed on cluster entities during safemode" in refused_outside.text
+    bad = prism.client.get("/api/admin/setSafeMode/maybe", params=alice)
+    assert bad.status_code == 400 and "Invalid value &quot;maybe&quot; provided for safemode." in bad.text, bad.text
+
+    entered = prism.client.get("/api/admin/setSafeMode/true", params=alice)  # as Falcon 0.10's client sends it
+    assert entered.status_code == 200 and entered.text == "true", entered.text
+    version = prism.client.get("/api/admin/version", params=alice).json()
+    assert {"key": "safemode", "value": "true"} in version["properties"], version
+    calls = {name: len(colo.calls) for name, colo in prism.colos.items()}
+    refusals = {
+        ("entities/submit/feed", feed("g", "east")): "Entity operation SUBMIT not allowed during safemode",
+        ("entities/schedule/feed/f", None): "Entity operation SCHEDULE not allowed during safemode",
+        ("entities/resume/feed/f", None): "Entity operation RESUME not allowed during safemode",
+        ("entities/touch/feed/f", None): "Entity operation TOUCH not allowed during safemode",
+        ("entities/update/feed/f", feed("f", "east", "west", days=2)):
+            "Entity operation UPDATE is only allowed on cluster entities during safemode",
+        ("prism/sync", None): "prism sync is not allowed while the Prism is in safemode",
+        ("instance/resume/feed/f", None): "Instance operation RESUME cannot be performed when server is in safemode",
+    }
+    for (path, body), message in refusals.items():
+        refused = prism.post(path, body)
+        assert refused.status_code == 400 and message in refused.text, (path, refused.text)
+    deleted = prism.client.delete("/api/entities/delete/feed/f", params=alice)
+    assert deleted.status_code == 400 and "Entity operation DELETE not allowed during safemode" in deleted.text
+    assert {name: len(colo.calls) for name, colo in prism.colos.items()} == calls  # no colo was asked
+
+    # what safemode is for: a cluster's update, and suspending; instance calls other than resume pass on
+    updated = prism.post("entities/update/cluster/east", CLUSTER.format(name="east", colo="east").replace(
+        "<interfaces/>", "<interfaces></interfaces>"))
+    assert updated.json()["status"] == "SUCCEEDED", updated.text
+    assert prism.post("entities/suspend/feed/f").json()["status"] == "SUCCEEDED"
+    assert prism.post("instance/kill/feed/f").status_code == 200
+
+    left = prism.client.post("/api/admin/setSafeMode/false", params=alice)
+    assert left.status_code == 200 and left.text == "false", left.text
+    assert prism.post("entities/resume/feed/f").json()["status"] == "SUCCEEDED"
