@@ -99,11 +99,10 @@ def router(config: ServerConfig, colos: tuple[str, ...], scheme: str) -> APIRout
         chosen = mode.strip().lower()
         if chosen not in ("true", "false"):
             raise Refused(f'Invalid value "{mode}" provided for safemode.')
-        record = request.app.state.prism.record
-        await asyncio.to_thread(record.set_safemode, chosen == "true", user=caller(request).user)
+        prism = request.app.state.prism
+        await asyncio.to_thread(prism.record.set_safemode, chosen == "true", user=caller(request).user)
         fmt = bodies.negotiate(request.headers.get("accept"), bodies.PRODUCES_XML_JSON) or "xml"
-        content, media_type = bodies.render(PlainText(str(await asyncio.to_thread(lambda: record.safemode)).lower()),
-                                            fmt)
+        content, media_type = bodies.render(PlainText(str(await prism.in_safemode()).lower()), fmt)
         return Response(content, media_type=media_type)
 
     # Falcon 0.10's client sends GET; POST as a server takes it too

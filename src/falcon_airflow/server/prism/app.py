@@ -31,6 +31,7 @@ from importlib.metadata import PackageNotFoundError, version
 from typing import Any, TypeVar
 from urllib.parse import quote
 
+import httpx
 from fastapi import APIRouter, FastAPI, Request
 from fastapi.responses import Response
 
@@ -276,8 +277,6 @@ def entity_router() -> APIRouter:
         if definition.name != name:
             raise PrismRefused(f"the definition names {definition.name}, not {name}: an update keeps the name")
         await prism.check_operation("UPDATE", kind)
-        applicable = await asyncio.to_thread(prism.colos_of, kind, None, content)
-        colos = prism.chosen(request, applicable)
         # as Falcon's Prism: the colos the new definition no longer names drop the entity (unless -colo narrows the
         # update to some colos; a later sync finishes it then, as it does for a colo that was down)
         narrowed = (request.query_params.get("colo") or "").strip() not in ("", "*")
@@ -285,6 +284,8 @@ def entity_router() -> APIRouter:
             current = await asyncio.to_thread(prism.record.wanted, kind, name)
             if current is None or current.schedule_state == DELETED:
                 raise PrismRefused(f"{name} ({kind}) not found in the Prism: submit it first")
+            applicable = await asyncio.to_thread(prism.colos_of, kind, None, content)
+            colos = prism.chosen(request, applicable)
             wanted = await asyncio.to_thread(prism.record.want, kind, name, content, user=caller(request).user)
             return await converge_all(request, wanted, colos, with_state=False,
                                       living_on=None if narrowed else applicable)
@@ -625,7 +626,7 @@ def admin_router() -> APIRouter:
         except PackageNotFoundError:
             own = "unknown"
         prism = _prism(request)
-        safemode = await asyncio.to_thread(lambda: prism.record.safemode)
+        safemode = await prism.in_safemode()
         body = property_list({"Version": own, "Mode": "prism", "colos": ",".join(prism.settings.names),
                               "authentication": request.app.state.authentication,
                               "safemode": str(safemode).lower()})
@@ -648,38 +649,35 @@ def admin_router() -> APIRouter:
         everything = sorted(recorded, key=lambda item: (item.kind != "cluster", item.kind, item.name))
         lines: dict[str, list[str]] = {name: [] for name in prism.settings.names if name in chosen}
         failed: dict[str, bool] = dict.fromkeys(lines, False)
+
+        async def sync_one(http: httpx.AsyncClient, kind: str, name: str) -> None:
+            # read under the entity's lease: a command may have changed it since the record was listed
+            wanted = await asyncio.to_thread(prism.record.wanted, kind, name)
+            if wanted is None:
+                return  # deleted everywhere since
+            applicable = await asyncio.to_thread(prism.colos_of, kind, name)
+            colos = [prism.settings.colo(colo) for colo in applicable if colo in chosen]
+            copies = await asyncio.to_thread(prism.record.copies, kind, name)
+            leaving = prism.left_behind(applicable, copies, chosen)
+            results = [*await to_each(colos, lambda colo: converger.converge(http, colo, wanted,
+                                                                              copies.get(colo.name))),
+                       *await to_each(leaving, lambda colo: converger.remove(http, colo, kind, name))]
+            for result in results:
+                lines[result.colo].append(f"{name}({kind}): {result.message}")
+                failed[result.colo] = failed[result.colo] or result.status != ResultStatus.SUCCEEDED
+            left = await asyncio.to_thread(prism.record.copies, kind, name)
+            if wanted.schedule_state == DELETED and not left:  # dropped everywhere
+                await asyncio.to_thread(prism.record.forget, kind, name)
+
         async with prism.forwarder.client() as http:
-            for recorded_entity in everything:
+            for entity in everything:
                 try:
-                    async with prism.changing(recorded_entity.kind, recorded_entity.name, "sync"):
-                        # read again under the entity's lease: a command may have changed it since the list
-                        wanted = await asyncio.to_thread(prism.record.wanted, recorded_entity.kind,
-                                                         recorded_entity.name)
-                        if wanted is None:
-                            continue  # deleted everywhere since
-                        applicable = await asyncio.to_thread(prism.colos_of, wanted.kind, wanted.name)
-                        colos = [prism.settings.colo(name) for name in applicable if name in chosen]
-                        copies = await asyncio.to_thread(prism.record.copies, wanted.kind, wanted.name)
-                        leaving = prism.left_behind(applicable, copies, chosen)
-
-                        async def one(colo: Colo, wanted: Wanted = wanted,
-                                      copies: dict[str, Copy] = copies) -> ColoResult:
-                            return await converger.converge(http, colo, wanted, copies.get(colo.name))
-
-                        async def drop(colo: Colo, wanted: Wanted = wanted) -> ColoResult:
-                            return await converger.remove(http, colo, wanted.kind, wanted.name)
-
-                        for result in [*await to_each(colos, one), *await to_each(leaving, drop)]:
-                            lines[result.colo].append(f"{wanted.name}({wanted.kind}): {result.message}")
-                            failed[result.colo] = failed[result.colo] or result.status != ResultStatus.SUCCEEDED
-                        left = await asyncio.to_thread(prism.record.copies, wanted.kind, wanted.name)
-                        if wanted.schedule_state == DELETED and not left:  # dropped everywhere
-                            await asyncio.to_thread(prism.record.forget, wanted.kind, wanted.name)
+                    async with prism.changing(entity.kind, entity.name, "sync"):
+                        await sync_one(http, entity.kind, entity.name)
                 except EntityBusy as busy:  # the running command brings the entity's colos to what it wants
-                    named = await asyncio.to_thread(prism.colos_of, recorded_entity.kind, recorded_entity.name)
-                    for colo in named:
+                    for colo in await asyncio.to_thread(prism.colos_of, entity.kind, entity.name):
                         if colo in lines:
-                            lines[colo].append(f"{recorded_entity.name}({recorded_entity.kind}): not synced: {busy}")
+                            lines[colo].append(f"{entity.name}({entity.kind}): not synced: {busy}")
         summary = [ColoResult(colo, ResultStatus.FAILED if failed[colo] else ResultStatus.SUCCEEDED,
                               "; ".join(lines[colo]) or "nothing to sync") for colo in lines]
         return _api_result(request, merge_results(summary))
