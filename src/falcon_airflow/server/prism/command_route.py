@@ -39,7 +39,10 @@ ENTITY_ACTIONS = ("submit", "update", "submitAndSchedule", "schedule", "suspend"
                   "lookup", "slaAlert")
 INSTANCE_ACTIONS = ("running", "status", "list", "summary", "logs", "params", "listing", "dependency", "triage",
                     "kill", "suspend", "resume", "rerun", "search")
-ROUTED = {"entity": ENTITY_ACTIONS, "instance": INSTANCE_ACTIONS}
+ADMIN_CALLS = {"version": "api/admin/version", "stack": "api/admin/stack",
+               "setsafemode": "api/admin/setSafeMode/{mode}"}
+"""The ``admin`` actions a Prism answers about itself (``server/prism/admin.py``), by their Falcon calls."""
+ROUTED = {"entity": ENTITY_ACTIONS, "instance": INSTANCE_ACTIONS, "admin": tuple(ADMIN_CALLS)}
 LOCAL_ONLY = frozenset({"url", "entities", "json", "format", "debug"})
 """The command line's options that say where and how it runs on the caller's machine."""
 MAX_REQUEST_BYTES = 8 * 1024 * 1024
@@ -57,6 +60,12 @@ def _value(value: Any) -> str:
 def falcon_call(command: str, action: str, values: dict[str, Any],
                 file: bytes | None) -> tuple[str, str, list[tuple[str, str]], bytes | None, str]:
     """(method, path, query, body, accept) of the Falcon call a command stands for."""
+    if command == "admin":
+        mode = str(values.get("setsafemode") or "").strip().lower()
+        if action == "setsafemode" and mode not in ("true", "false"):
+            raise ValueError(f"admin -setsafemode needs true or false, not {values.get('setsafemode')!r}")
+        accept = {"version": "application/json", "stack": "text/plain"}.get(action, "text/xml")
+        return "GET", ADMIN_CALLS[action].replace("{mode}", mode), [], None, accept
     declared = declarations.action(command, action)
     names = {option.dest: option.name for option in declarations.command(command).options}
     routes = declared.routes
@@ -126,6 +135,23 @@ def sla_alert_text(content: bytes) -> JSONResponse | Response:
                           "instanceTime": format_falcon_date(item.instance_time), "tags": item.tags or ""})
              for item in missed]
     return _printed(header.status.value, header.message, "\n".join([header.message, *lines]))
+
+
+def admin_answer(action: str, response: httpx.Response) -> Response:
+    """The Prism's own answer to ``admin -<action>``, printed as a server's is (naming the Prism)."""
+    content = response.content
+    if response.status_code >= 400:
+        if response.headers.get("content-type", "").startswith("text/xml"):
+            return failed(read_api_result("", content).message, response.status_code)
+        return failed(content.decode("utf-8", "replace")[:1000] or response.reason_phrase, response.status_code)
+    text = content.decode("utf-8", "replace")
+    if action == "version":
+        found = {str(item.get("key")): str(item.get("value")) for item in json.loads(content).get("properties", [])}
+        text = (f"Falcon Prism build version: falcon-airflow {found.get('Version')}, colos {found.get('colos')}, "
+                f"safemode {found.get('safemode')}")
+    elif action == "setsafemode":
+        text = f"Falcon Prism safemode set to : {text.strip()}"
+    return _printed("SUCCEEDED", text if action != "stack" else "the Prism's threads and tasks", text)
 
 
 def answer_of(response: httpx.Response) -> Response:
@@ -205,6 +231,6 @@ def router() -> APIRouter:
         async with httpx.AsyncClient(transport=transport, base_url="http://prism") as own:
             response = await own.request(method, f"/{path}", params=tuple(query), content=body,
                                          headers=headers, timeout=None)
-        return answer_of(response)
+        return admin_answer(action, response) if command == "admin" else answer_of(response)
 
     return routes

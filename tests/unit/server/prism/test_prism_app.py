@@ -663,3 +663,18 @@ def test_in_safemode_the_prism_refuses_what_a_server_in_safemode_refuses_before_
     left = prism.client.post("/api/admin/setSafeMode/false", params=alice)
     assert left.status_code == 200 and left.text == "false", left.text
     assert prism.post("entities/resume/feed/f").json()["status"] == "SUCCEEDED"
+
+
+def test_falcon_airflows_admin_commands_are_answered_by_the_prism_about_itself(prism: Deployment) -> None:
+    entered = command(prism, "admin", "setsafemode", setsafemode="true").json()
+    assert (entered["exit_code"], entered["text"]) == (0, "Falcon Prism safemode set to : true"), entered
+    version = command(prism, "admin", "version").json()
+    assert version["exit_code"] == 0 and version["text"].startswith("Falcon Prism build version: falcon-airflow ")
+    assert version["text"].endswith(", colos east,west, safemode true"), version
+    stack = command(prism, "admin", "stack").json()
+    assert stack["exit_code"] == 0 and "MainThread\nState: " in stack["text"], stack
+    wrong = command(prism, "admin", "setsafemode", setsafemode="maybe")
+    assert wrong.status_code == 400 and "needs true or false" in wrong.json()["message"], wrong.text
+    assert command(prism, "admin", "setsafemode", setsafemode="false").json()["text"].endswith(": false")
+    assert command(prism, "admin", "audit").status_code == 404  # a colo's own trail: ask its server
+    assert not any(colo.calls for colo in prism.colos.values())
