@@ -49,12 +49,14 @@ def take(engine: Engine, name: str, holder: str, term_seconds: float) -> bool:
 def holder_of(engine: Engine, name: str) -> str | None:
     """Who holds lease ``name`` now (``None`` when nobody does, or only a holder whose term has ended)."""
     with engine.connect() as connection:
-        row = connection.execute(select(tables.lease.c.holder, tables.lease.c.expires_at)
-                                 .where(tables.lease.c.name == name)).first()
-    if row is None:
-        return None
-    expires = row.expires_at if row.expires_at.tzinfo else row.expires_at.replace(tzinfo=UTC)  # SQLite drops it
-    return row.holder if expires >= datetime.now(UTC) else None
+        return connection.execute(select(tables.lease.c.holder).where(
+            and_(tables.lease.c.name == name, tables.lease.c.expires_at >= datetime.now(UTC)))).scalar()
+
+
+def purpose_of(holder: str) -> str | None:
+    """What a holder named by :func:`new_holder` took its lease for (``None`` when it did not say)."""
+    purpose, _, rest = holder.partition(" ")
+    return purpose if rest else None
 
 
 def release(engine: Engine, name: str, holder: str) -> None:

@@ -82,7 +82,7 @@ class PrismRecord:
                 return holder
             running = leases.holder_of(self.engine, lease)
             if running is not None:
-                raise EntityBusy(kind, name, running.split(" ", 1)[0])
+                raise EntityBusy(kind, name, leases.purpose_of(running) or "another")
         raise EntityBusy(kind, name, "another")
 
     def let_go(self, kind: str, name: str, holder: str) -> None:

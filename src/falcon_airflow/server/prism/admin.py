@@ -29,7 +29,7 @@ from falcon_airflow.server.access import request_hosts, user_groups
 from falcon_airflow.server.authentication import caller
 from falcon_airflow.server.bodies import PlainText, PropertyList
 from falcon_airflow.server.configuration import ServerConfig, masked_section
-from falcon_airflow.server.resources.admin import CONFIG_TYPES, build_properties, stack_dump
+from falcon_airflow.server.resources.admin import CONFIG_TYPES, build_properties, safemode_mode, stack_dump
 
 PRISM_MODE = "prism"
 
@@ -96,13 +96,11 @@ def router(config: ServerConfig, colos: tuple[str, ...], scheme: str) -> APIRout
         problem = refusal(request, config, "setsafemode")
         if problem is not None:
             return refused(request, problem)
-        chosen = mode.strip().lower()
-        if chosen not in ("true", "false"):
-            raise Refused(f'Invalid value "{mode}" provided for safemode.')
-        prism = request.app.state.prism
-        await asyncio.to_thread(prism.record.set_safemode, chosen == "true", user=caller(request).user)
+        chosen = safemode_mode(mode)
+        await asyncio.to_thread(request.app.state.prism.record.set_safemode, chosen == "true",
+                                user=caller(request).user)
         fmt = bodies.negotiate(request.headers.get("accept"), bodies.PRODUCES_XML_JSON) or "xml"
-        content, media_type = bodies.render(PlainText(str(await prism.in_safemode()).lower()), fmt)
+        content, media_type = bodies.render(PlainText(chosen), fmt)
         return Response(content, media_type=media_type)
 
     # Falcon 0.10's client sends GET; POST as a server takes it too

@@ -199,17 +199,24 @@ def config(kind: str, request: Request, who: Who, do_as: DoAs = None) -> Respons
         return respond(request, _config(_context(request), kind), PRODUCES_XML_JSON)
 
 
+def safemode_mode(mode: str) -> str:
+    """``true`` or ``false`` from ``setSafeMode/{mode}``; Falcon's refusal of anything else."""
+    from falcon_airflow.operate.outcomes import Refused
+
+    chosen = mode.strip().lower()
+    if chosen not in ("true", "false"):
+        raise Refused(f'Invalid value "{mode}" provided for safemode.')
+    return chosen
+
+
 def _set_safemode(request: Request, who: Caller, mode: str, do_as: str | None) -> Response:
     from falcon_airflow.operate import admin_actions
     from falcon_airflow.operate.context import Context
-    from falcon_airflow.operate.outcomes import Refused
     from falcon_airflow.operate.settings import Settings
 
     admission = _admit(request, who, "setsafemode", do_as, mode=mode)
     with admission.acting():
-        chosen = mode.strip().lower()
-        if chosen not in ("true", "false"):
-            raise Refused(f'Invalid value "{mode}" provided for safemode.')
+        chosen = safemode_mode(mode)
         context = _context(request)
         cert, key = ((context.config.get("api", name) or "").strip() for name in ("client_ssl_cert", "client_ssl_key"))
         settings = Settings(url=context.config.get("api", "base_url") or "", entities=context.entities,
